@@ -1,0 +1,54 @@
+# The project's vocabulary: `make run` starts the whole studio, `make test` runs the whole suite.
+# Both set everything up first (virtualenv, Python and npm packages, frontend build, database).
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export DJANGO_SETTINGS_MODULE ?= config.settings
+
+.PHONY: run test setup venv frontend migrate lint bench fuzz reliability test-unit test-e2e clean
+
+run: setup
+	@DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py seed_demo
+	@PORT=$(PORT) bash scripts/run.sh
+
+test: setup
+	bash scripts/test.sh
+
+setup: venv frontend .env
+	@DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py migrate --noinput -v 0
+
+.env:
+	cp .env.example .env
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+frontend: frontend/dist/.built
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+frontend/dist/.built: frontend/node_modules/.installed $(shell find frontend/src frontend/index*.html frontend/vite.config.* -type f 2>/dev/null)
+	cd frontend && npm run build --silent
+	touch $@
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
+	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
+
+bench: setup
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist staticfiles

@@ -1,0 +1,120 @@
+"""One error shape for the whole API: ``{"detail": str, "issues": [...], ...}``.
+
+Services raise :class:`ApplicationError` subclasses for expected failures; DRF's own exceptions
+(validation, authentication, throttling, 404) are reshaped here. Anything else is left alone and
+becomes a 500, so that it gets noticed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApplicationError(Exception):
+    """An expected failure with an HTTP status, a message and optional issues."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        issues: Sequence[Mapping[str, Any]] = (),
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.issues = [dict(i) for i in issues]
+        self.extra = dict(extra or {})
+
+    def body(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"detail": self.detail}
+        if self.issues:
+            data["issues"] = self.issues
+        data.update(self.extra)
+        return data
+
+
+class BadRequest(ApplicationError):
+    status_code = status.HTTP_400_BAD_REQUEST
+
+
+class Forbidden(ApplicationError):
+    status_code = status.HTTP_403_FORBIDDEN
+
+
+class NotFound(ApplicationError):
+    status_code = status.HTTP_404_NOT_FOUND
+
+
+class Conflict(ApplicationError):
+    status_code = status.HTTP_409_CONFLICT
+
+
+class PreconditionFailed(ApplicationError):
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+
+
+class PayloadTooLarge(ApplicationError):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+
+
+class UnsupportedMediaType(ApplicationError):
+    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
+
+
+class Unprocessable(ApplicationError):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+
+
+def _field_issues(errors: Any, path: str = "") -> list[dict[str, Any]]:
+    """Flatten DRF's nested ``ValidationError.detail`` into issues with a dotted path."""
+    if isinstance(errors, Mapping):
+        out: list[dict[str, Any]] = []
+        for key, value in errors.items():
+            sub = str(key) if key != "non_field_errors" else ""
+            out += _field_issues(value, f"{path}.{sub}".strip(".") if sub else path)
+        return out
+    if isinstance(errors, list) and errors and all(isinstance(e, str) for e in errors):
+        return [
+            {"code": f"request.{getattr(e, 'code', 'invalid')}", "severity": "error", "message": str(e),
+             **({"path": path} if path else {})}
+            for e in errors
+        ]
+    if isinstance(errors, list):
+        out = []
+        for index, value in enumerate(errors):
+            out += _field_issues(value, f"{path}[{index}]")
+        return out
+    return [{"code": f"request.{getattr(errors, 'code', 'invalid')}", "severity": "error", "message": str(errors),
+             **({"path": path} if path else {})}]
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApplicationError):
+        return Response(exc.body(), status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or "Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        issues = _field_issues(exc.detail)
+        response.data = {"detail": issues[0]["message"] if len(issues) == 1 else "Invalid input.", "issues": issues}
+    elif isinstance(exc, exceptions.ParseError):
+        response.data = {
+            "detail": str(exc.detail),
+            "issues": [{"code": "request.parse-error", "severity": "error", "message": str(exc.detail)}],
+        }
+    elif isinstance(response.data, Mapping) and "detail" in response.data:
+        response.data = {"detail": str(response.data["detail"])}
+    return response

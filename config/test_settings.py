@@ -1,0 +1,22 @@
+"""Settings for the test suite: the real settings, with a throwaway key and fast password hashing."""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-key-not-secret")
+os.environ.setdefault("DJANGO_DEBUG", "0")
+
+from config.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed; tests only
+STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
+SESSION_COOKIE_SECURE = False
+CSRF_COOKIE_SECURE = False
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file, not SQLite's shared in-memory database: the worker, the live server and racing
+    # threads then lock and wait the way they do in production instead of failing with "locked".
+    import tempfile
+
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.gettempdir(), f"studio-test-{os.getpid()}.sqlite3")
+    }

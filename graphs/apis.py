@@ -1,0 +1,311 @@
+"""The graph store's REST API: one thin view per path; services write, selectors read."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.exceptions import BadRequest, NotFound
+from config.parsers import RawTextParser
+from graphs import selectors, services, spec
+from graphs.imports import graph_import
+from graphs.serializers import (
+    AuditEventOutputSerializer,
+    GraphOutputSerializer,
+    IssueSerializer,
+    MemberOutputSerializer,
+    VersionOutputSerializer,
+    VersionSummarySerializer,
+)
+
+_IF_MATCH = re.compile(r'^\s*(?:W/)?"?v?(\d+)"?\s*$')
+
+
+def etag(graph_version_number: int | None) -> str:
+    return f'"v{graph_version_number or 0}"'
+
+
+def base_version_from(request: Request, body_value: int | None) -> int | None:
+    """The version a save was edited from: ``If-Match: "v{n}"`` or ``base_version`` in the body."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return body_value
+    match = _IF_MATCH.match(header)
+    if match is None:
+        raise BadRequest(f'If-Match must look like "v3" (the ETag of the graph), got {header!r}.')
+    number = int(match.group(1))
+    if body_value is not None and body_value != number:
+        raise BadRequest(f"If-Match says version {number} but base_version says {body_value}.")
+    return number
+
+
+def paginate(request: Request, view: APIView, queryset: Any, serializer_class: type) -> Response:
+    paginator = PageNumberPagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
+
+def json_object_field(**kwargs: Any) -> serializers.JSONField:
+    return serializers.JSONField(**kwargs)
+
+
+class _ObjectField(serializers.JSONField):
+    """A JSON object (dict); anything else is refused with a clear message."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        if not isinstance(value, dict):
+            raise serializers.ValidationError(f"Must be a JSON object, not {type(value).__name__}.")
+        return value
+
+
+class GraphListCreateApi(APIView):
+    class CreateInput(serializers.Serializer):
+        name = serializers.CharField(required=False, allow_blank=False, max_length=200)
+        description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
+        manifest = _ObjectField(required=False)
+        layout = _ObjectField(required=False, default=dict)
+        message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+    @extend_schema(
+        operation_id="graphs_list",
+        parameters=[
+            OpenApiParameter("search", str, description="Substring of the name or description"),
+            OpenApiParameter("archived", bool, description="List archived graphs instead"),
+            OpenApiParameter("mine", bool, description="Only graphs I own or edit"),
+        ],
+        responses=GraphOutputSerializer(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        qs = selectors.graph_list(
+            user=request.user,
+            search=request.query_params.get("search", "")[:200],
+            archived=request.query_params.get("archived", "").lower() in ("1", "true", "yes"),
+            mine=request.query_params.get("mine", "").lower() in ("1", "true", "yes"),
+        )
+        return paginate(request, self, qs, GraphOutputSerializer)
+
+    @extend_schema(operation_id="graphs_create", request=CreateInput,
+                   responses={201: GraphOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.CreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        graph = services.graph_create(owner=request.user, **data.validated_data)
+        graph = selectors.graph_get(name=graph.name, user=request.user)
+        response = Response(GraphOutputSerializer(graph).data, status=status.HTTP_201_CREATED)
+        response["ETag"] = etag(graph.latest_version.number if graph.latest_version else None)
+        response["Location"] = f"/api/graphs/{graph.name}/"
+        return response
+
+
+class GraphDetailApi(APIView):
+    @extend_schema(operation_id="graphs_retrieve", responses=GraphOutputSerializer)
+    def get(self, request: Request, name: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        response = Response(GraphOutputSerializer(graph).data)
+        response["ETag"] = etag(graph.latest_version.number if graph.latest_version else None)
+        return response
+
+    @extend_schema(operation_id="graphs_archive", responses={204: None})
+    def delete(self, request: Request, name: str) -> Response:
+        """Archive the graph: it leaves the list, its versions and runs stay readable."""
+        graph = selectors.graph_get(name=name, user=request.user)
+        services.ensure_owner(graph, request.user)
+        services.graph_archive(graph=graph, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class GraphRestoreApi(APIView):
+    @extend_schema(operation_id="graphs_restore", request=None, responses=GraphOutputSerializer)
+    def post(self, request: Request, name: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        services.ensure_owner(graph, request.user)
+        graph = services.graph_restore(graph=graph, actor=request.user)
+        return Response(GraphOutputSerializer(selectors.graph_get(name=name, user=request.user)).data)
+
+
+class GraphVersionListCreateApi(APIView):
+    class SaveInput(serializers.Serializer):
+        manifest = _ObjectField()
+        layout = _ObjectField(required=False, default=dict)
+        message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+        base_version = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+
+    @extend_schema(operation_id="graphs_versions_list", responses=VersionSummarySerializer(many=True))
+    def get(self, request: Request, name: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        return paginate(request, self, selectors.version_list(graph=graph), VersionSummarySerializer)
+
+    @extend_schema(
+        operation_id="graphs_versions_create",
+        request=SaveInput,
+        parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER,
+                                     description='The ETag ("v{n}") of the version the edit started from')],
+        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = self.SaveInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        graph = selectors.graph_get(name=name, user=request.user)
+        services.ensure_can_write(graph, request.user)
+        result = services.graph_version_create(
+            graph=graph, manifest=data.validated_data["manifest"], layout=data.validated_data["layout"],
+            author=request.user, message=data.validated_data["message"],
+            base_version=base_version_from(request, data.validated_data["base_version"]),
+        )
+        response = Response(VersionOutputSerializer(result.version).data,
+                            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        response["ETag"] = etag(result.version.number)
+        return response
+
+
+class GraphVersionDetailApi(APIView):
+    @extend_schema(operation_id="graphs_versions_retrieve", responses=VersionOutputSerializer)
+    def get(self, request: Request, name: str, number: int) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        return Response(VersionOutputSerializer(selectors.version_get(graph=graph, number=number)).data)
+
+
+class GraphVersionRollbackApi(APIView):
+    @extend_schema(operation_id="graphs_versions_rollback", request=None,
+                   responses={201: VersionOutputSerializer, 200: VersionOutputSerializer})
+    def post(self, request: Request, name: str, number: int) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        services.ensure_can_write(graph, request.user)
+        result = services.graph_version_rollback(graph=graph, number=number, author=request.user)
+        response = Response(VersionOutputSerializer(result.version).data,
+                            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        response["ETag"] = etag(result.version.number)
+        return response
+
+
+class GraphDiffApi(APIView):
+    @extend_schema(
+        operation_id="graphs_diff",
+        parameters=[OpenApiParameter("from", int, required=True), OpenApiParameter("to", int, required=True)],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request, name: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        numbers = []
+        for key in ("from", "to"):
+            raw = request.query_params.get(key)
+            if raw is None or not raw.isdigit():
+                raise BadRequest(f"Query parameter {key!r} must be a version number, got {raw!r}.")
+            numbers.append(int(raw))
+        a, b = (selectors.version_get(graph=graph, number=n) for n in numbers)
+        changes = spec.diff(spec.manifest_from_document(a.manifest), spec.manifest_from_document(b.manifest))
+        return Response({"from": a.number, "to": b.number, **changes.to_dict()})
+
+
+class GraphVersionExportApi(APIView):
+    @extend_schema(
+        operation_id="graphs_versions_export",
+        parameters=[OpenApiParameter("format", str, enum=["yaml", "json"])],
+        responses={(200, "application/yaml"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, name: str, number: int) -> HttpResponse:
+        fmt = request.query_params.get("format", "yaml")
+        if fmt not in ("yaml", "json"):
+            raise BadRequest(f"format must be yaml or json, got {fmt!r}.")
+        graph = selectors.graph_get(name=name, user=request.user)
+        version = selectors.version_get(graph=graph, number=number)
+        text, content_type = services.version_export(graph=graph, version=version, fmt=fmt)
+        response = HttpResponse(text, content_type=content_type)
+        response["Content-Disposition"] = f'inline; filename="{graph.name}-v{version.number}.{fmt}"'
+        return response
+
+
+class GraphImportApi(APIView):
+    parser_classes = [RawTextParser]
+
+    @extend_schema(
+        operation_id="graphs_import",
+        request={"application/yaml": OpenApiTypes.STR, "application/json": OpenApiTypes.OBJECT},
+        parameters=[
+            OpenApiParameter("graph", str, description="Add the manifest as a new version of this graph"),
+            OpenApiParameter("name", str, description="Create the graph under this name"),
+            OpenApiParameter("message", str),
+            OpenApiParameter("If-Match", str, OpenApiParameter.HEADER),
+        ],
+        responses={201: inline_serializer("ImportResult", {
+            "graphs": inline_serializer("ImportedGraph", {
+                "graph": serializers.CharField(), "version": VersionOutputSerializer(),
+                "created": serializers.BooleanField(),
+            }, many=True),
+            "issues": IssueSerializer(many=True),
+        })},
+    )
+    def post(self, request: Request) -> Response:
+        raw = request.data if isinstance(request.data, bytes) else b""
+        target = request.query_params.get("graph")
+        result = graph_import(
+            source=raw, owner=request.user, graph_name=target,
+            name=request.query_params.get("name"),
+            message=request.query_params.get("message", ""),
+            base_version=base_version_from(request, None) if target else None,
+        )
+        return Response(result, status=status.HTTP_201_CREATED)
+
+
+class ValidateApi(APIView):
+    class Input(serializers.Serializer):
+        manifest = _ObjectField()
+
+    @extend_schema(operation_id="validate", request=Input, responses=inline_serializer("ValidateResult", {
+        "valid": serializers.BooleanField(), "issues": IssueSerializer(many=True),
+    }))
+    def post(self, request: Request) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        issues = [i.to_dict() for i in spec.validate(spec.manifest_from_document(data.validated_data["manifest"]))]
+        return Response({"valid": not any(i["severity"] == "error" for i in issues), "issues": issues})
+
+
+class GraphMemberListCreateApi(APIView):
+    class Input(serializers.Serializer):
+        user = serializers.CharField(max_length=150)
+
+    @extend_schema(operation_id="graphs_members_list", responses=MemberOutputSerializer(many=True))
+    def get(self, request: Request, name: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        return Response(MemberOutputSerializer(graph.members.select_related("user"), many=True).data)
+
+    @extend_schema(operation_id="graphs_members_create", request=Input, responses={201: MemberOutputSerializer})
+    def post(self, request: Request, name: str) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        graph = selectors.graph_get(name=name, user=request.user)
+        user = get_user_model().objects.filter(username=data.validated_data["user"]).first()
+        if user is None:
+            raise BadRequest(f"There is no user named {data.validated_data['user']!r}.")
+        member = services.graph_member_add(graph=graph, user=user, actor=request.user)
+        return Response(MemberOutputSerializer(member).data, status=status.HTTP_201_CREATED)
+
+
+class GraphMemberDeleteApi(APIView):
+    @extend_schema(operation_id="graphs_members_destroy", responses={204: None})
+    def delete(self, request: Request, name: str, username: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise NotFound(f"There is no user named {username!r}.")
+        services.graph_member_remove(graph=graph, user=user, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class GraphAuditListApi(APIView):
+    @extend_schema(operation_id="graphs_audit_list", responses=AuditEventOutputSerializer(many=True))
+    def get(self, request: Request, name: str) -> Response:
+        graph = selectors.graph_get(name=name, user=request.user)
+        return paginate(request, self, selectors.audit_list(graph=graph), AuditEventOutputSerializer)

@@ -1,0 +1,67 @@
+"""``import_graph FILE``: bring InferenceGraph YAML/JSON in as a graph (or a new version of one)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from config.exceptions import ApplicationError
+from graphs.imports import graph_import
+
+
+def format_issue(issue: dict[str, Any], source: str) -> str:
+    where = source
+    if issue.get("line"):
+        where += f":{issue['line']}:{issue.get('column', 1)}"
+    at = " ".join(f"{k}={issue[k]}" for k in ("node", "step_name") if issue.get(k))
+    return f"{where}: {issue['severity']}: [{issue['code']}] {issue['message']}" + (f" ({at})" if at else "")
+
+
+class Command(BaseCommand):
+    help = "Import an InferenceGraph YAML or JSON file ('-' reads stdin). Exit 1 when nothing was imported."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--name", help="Graph name (default: the manifest's metadata.name)")
+        parser.add_argument("--graph", help="Add the manifest as a new version of this existing graph")
+        parser.add_argument("--message", default="", help="Version message")
+        parser.add_argument("--user", help="Author (default: the first superuser, else the only user)")
+        parser.add_argument("--strict", action="store_true", help="Exit 1 when the manifest has errors")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        source_name = opts["file"]
+        try:
+            text = sys.stdin.buffer.read() if source_name == "-" else Path(source_name).read_bytes()
+        except OSError as exc:
+            raise CommandError(f"Cannot read {source_name}: {exc.strerror}") from exc
+        User = get_user_model()
+        if opts["user"]:
+            author = User.objects.filter(username=opts["user"]).first()
+            if author is None:
+                raise CommandError(f"There is no user named {opts['user']!r}.")
+        else:
+            author = User.objects.filter(is_superuser=True).order_by("pk").first() or (
+                User.objects.get() if User.objects.count() == 1 else None
+            )
+            if author is None:
+                raise CommandError("Say who imports with --user (there is no single obvious user).")
+        try:
+            result = graph_import(source=text, owner=author, graph_name=opts["graph"], name=opts["name"],
+                                  message=opts["message"] or f"Imported from {Path(source_name).name}")
+        except ApplicationError as exc:
+            for issue in exc.issues:
+                self.stderr.write(format_issue(issue, source_name))
+            raise CommandError(exc.detail) from exc
+        for issue in result["issues"]:
+            self.stderr.write(format_issue(issue, source_name))
+        for item in result["graphs"]:
+            version = item["version"]
+            state = "valid" if version["valid"] else "INVALID (KServe would reject it)"
+            verb = "created" if item["created"] else "unchanged, still"
+            self.stdout.write(f"{item['graph']}: version {version['number']} {verb} ({state})")
+        if opts["strict"] and any(i["severity"] == "error" for i in result["issues"]):
+            raise CommandError("The manifest has errors (--strict).")

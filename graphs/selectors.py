@@ -1,0 +1,55 @@
+"""Every read of the graph store, with its access rule: any logged-in user may read any graph."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q, QuerySet
+
+from config.exceptions import NotFound
+from graphs.models import AuditEvent, Graph, GraphVersion
+
+
+def graph_list(*, user: AbstractBaseUser, search: str = "", archived: bool = False,
+               mine: bool = False) -> QuerySet[Graph]:
+    qs = Graph.objects.select_related(
+        "owner", "latest_version", "latest_version__author", "latest_version__parent"
+    ).prefetch_related("members__user")
+    qs = qs.filter(archived_at__isnull=not archived)
+    if search:
+        qs = qs.filter(Q(name__icontains=search) | Q(description__icontains=search))
+    if mine:
+        qs = qs.filter(Q(owner=user) | Q(members__user=user)).distinct()
+    return qs.order_by("name")
+
+
+def graph_get(*, name: str, user: AbstractBaseUser) -> Graph:
+    """The graph called ``name``, archived or not; NotFound (404) when there is none."""
+    graph = (
+        Graph.objects.select_related("owner", "latest_version", "latest_version__author",
+                                     "latest_version__parent")
+        .prefetch_related("members__user")
+        .filter(name=name)
+        .first()
+    )
+    if graph is None:
+        raise NotFound(f"There is no graph named {name!r}.")
+    return graph
+
+
+def version_list(*, graph: Graph) -> QuerySet[GraphVersion]:
+    return GraphVersion.objects.filter(graph=graph).select_related("author", "parent").order_by("-number")
+
+
+def version_get(*, graph: Graph, number: int) -> GraphVersion:
+    version = GraphVersion.objects.filter(graph=graph, number=number).select_related("author", "parent").first()
+    if version is None:
+        latest = graph.latest_version.number if graph.latest_version else 0
+        raise NotFound(f"Graph {graph.name!r} has no version {number} (the latest is {latest}).")
+    return version
+
+
+def audit_list(*, graph: Graph | None = None) -> QuerySet[AuditEvent]:
+    qs = AuditEvent.objects.select_related("actor")
+    if graph is not None:
+        qs = qs.filter(graph_name=graph.name)
+    return qs

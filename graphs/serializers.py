@@ -1,0 +1,85 @@
+"""Output shapes shared by the graph APIs (field names are a public contract: DESIGN.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
+
+
+class IssueSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    severity = serializers.ChoiceField(choices=["error", "warning"])
+    message = serializers.CharField()
+    node = serializers.CharField(required=False)
+    step = serializers.IntegerField(required=False)
+    step_name = serializers.CharField(required=False)
+    path = serializers.CharField(required=False)
+    line = serializers.IntegerField(required=False)
+    column = serializers.IntegerField(required=False)
+
+
+class VersionOutputSerializer(serializers.ModelSerializer):
+    author = serializers.CharField(source="author.username", read_only=True)
+    parent = serializers.SerializerMethodField()
+    issues = IssueSerializer(many=True, read_only=True)
+    manifest = serializers.JSONField()
+    layout = serializers.JSONField()
+
+    class Meta:
+        model = GraphVersion
+        fields = ["number", "manifest", "layout", "spec_hash", "message", "author", "created_at", "parent",
+                  "valid", "issues"]
+
+    def get_parent(self, obj: GraphVersion) -> int | None:
+        parent = obj.parent
+        return parent.number if parent is not None else None
+
+
+class VersionSummarySerializer(VersionOutputSerializer):
+    """A history row: everything but the (large) manifest and layout."""
+
+    class Meta(VersionOutputSerializer.Meta):
+        fields = ["number", "spec_hash", "message", "author", "created_at", "parent", "valid", "issues"]
+
+
+class GraphOutputSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    latest_version = VersionOutputSerializer(read_only=True, allow_null=True)
+    editors = serializers.SerializerMethodField()
+    archived = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Graph
+        fields = ["name", "namespace", "description", "owner", "editors", "created_at", "updated_at",
+                  "archived", "latest_version"]
+
+    def get_editors(self, obj: Graph) -> list[str]:
+        return sorted(m.user.username for m in obj.members.all())
+
+    def get_archived(self, obj: Graph) -> bool:
+        return obj.archived_at is not None
+
+
+class MemberOutputSerializer(serializers.ModelSerializer):
+    user = serializers.CharField(source="user.username")
+
+    class Meta:
+        model = GraphMember
+        fields = ["user", "role", "added_at"]
+
+
+class AuditEventOutputSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    graph = serializers.CharField(source="graph_name")
+    version = serializers.IntegerField(source="version_number", allow_null=True)
+
+    class Meta:
+        model = AuditEvent
+        fields = ["id", "at", "actor", "action", "graph", "version", "details"]
+
+
+def version_data(version: GraphVersion) -> dict[str, Any]:
+    return dict(VersionOutputSerializer(version).data)

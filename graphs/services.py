@@ -1,0 +1,331 @@
+"""Every write to the graph store goes through here.
+
+Versions are append-only: a save, an import and a rollback each insert one new ``GraphVersion``
+row. Numbering happens under a row lock on the graph (``select_for_update``; on SQLite the
+IMMEDIATE transaction mode serialises writers) with a unique constraint as the backstop.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from config.exceptions import BadRequest, Conflict, Forbidden
+from graphs import spec
+from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
+
+NAME_RE = re.compile(GRAPH_NAME_PATTERN)
+
+
+def name_issue(name: str) -> dict[str, Any]:
+    """KServe's own message for a name its webhook rejects (ROUTER-SEMANTICS §1.8 rule 1)."""
+    return {
+        "code": "webhook.invalid-name",
+        "severity": "error",
+        "path": "metadata.name",
+        "message": (
+            f'The InferenceGraph "{name}" is invalid: a InferenceGraph name must consist of lower case '
+            "alphanumeric characters or '-', and must start with alphabetical character. "
+            '(e.g. "my-name" or "abc-123", regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')'
+        ),
+    }
+
+
+def check_graph_name(name: Any) -> str:
+    """Return ``name`` if KServe accepts it as an InferenceGraph name, else raise 400."""
+    if not isinstance(name, str) or not name:
+        raise BadRequest(
+            "The graph needs a name: set metadata.name in the manifest or send a name.",
+            issues=[{"code": "graph.name-missing", "severity": "error", "path": "metadata.name",
+                     "message": "metadata.name is required"}],
+        )
+    if len(name) > 63 or not NAME_RE.match(name):
+        raise BadRequest(f"Graph name {name!r} is not a valid InferenceGraph name.", issues=[name_issue(name)])
+    return name
+
+
+def starter_manifest(name: str, namespace: str = "default") -> dict[str, Any]:
+    """The manifest of a new, empty graph: a root Sequence without steps."""
+    return {
+        "apiVersion": spec.API_VERSION,
+        "kind": spec.KIND,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"nodes": {"root": {"routerType": "Sequence", "steps": []}}},
+    }
+
+
+def _manifest_name(manifest: Mapping[str, Any]) -> Any:
+    metadata = manifest.get("metadata")
+    return metadata.get("name") if isinstance(metadata, Mapping) else None
+
+
+def _with_name(manifest: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """A copy of ``manifest`` whose metadata.name is ``name`` (metadata created when missing)."""
+    doc = copy.deepcopy(dict(manifest))
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+        doc["metadata"] = metadata
+    metadata["name"] = name
+    return doc
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    version: GraphVersion
+    created: bool
+
+
+def audit(actor: AbstractBaseUser | None, action: str, graph: Graph | None = None,
+          version: GraphVersion | None = None, **details: Any) -> None:
+    AuditEvent.objects.create(
+        actor=actor, action=action, graph_name=graph.name if graph else "",
+        version_number=version.number if version else None, details=details,
+    )
+
+
+def can_write(graph: Graph, user: AbstractBaseUser) -> bool:
+    if getattr(user, "is_superuser", False) or graph.owner_id == user.pk:
+        return True
+    return GraphMember.objects.filter(graph=graph, user=user).exists()
+
+
+def ensure_can_write(graph: Graph, user: AbstractBaseUser) -> None:
+    if not can_write(graph, user):
+        raise Forbidden(f"You may read graph {graph.name!r} but not change it: ask its owner to add you as an editor.")
+
+
+@transaction.atomic
+def graph_create(
+    *,
+    owner: AbstractBaseUser,
+    name: str | None = None,
+    description: str = "",
+    manifest: Mapping[str, Any] | None = None,
+    layout: Mapping[str, Any] | None = None,
+    message: str = "",
+    issues: list[dict[str, Any]] | None = None,
+) -> Graph:
+    """Create a graph and its version 1. The name is the manifest's metadata.name.
+
+    Raises BadRequest for a name KServe rejects, a name that differs from the manifest's, or a
+    name already taken. A manifest with validation errors is still saved (marked invalid).
+    """
+    if manifest is None:
+        manifest = starter_manifest(check_graph_name(name))
+    manifest_name = _manifest_name(manifest)
+    if name is None:
+        name = manifest_name
+    check_graph_name(name)
+    assert isinstance(name, str)
+    if manifest_name is None:
+        manifest = _with_name(manifest, name)
+    elif manifest_name != name:
+        raise BadRequest(
+            f"The name {name!r} differs from the manifest's metadata.name {manifest_name!r}.",
+            issues=[{"code": "graph.name-mismatch", "severity": "error", "path": "metadata.name",
+                     "message": f"metadata.name must be {name!r}"}],
+        )
+    if Graph.objects.filter(name=name).exists():
+        raise BadRequest(
+            f"A graph named {name!r} already exists.",
+            issues=[{"code": "graph.name-taken", "severity": "error", "path": "metadata.name",
+                     "message": f"A graph named {name!r} already exists."}],
+        )
+    metadata = manifest.get("metadata")
+    namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+    try:
+        with transaction.atomic():
+            graph = Graph.objects.create(
+                name=name, description=description, owner=owner,
+                namespace=namespace if isinstance(namespace, str) and namespace else "default",
+            )
+    except IntegrityError as exc:
+        raise BadRequest(f"A graph named {name!r} already exists.") from exc
+    audit(owner, "graph.create", graph)
+    graph_version_create(graph=graph, manifest=manifest, layout=layout or {}, author=owner,
+                         message=message or "Created", base_version=None, issues=issues)
+    graph.refresh_from_db()
+    return graph
+
+
+def graph_version_create(
+    *,
+    graph: Graph,
+    manifest: Mapping[str, Any],
+    layout: Mapping[str, Any],
+    author: AbstractBaseUser,
+    message: str,
+    base_version: int | None,
+    issues: list[dict[str, Any]] | None = None,
+) -> SaveResult:
+    """Validate, canonicalise and hash ``manifest``, then append it as the graph's next version.
+
+    ``base_version`` is the version the client edited; when it is not the latest, raises Conflict
+    (409) carrying the latest number, the latest version and the diff from the base to it. A save
+    whose manifest hash and layout equal the latest version's returns that version (created=False):
+    saving is idempotent. The manifest must keep the graph's name (a rename is refused: the name
+    is the graph's identity). Invalid manifests are saved with ``valid=False`` and their issues.
+    ``issues`` may be passed when the caller validated the same manifest already with its source
+    positions (an import), so that the stored issues keep their YAML line and column.
+    """
+    name = _manifest_name(manifest)
+    if name is None:
+        manifest = _with_name(manifest, graph.name)
+    elif name != graph.name:
+        raise BadRequest(
+            f"metadata.name {name!r} does not match the graph {graph.name!r}; "
+            "a graph cannot be renamed (create a new graph, or import with another name).",
+            issues=[{"code": "graph.name-mismatch", "severity": "error", "path": "metadata.name",
+                     "message": f"metadata.name must be {graph.name!r}"}],
+        )
+    parsed = spec.manifest_from_document(manifest)
+    if issues is None or name is None:
+        issues = [issue.to_dict() for issue in spec.validate(parsed)]
+    valid = not any(issue["severity"] == "error" for issue in issues)
+    spec_hash = spec.spec_hash(parsed)
+    document = spec.canonical_document(parsed)
+    layout = dict(layout or {})
+
+    with transaction.atomic():
+        locked = Graph.objects.select_for_update().get(pk=graph.pk)
+        latest = (
+            GraphVersion.objects.filter(pk=locked.latest_version_id).select_related("author").first()
+            if locked.latest_version_id else None
+        )
+        if latest is not None and latest.spec_hash == spec_hash and latest.layout == layout:
+            return SaveResult(latest, created=False)
+        if base_version is not None and (latest is None or base_version != latest.number):
+            raise stale_save_conflict(locked, latest, base_version)
+        if locked.archived_at is not None:
+            raise BadRequest(f"Graph {graph.name!r} is archived; restore it before saving.")
+        number = (latest.number if latest else 0) + 1
+        try:
+            with transaction.atomic():
+                version = GraphVersion.objects.create(
+                    graph=locked, number=number, manifest=document, layout=layout, spec_hash=spec_hash,
+                    valid=valid, issues=issues, message=message[:500], author=author, parent=latest,
+                )
+        except IntegrityError as exc:  # another writer took the number: the lock did not hold.
+            raise Conflict(
+                f"Version {number} of {graph.name!r} was saved by someone else first; load it and save again.",
+                extra={"latest_version": number},
+            ) from exc
+        Graph.objects.filter(pk=locked.pk).update(latest_version=version, updated_at=timezone.now())
+        audit(author, "version.create", locked, version, valid=valid, message=message[:200])
+    graph.latest_version = version
+    return SaveResult(version, created=True)
+
+
+def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version: int) -> Conflict:
+    """The 409 for a save from an old base: what changed on the server since the client's base."""
+    from graphs.serializers import version_data
+
+    latest_number = latest.number if latest else 0
+    base = GraphVersion.objects.filter(graph=graph, number=base_version).first()
+    changes: dict[str, Any] | None = None
+    if base is not None and latest is not None:
+        changes = spec.diff(
+            spec.manifest_from_document(base.manifest), spec.manifest_from_document(latest.manifest)
+        ).to_dict()
+    detail = (
+        f"Version {base_version} is not the latest version of {graph.name!r} (the latest is {latest_number}): "
+        "someone saved in between. Nothing was saved; review their changes and save again on top of "
+        f"version {latest_number}."
+        if base is not None
+        else f"Graph {graph.name!r} has no version {base_version}; the latest is {latest_number}."
+    )
+    return Conflict(
+        detail,
+        extra={
+            "latest_version": latest_number,
+            "base_version": base_version,
+            "diff": changes,
+            "latest": version_data(latest) if latest else None,
+        },
+    )
+
+
+def graph_version_rollback(*, graph: Graph, number: int, author: AbstractBaseUser) -> SaveResult:
+    """Append a new version whose manifest and layout equal version ``number``'s."""
+    target = GraphVersion.objects.filter(graph=graph, number=number).first()
+    if target is None:
+        from config.exceptions import NotFound
+
+        raise NotFound(f"Graph {graph.name!r} has no version {number}.")
+    result = graph_version_create(
+        graph=graph, manifest=target.manifest, layout=target.layout, author=author,
+        message=f"Roll back to version {number}", base_version=None,
+    )
+    if result.created:
+        GraphVersion.objects.filter(pk=result.version.pk).update(parent=target)
+        result.version.parent = target
+        audit(author, "version.rollback", graph, result.version, rolled_back_to=number)
+    return result
+
+
+def graph_archive(*, graph: Graph, actor: AbstractBaseUser) -> Graph:
+    """Hide a graph from the list. Its versions and runs stay; archiving twice is harmless."""
+    if Graph.objects.filter(pk=graph.pk, archived_at__isnull=True).update(archived_at=timezone.now()):
+        audit(actor, "graph.archive", graph)
+    graph.refresh_from_db()
+    return graph
+
+
+def graph_restore(*, graph: Graph, actor: AbstractBaseUser) -> Graph:
+    if Graph.objects.filter(pk=graph.pk, archived_at__isnull=False).update(archived_at=None):
+        audit(actor, "graph.restore", graph)
+    graph.refresh_from_db()
+    return graph
+
+
+def graph_member_add(*, graph: Graph, user: AbstractBaseUser, actor: AbstractBaseUser) -> GraphMember:
+    if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
+        raise Forbidden("Only the graph's owner can change who may edit it.")
+    member, created = GraphMember.objects.get_or_create(graph=graph, user=user)
+    if created:
+        audit(actor, "member.add", graph, user=user.get_username())
+    return member
+
+
+def graph_member_remove(*, graph: Graph, user: AbstractBaseUser, actor: AbstractBaseUser) -> None:
+    if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
+        raise Forbidden("Only the graph's owner can change who may edit it.")
+    if GraphMember.objects.filter(graph=graph, user=user).delete()[0]:
+        audit(actor, "member.remove", graph, user=user.get_username())
+
+
+def ensure_owner(graph: Graph, user: AbstractBaseUser) -> None:
+    if graph.owner_id != user.pk and not getattr(user, "is_superuser", False):
+        raise Forbidden(f"Only the owner of {graph.name!r} ({graph.owner.get_username()}) may do that.")
+
+
+def version_export(*, graph: Graph, version: GraphVersion, fmt: str) -> tuple[str, str]:
+    """The deployable manifest of ``version`` as (text, content type).
+
+    Raises Unprocessable (422) with the version's issues when KServe would reject it.
+    """
+    from config.exceptions import Unprocessable
+
+    if not version.valid:
+        errors = [i for i in version.issues if i.get("severity") == "error"]
+        raise Unprocessable(
+            f"Version {version.number} of {graph.name!r} has {len(errors)} error(s) KServe would reject; "
+            "fix them and save before exporting.",
+            issues=version.issues,
+        )
+    manifest = spec.manifest_from_document(version.manifest)
+    if fmt == "json":
+        return spec.export_json(manifest), "application/json"
+    header = (
+        f"InferenceGraph {graph.name}, version {version.number} ({version.spec_hash})\n"
+        "Exported by Inference Graph Studio. Deploy with: kubectl apply -f <this file>"
+    )
+    return spec.export_yaml(manifest, header=header), "application/yaml; charset=utf-8"
