@@ -52,7 +52,7 @@ def graph_import(
     all_issues: list[dict[str, Any]] = []
     with transaction.atomic():
         for loaded in documents:
-            manifest = loaded.manifest
+            manifest = spec.manifest_from_document(loaded.document, loaded.positions)
             issues = [i.to_dict() for i in spec.validate(manifest)]
             all_issues += issues
             document = dict(manifest.document)

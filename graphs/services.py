@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from config.exceptions import BadRequest, Conflict, Forbidden
 from graphs import spec
+from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
 
 NAME_RE = re.compile(GRAPH_NAME_PATTERN)
@@ -27,14 +28,10 @@ NAME_RE = re.compile(GRAPH_NAME_PATTERN)
 def name_issue(name: str) -> dict[str, Any]:
     """KServe's own message for a name its webhook rejects (ROUTER-SEMANTICS §1.8 rule 1)."""
     return {
-        "code": "webhook.invalid-name",
+        "code": "webhook.name-format",
         "severity": "error",
         "path": "metadata.name",
-        "message": (
-            f'The InferenceGraph "{name}" is invalid: a InferenceGraph name must consist of lower case '
-            "alphanumeric characters or '-', and must start with alphabetical character. "
-            '(e.g. "my-name" or "abc-123", regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')'
-        ),
+        "message": NAME_FORMAT_MESSAGE % (name, NAME_REGEX),
     }
 
 

@@ -60,7 +60,7 @@ def test_a_name_kserve_rejects_is_refused_with_its_message(api: APIClient, manif
     response = create(api, manifest)
     assert response.status_code == 400
     issue = response.json()["issues"][0]
-    assert issue["code"] == "webhook.invalid-name"
+    assert issue["code"] == "webhook.name-format"
     assert "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?'" in issue["message"]
     assert not Graph.objects.exists()
 
@@ -92,7 +92,7 @@ def test_duplicate_name_is_refused(api: APIClient, manifest: dict) -> None:
         (lambda m: m["spec"]["nodes"]["root"].update(routerType="Chain"), "schema.enum"),
         (lambda m: m["spec"]["nodes"]["root"].update(
             routerType="Splitter",
-            steps=[{"serviceName": "a", "weight": 80}, {"serviceName": "b", "weight": 30}]), "webhook.splitter-weights"),
+            steps=[{"serviceName": "a", "weight": 80}, {"serviceName": "b", "weight": 30}]), "webhook.weight-sum"),
         (lambda m: m["spec"]["nodes"]["root"]["steps"][0].update(serviceUrl="http://x"), "webhook.multiple-targets"),
     ],
 )

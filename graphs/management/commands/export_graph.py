@@ -13,6 +13,10 @@ from graphs import selectors, services
 class Command(BaseCommand):
     help = "Export a graph version as KServe InferenceGraph YAML or JSON on stdout."
 
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> Any:
+        # Our --version is the graph version, not Django's: let it replace the base option.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("name")
         parser.add_argument("--version", type=int, dest="number", help="Version number (default: the latest)")

@@ -1,0 +1,175 @@
+"""Import and export through the REST API and the two management commands."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+import yaml
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from rest_framework.test import APIClient
+
+from graphs.models import Graph, GraphVersion
+
+pytestmark = pytest.mark.django_db
+
+SEQUENCE_YAML = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: model-chainer
+  annotations:
+    serving.kserve.io/deploymentMode: Standard
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+      - serviceName: sklearn-iris
+        name: sklearn-iris
+      - serviceName: xgboost-iris
+        name: xgboost-iris
+        data: $request
+  routerTimeouts:
+    serverRead: 300
+    serviceClient: 150
+"""
+
+
+def post_yaml(api: APIClient, text: str, query: str = "", **headers: Any) -> Any:
+    return api.post(f"/api/graphs/import/{query}", data=text.encode(), content_type="application/yaml", **headers)
+
+
+def test_import_creates_a_graph_and_export_gives_the_same_document(api: APIClient) -> None:
+    response = post_yaml(api, SEQUENCE_YAML)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["graphs"][0]["graph"] == "model-chainer"
+    assert body["graphs"][0]["version"]["number"] == 1
+    exported = api.get("/api/graphs/model-chainer/versions/1/export/?format=yaml")
+    assert exported.status_code == 200
+    assert exported["Content-Type"].startswith("application/yaml")
+    text = exported.content.decode()
+    assert text.startswith("# ")
+    assert "model-chainer" in text.splitlines()[0] and "version 1" in text.splitlines()[0]
+    assert yaml.safe_load(text) == yaml.safe_load(SEQUENCE_YAML)
+    as_json = api.get("/api/graphs/model-chainer/versions/1/export/?format=json")
+    assert as_json["Content-Type"] == "application/json"
+    assert json.loads(as_json.content) == yaml.safe_load(SEQUENCE_YAML)
+
+
+def test_export_rejects_unknown_format(api: APIClient) -> None:
+    post_yaml(api, SEQUENCE_YAML)
+    assert api.get("/api/graphs/model-chainer/versions/1/export/?format=xml").status_code == 400
+
+
+def test_broken_yaml_is_400_with_line_and_column(api: APIClient) -> None:
+    response = post_yaml(api, "apiVersion: x\nkind: [unclosed\nspec: {}\n")
+    assert response.status_code == 400
+    issue = response.json()["issues"][0]
+    assert issue["line"] >= 2 and issue["column"] >= 1
+    assert not Graph.objects.exists()
+
+
+def test_a_document_that_is_not_an_inferencegraph_names_what_was_found(api: APIClient) -> None:
+    response = post_yaml(api, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n")
+    assert response.status_code == 400
+    assert "Deployment" in response.json()["detail"]
+
+
+def test_multi_document_import_creates_every_graph_or_none(api: APIClient) -> None:
+    second = SEQUENCE_YAML.replace("model-chainer", "second-chain")
+    response = post_yaml(api, SEQUENCE_YAML + "---\n" + second)
+    assert response.status_code == 201
+    assert sorted(g["graph"] for g in response.json()["graphs"]) == ["model-chainer", "second-chain"]
+    # a stream where one name is taken imports nothing
+    third = SEQUENCE_YAML.replace("model-chainer", "third-chain")
+    assert post_yaml(api, third + "---\n" + SEQUENCE_YAML).status_code == 400
+    assert not Graph.objects.filter(name="third-chain").exists()
+
+
+def test_import_a_kubectl_list(api: APIClient) -> None:
+    doc = yaml.safe_load(SEQUENCE_YAML)
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [doc]})
+    response = api.post("/api/graphs/import/", data=text, content_type="application/json")
+    assert response.status_code == 201
+    assert response.json()["graphs"][0]["graph"] == "model-chainer"
+
+
+def test_a_manifest_with_errors_is_imported_as_an_invalid_version_and_export_is_422(api: APIClient) -> None:
+    broken = SEQUENCE_YAML.replace("routerType: Sequence", "routerType: Splitter")
+    response = post_yaml(api, broken)
+    assert response.status_code == 201
+    version = response.json()["graphs"][0]["version"]
+    assert version["valid"] is False
+    weight_issues = [i for i in version["issues"] if i["code"] == "webhook.weight-missing"]
+    assert weight_issues and weight_issues[0]["node"] == "root"
+    exported = api.get("/api/graphs/model-chainer/versions/1/export/")
+    assert exported.status_code == 422
+    assert exported.json()["issues"]
+
+
+def test_unknown_and_legacy_fields_are_kept_and_warned_about(api: APIClient) -> None:
+    text = SEQUENCE_YAML.replace("  nodes:\n", "  color: blue\n  nodes:\n")
+    response = post_yaml(api, text)
+    assert response.status_code == 201
+    issues = response.json()["issues"]
+    unknown = [i for i in issues if i["severity"] == "warning" and "color" in i.get("path", "")]
+    assert unknown and unknown[0]["line"] == 8
+    stored = GraphVersion.objects.get().manifest
+    assert stored["spec"]["color"] == "blue"  # kept in the stored document
+    exported = yaml.safe_load(api.get("/api/graphs/model-chainer/versions/1/export/").content)
+    assert "color" not in exported["spec"]  # never in a deployable export
+
+
+def test_import_as_new_version_of_existing_graph_honours_if_match(api: APIClient) -> None:
+    post_yaml(api, SEQUENCE_YAML)
+    changed = SEQUENCE_YAML.replace("serverRead: 300", "serverRead: 200")
+    assert post_yaml(api, changed, "?graph=model-chainer", HTTP_IF_MATCH='"v1"').status_code == 201
+    again = changed.replace("serverRead: 200", "serverRead: 100")
+    stale = post_yaml(api, again, "?graph=model-chainer", HTTP_IF_MATCH='"v1"')
+    assert stale.status_code == 409
+    assert stale.json()["latest_version"] == 2
+    assert GraphVersion.objects.count() == 2
+
+
+def test_import_size_limit_is_413_naming_the_limit(api: APIClient, settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = post_yaml(api, SEQUENCE_YAML + "#" * 2000)
+    assert response.status_code == 413
+    assert "1000 bytes" in response.json()["detail"]
+
+
+def test_empty_import_is_400(api: APIClient) -> None:
+    assert post_yaml(api, "").status_code == 400
+
+
+def test_import_graph_and_export_graph_commands(user: Any, tmp_path: Any) -> None:
+    path = tmp_path / "chain.yaml"
+    path.write_text(SEQUENCE_YAML)
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_graph", str(path), "--message", "from file", stdout=out, stderr=err)
+    assert "model-chainer: version 1 created (valid)" in out.getvalue()
+    out = io.StringIO()
+    call_command("export_graph", "model-chainer", "--format", "json", stdout=out)
+    assert json.loads(out.getvalue()) == yaml.safe_load(SEQUENCE_YAML)
+
+
+def test_import_graph_strict_fails_on_errors_and_reports_lines(user: Any, tmp_path: Any) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(SEQUENCE_YAML.replace("routerType: Sequence", "routerType: Chain"))
+    err = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_graph", str(path), "--strict", stdout=io.StringIO(), stderr=err)
+    assert f"{path}:10:" in err.getvalue()
+
+
+def test_import_graph_of_unreadable_file_imports_nothing(user: Any, tmp_path: Any) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("kind: [")
+    with pytest.raises(CommandError):
+        call_command("import_graph", str(path), stdout=io.StringIO(), stderr=io.StringIO())
+    assert not Graph.objects.exists()
