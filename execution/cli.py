@@ -1,0 +1,78 @@
+"""What ``rungraph`` and ``servegraph`` share: reading the graph file and the engine options."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandError
+
+from execution.engine import EngineConfig, UrlGuard
+from graphs import spec
+
+# Exit status for an unusable graph file or bad arguments (DESIGN.md: rungraph exits 2).
+EXIT_INVALID = 2
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="InferenceGraph YAML or JSON ('-' reads stdin)")
+    parser.add_argument("--service", action="append", default=[], metavar="NAME=URL",
+                        help="URL of a serviceName (repeatable); others use --url-template")
+    parser.add_argument("--url-template", default=None,
+                        help="URL for unmapped serviceNames, with {name} and {namespace} "
+                             "(default: KServe's cluster-local predict URL)")
+    parser.add_argument("--propagate-headers", default="", metavar="REGEX[,REGEX...]",
+                        help="Client headers to forward to every step, as KServe's router.headers.propagate")
+
+
+def read_manifest(path: str, stderr: Any) -> spec.Manifest:
+    """Parse and validate the file; print every issue to ``stderr``; exit 2 on errors."""
+    try:
+        text = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
+    try:
+        documents = spec.load_documents(text)
+    except spec.SpecError as exc:
+        for issue in exc.issues:
+            stderr.write(describe_issue(issue, path))
+        raise CommandError(f"{path} is not a readable InferenceGraph.", returncode=EXIT_INVALID) from exc
+    if len(documents) != 1:
+        raise CommandError(f"{path} holds {len(documents)} graphs; give a file with exactly one.",
+                           returncode=EXIT_INVALID)
+    manifest = spec.manifest_from_document(documents[0].document, documents[0].positions)
+    issues = spec.validate(manifest)
+    for issue in issues:
+        stderr.write(describe_issue(issue, path))
+    if spec.has_errors(issues):
+        raise CommandError(f"{path} has errors KServe would reject.", returncode=EXIT_INVALID)
+    return manifest
+
+
+def describe_issue(issue: spec.Issue, path: str) -> str:
+    where = f"{path}:{issue.line}:{issue.column or 1}" if issue.line else path
+    at = " ".join(f"{k}={v}" for k, v in (("node", issue.node), ("step", issue.step_name or issue.step))
+                  if v is not None)
+    return f"{where}: {issue.severity}: [{issue.code}] {issue.message}" + (f" ({at})" if at else "")
+
+
+def parse_services(values: list[str]) -> dict[str, str]:
+    services: dict[str, str] = {}
+    for value in values:
+        name, sep, url = value.partition("=")
+        if not sep or not name or not url:
+            raise CommandError(f"--service takes NAME=URL, got {value!r}.", returncode=EXIT_INVALID)
+        services[name.strip()] = url.strip()
+    return services
+
+
+def engine_config(options: dict[str, Any], **extra: Any) -> EngineConfig:
+    patterns = tuple(p for p in options["propagate_headers"].split(",") if p)
+    kwargs: dict[str, Any] = {"service_urls": parse_services(options["service"]), "propagate_headers": patterns}
+    if options.get("url_template"):
+        kwargs["url_template"] = options["url_template"]
+    # A developer's own machine: loopback and private model servers are fine, metadata never.
+    guard = UrlGuard(allow_loopback=True, allow_private=True)
+    return EngineConfig(guard=guard, **kwargs, **extra)

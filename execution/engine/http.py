@@ -1,0 +1,187 @@
+"""The one factory for outbound HTTP clients (DESIGN rule 13), and capped response reading.
+
+:func:`make_client` returns a pooled keep-alive ``httpx.AsyncClient`` with explicit timeouts,
+connection limits, no redirects, no environment proxies, and a transport that
+
+1. applies the :class:`~execution.engine.urlguard.UrlGuard` before any connection is made, and
+   connects to the address it checked (the request keeps its ``Host`` header and TLS server name),
+   so a DNS answer that changes between check and connect cannot redirect the call;
+2. stops reading a response body once it exceeds ``max_response_bytes`` (raw bytes on the wire;
+   :func:`read_capped` applies the same cap to the decoded body).
+
+Create clients where they are used (a run, a command, a server) and close them; never at import.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import httpx
+
+from execution.engine.urlguard import UrlGuard
+
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "GuardedTransport", "ResponseTooLarge", "make_client", "read_capped"]
+
+# 10 MiB: comfortably above typical inference payloads, small enough to keep a worker's memory sane.
+DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
+
+
+class ResponseTooLarge(Exception):
+    """A response body exceeded the configured cap; reading stopped there."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"response body exceeds the {limit}-byte limit")
+        self.limit = limit
+
+
+class _CappedStream(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.AsyncByteStream, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._limit:
+                raise ResponseTooLarge(self._limit)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """Wraps a transport: URL guard + address pinning before the call, size cap after it."""
+
+    def __init__(
+        self, inner: httpx.AsyncBaseTransport, *, guard: UrlGuard | None, max_response_bytes: int
+    ) -> None:
+        self._inner = inner
+        self._guard = guard
+        self._max = max_response_bytes
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._send(request)
+        length = response.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self._max:
+            await response.aclose()
+            raise ResponseTooLarge(self._max)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        return httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_CappedStream(response.stream, self._max),
+            extensions=response.extensions,
+        )
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        if self._guard is None:
+            return await self._inner.handle_async_request(request)
+        decision = await self._guard.resolve(str(request.url))
+        if decision.is_ip_literal or not decision.addresses:
+            return await self._inner.handle_async_request(request)
+        # Connect to an address we checked (IPv4 first), never to a fresh DNS answer. The Host
+        # header is already set from the original URL; TLS keeps the name through sni_hostname.
+        # A refused connect tries the next checked address (nothing was sent, so this is no retry).
+        original = request.url
+        ordered = sorted(decision.addresses, key=lambda a: ":" in a)
+        last_error: httpx.ConnectError | None = None
+        for address in ordered:
+            request.url = original.copy_with(host=address)
+            if decision.scheme == "https":
+                request.extensions = {**request.extensions, "sni_hostname": decision.host}
+            try:
+                return await self._inner.handle_async_request(request)
+            except httpx.ConnectError as exc:
+                last_error = exc
+            finally:
+                request.url = original
+        assert last_error is not None
+        raise last_error
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def make_client(
+    *,
+    timeout: float | httpx.Timeout = 60.0,
+    max_connections: int = 100,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    guard: UrlGuard | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
+    """Build the outbound client. The caller owns it and must ``aclose()`` it.
+
+    ``timeout`` is httpx's per-operation default (connect, read, write, pool); the engine passes a
+    tighter per-request value for every step. Keep-alive connections are pooled up to
+    ``max_connections`` (all of them may stay idle-alive, so a wide Ensemble reuses its sockets).
+    ``transport`` replaces the network transport (tests pass ``httpx.MockTransport``); the guard
+    and the size cap still wrap it.
+    """
+    limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+    inner = transport or httpx.AsyncHTTPTransport(
+        limits=limits,
+        retries=0,  # KServe never retries (ROUTER-SEMANTICS §2.13)
+        trust_env=False,
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+    )
+    wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes)
+    return httpx.AsyncClient(
+        transport=wrapped,
+        timeout=timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout),
+        limits=limits,
+        follow_redirects=False,
+        trust_env=False,
+        headers={"User-Agent": "inference-graph-studio-engine/0.1"},
+    )
+
+
+async def read_capped(response: httpx.Response, limit: int) -> bytes:
+    """Read a streamed response's (decoded) body, raising :class:`ResponseTooLarge` past ``limit``."""
+    length = response.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise ResponseTooLarge(limit)
+    chunks: list[bytes] = []
+    seen = 0
+    async for chunk in response.aiter_bytes():
+        seen += len(chunk)
+        if seen > limit:
+            raise ResponseTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def find_os_error(exc: BaseException) -> OSError | None:
+    """The most specific OSError (one with an errno) under an httpx/httpcore exception.
+
+    Follows ``__cause__``/``__context__`` and exception groups: anyio reports a refused connection
+    as ``OSError("All connection attempts failed")`` caused by a group of the real errors.
+    """
+    fallback: OSError | None = None
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, OSError):
+            if current.errno is not None:
+                return current
+            fallback = fallback or current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                pending.append(linked)
+    return fallback
+
+
+def describe(exc: Any) -> str:
+    """A short text for an exception, falling back to its class name."""
+    text = str(exc)
+    return text if text else type(exc).__name__

@@ -1,0 +1,122 @@
+"""Trace events: how the engine tells the outside world what happened, as it happens.
+
+The engine stores nothing. It calls ``on_event(event)`` synchronously, in order, from the event
+loop running the graph; the Celery side persists the events, the console streams them, the
+commands print them. Every ``data`` mapping holds only JSON types.
+
+Event types (``TraceEvent.type``) and their ``data``:
+
+``node.started``   a node begins: ``router_type``, ``input`` (a :func:`body_view`), ``depth``.
+``node.finished``  a node ends: ``status`` (None on error), ``outcome`` (``ok``, ``http-error``,
+                   ``error``, ``cancelled``, ``timeout``), ``error`` (the cause), ``duration_ms``,
+                   ``output`` (a body view, absent on error).
+``step.started``   a step call begins. For a URL step: ``kind`` = ``"http"``, ``method``, ``url``,
+                   ``headers`` (the ``[name, value]`` pairs sent, secrets redacted), ``request``
+                   (body view), ``timeout_s``; ``condition`` when a matched Sequence condition let it
+                   run. For a ``nodeName`` step: ``kind`` = ``"node"``, ``request``.
+``step.finished``  ``status`` (None when there is no HTTP status), ``response`` (body view),
+                   ``content_type`` (the step's own header, for display), ``duration_ms``,
+                   ``outcome`` (``ok`` 2xx, ``http-error`` other status, ``error`` transport or
+                   routing error, ``cancelled``, ``timeout`` graph deadline), ``error`` (the cause).
+``step.skipped``   a Sequence step that did not run: ``reason`` (``condition-unmet``,
+                   ``invalid-response``, ``after-unmet-condition``, ``after-hard-failure``,
+                   ``after-error``), and for ``condition-unmet`` the ``condition`` evaluated.
+``route.decided``  a routing decision on a node (``call_id`` is the node's):
+                   Switch: ``router``, ``valid_json``, ``conditions`` (``index``, ``name``,
+                   ``condition``, ``matches``, ``raw``, ``reason``), ``chosen`` (index or None);
+                   Splitter: ``router``, ``draw``, ``weights``, ``cumulative``, ``chosen``;
+                   Sequence: ``router``, ``decision`` (``stop``), ``reason``, ``step_index``,
+                   ``condition``, ``evaluated`` (the previous response, a body view), ``matches``,
+                   ``skipped`` (indices);
+                   Ensemble: ``router``, ``decision`` (``hard-failure`` or ``error``),
+                   ``step_index``, ``step_name``, ``status`` / ``error``, ``abandoned`` (indices).
+``run.finished``   the whole request: ``status``, ``content_type``, ``response`` (body view),
+                   ``error``, ``duration_ms``, ``deadline_s``, ``outcome`` (``ok``, ``http-error``,
+                   ``error``, ``timeout``, ``cancelled``), ``warnings``.
+
+``call_id`` is a path that is unique within a run: a node invocation is ``root`` or
+``<step call_id>>node`` (``root/1>node1``), a step call is ``<node path>/<index>``
+(``root/1>node1/0``). ``parent_call_id`` of a step is the ``nodeName`` step that led into its node
+(None at the root); of a node event, the step that invoked the node.
+
+A body view is ``{"body": str, "encoding": "utf-8"|"base64", "size": int, "truncated": bool}``
+with at most ``body_cap`` bytes of the body.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["EVENT_TYPES", "EventCallback", "TraceEvent", "body_view"]
+
+EVENT_TYPES: Final = (
+    "node.started",
+    "node.finished",
+    "step.started",
+    "step.finished",
+    "step.skipped",
+    "route.decided",
+    "run.finished",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One thing that happened during a run. ``seq`` increases by one per event within a run."""
+
+    type: str
+    seq: int
+    call_id: str
+    parent_call_id: str | None
+    node: str | None
+    step_index: int | None
+    step_name: str | None
+    target: str | None
+    timestamp: float
+    data: Mapping[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-compatible dict with every field."""
+        return {
+            "type": self.type,
+            "seq": self.seq,
+            "call_id": self.call_id,
+            "parent_call_id": self.parent_call_id,
+            "node": self.node,
+            "step_index": self.step_index,
+            "step_name": self.step_name,
+            "target": self.target,
+            "timestamp": self.timestamp,
+            "data": dict(self.data),
+        }
+
+
+EventCallback = Callable[[TraceEvent], None]
+
+
+def body_view(body: bytes, cap: int) -> dict[str, Any]:
+    """At most ``cap`` bytes of ``body`` as JSON-compatible data, with its real size.
+
+    Text is kept as text (a UTF-8 character cut by the cap is dropped whole); anything that is not
+    UTF-8 is base64-encoded.
+    """
+    truncated = len(body) > cap
+    head = body[:cap] if truncated else body
+    text: str | None = None
+    for trim in range(4 if truncated else 1):
+        try:
+            text = head[: len(head) - trim].decode("utf-8")
+            break
+        except UnicodeDecodeError:
+            continue
+    if text is not None:
+        return {"body": text, "encoding": "utf-8", "size": len(body), "truncated": truncated}
+    return {
+        "body": base64.b64encode(head).decode("ascii"),
+        "encoding": "base64",
+        "size": len(body),
+        "truncated": truncated,
+    }

@@ -1,0 +1,192 @@
+"""The engine over real sockets: timeouts, deadline, cancellation, size cap, keep-alive, serving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+from graphkit import ensemble, manifest, seq
+from stepserver import Drip, Hang, Huge, Reply, StepServer
+
+from execution.engine import EngineConfig, TraceEvent, make_client, run_graph, run_graph_sync
+from execution.engine.server import GraphServer
+
+LOCAL = EngineConfig(step_timeout=10)
+
+
+def test_service_client_timeout_while_awaiting_headers(server: StepServer) -> None:
+    url = server.route("/slow", Hang(seconds=5))
+    result = run_graph_sync(
+        manifest({"root": seq({"serviceUrl": url})}), b"{}", {}, config=EngineConfig(step_timeout=0.2)
+    )
+    assert (result.status, result.error) == (
+        500,
+        f'Post "{url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+    )
+
+
+def test_service_client_timeout_while_reading_a_slow_body(server: StepServer) -> None:
+    url = server.route("/drip", Drip(chunks=20, interval=0.1))
+    result = run_graph_sync(
+        manifest({"root": seq({"serviceUrl": url})}), b"{}", {}, config=EngineConfig(step_timeout=0.3)
+    )
+    assert (result.status, result.error) == (
+        500,
+        "context deadline exceeded (Client.Timeout or context cancellation while reading body)",
+    )
+
+
+def test_deadline_answers_504_with_the_step_in_flight(server: StepServer) -> None:
+    fast = server.route("/fast", Reply(json={"a": 1}))
+    slow = server.route("/slow", Hang(seconds=5))
+    graph = manifest({"root": seq({"serviceUrl": fast}, {"name": "stuck", "serviceUrl": slow})})
+    started = time.monotonic()
+    result = run_graph_sync(graph, b"{}", {}, config=EngineConfig(deadline=0.3))
+    assert time.monotonic() - started < 2
+    assert (result.status, result.error) == (504, "graph deadline of 0.3 s exceeded")
+    stuck = [e for e in result.trace if e.type == "step.finished" and e.step_name == "stuck"]
+    assert stuck[0].data["outcome"] == "timeout"
+    assert stuck[0].data["error"] == "graph deadline of 0.3 s exceeded"
+
+
+def test_cancelling_the_run_cancels_in_flight_http_calls(server: StepServer) -> None:
+    url = server.route("/hang", Hang(seconds=5))
+    events: list[TraceEvent] = []
+
+    async def main() -> float:
+        async with make_client() as client:
+            task = asyncio.create_task(
+                run_graph(
+                    manifest({"root": ensemble({"serviceUrl": url}, {"serviceUrl": url})}),
+                    b"{}",
+                    {},
+                    config=LOCAL,
+                    client=client,
+                    on_event=events.append,
+                )
+            )
+            while len(server.received()) < 2:
+                await asyncio.sleep(0.01)
+            started = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return time.monotonic() - started
+
+    assert asyncio.run(main()) < 0.5
+    outcomes = [e.data["outcome"] for e in events if e.type == "step.finished"]
+    assert outcomes == ["cancelled", "cancelled"]
+    assert events[-1].type == "run.finished" and events[-1].data["outcome"] == "cancelled"
+
+
+def test_response_size_cap_stops_reading(server: StepServer) -> None:
+    url = server.route("/huge", Huge(size=20 * 1024 * 1024))
+    graph = manifest({"root": seq({"serviceUrl": url})})
+    started = time.monotonic()
+    result = run_graph_sync(graph, b"{}", {}, config=EngineConfig(max_response_bytes=1024 * 1024))
+    assert time.monotonic() - started < 2
+    assert result.status == 500
+    assert result.error == f'Post "{url}": response body exceeds the engine\'s 1048576-byte limit'
+
+
+def test_size_cap_without_content_length_counts_streamed_bytes(server: StepServer) -> None:
+    """A chunked-free but lying stream is still cut off: the transport counts bytes as they come."""
+    url = server.route("/drip", Drip(chunks=50, chunk=b"x" * 100, interval=0.001))
+
+    async def main() -> str:
+        async with make_client(max_response_bytes=1000) as client:
+            try:
+                await client.post(url)
+            except Exception as exc:
+                return type(exc).__name__
+            return "no error"
+
+    assert asyncio.run(main()) == "ResponseTooLarge"
+
+
+def test_one_keep_alive_connection_serves_a_long_sequence(server: StepServer) -> None:
+    url = server.route("/m", Reply(json={"n": 1}))
+    graph = manifest({"root": seq(*({"serviceUrl": url, "data": "$response"} for _ in range(100)))})
+    result = run_graph_sync(graph, b"{}", {}, config=LOCAL)
+    assert result.status == 200
+    assert len(server.received()) == 100
+    assert server.connections == 1
+
+
+def test_ensemble_steps_overlap_on_real_sockets(server: StepServer) -> None:
+    url = server.route("/d", Reply(json={"ok": True}, delay=0.2))
+    graph = manifest({"root": ensemble(*({"serviceUrl": url} for _ in range(8)))})
+    started = time.monotonic()
+    result = run_graph_sync(graph, b"{}", {}, config=LOCAL)
+    assert result.status == 200 and len(json.loads(result.body)) == 8
+    assert time.monotonic() - started < 0.8  # serial would be 1.6 s
+
+
+def test_transport_error_reads_like_go() -> None:
+    result = run_graph_sync(
+        manifest({"root": seq({"serviceUrl": "http://127.0.0.1:1/"})}), b"{}", {}, config=LOCAL
+    )
+    assert result.error == 'Post "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect: connection refused'
+
+
+def test_graph_server_runs_the_graph_on_every_path_and_method(server: StepServer) -> None:
+    url = server.route("/m", Reply(json={"predictions": [1]}))
+    graph = manifest({"root": seq({"serviceUrl": url})})
+    with GraphServer(graph, LOCAL, "127.0.0.1", 0) as router, httpx.Client(base_url=router.url) as client:
+        ready = client.get("/readyz")
+        assert (ready.status_code, ready.content) == (200, b"")
+        for method, path in (
+            ("POST", "/"),
+            ("POST", "/v1/models/x:predict?q=1"),
+            ("GET", "/anything"),
+            ("PUT", "/"),
+        ):
+            response = client.request(method, path, content=b'{"instances":[1]}' if method != "GET" else None)
+            assert response.status_code == 200
+            assert response.headers["content-type"] == "application/json"
+            assert response.json() == {"predictions": [1]}
+        # The GET ran the graph with an empty body; the others forwarded theirs.
+        assert [r.body for r in server.received()] == [b'{"instances":[1]}'] * 2 + [b""] + [
+            b'{"instances":[1]}'
+        ]
+
+
+def test_graph_server_answers_errors_with_kserves_body() -> None:
+    graph = manifest(
+        {"root": {"routerType": "Switch", "steps": [{"serviceUrl": "http://x.test/", "condition": "no"}]}}
+    )
+    with GraphServer(graph, LOCAL, "127.0.0.1", 0) as router:
+        response = httpx.post(router.url + "/", content=b'{"a":1}')
+    assert response.status_code == 404
+    assert response.json() == {
+        "error": "Failed to process request",
+        "cause": "None of the routes matched with the switch condition",
+    }
+
+
+def test_kserve_server_timeout_cases(server: StepServer) -> None:
+    """TestServerTimeout (main_test.go:916-1057) through the served router; EOF becomes our 504."""
+    m1, m2 = server.url("/m1"), server.url("/m2")
+
+    def graph(timeouts: dict[str, int] | None) -> object:
+        return manifest(
+            {"root": seq({"serviceUrl": m1}, {"serviceUrl": m2, "data": "$response"})},
+            router_timeouts=timeouts,
+        )
+
+    cases = [
+        (None, 0.001, 200),
+        ({"serverRead": 1, "serverWrite": 1, "serverIdle": 1}, 0.6, 504),
+        ({"serverRead": 2, "serverWrite": 2, "serverIdle": 2}, 0.5, 200),
+    ]
+    for timeouts, delay, status in cases:
+        server.route("/m1", Reply(json={"predictions": "1"}, delay=delay))
+        server.route("/m2", Reply(json={"predictions": "2"}, delay=delay))
+        with GraphServer(graph(timeouts), EngineConfig(), "127.0.0.1", 0) as router:  # type: ignore[arg-type]
+            response = httpx.post(router.url + "/", content=b"", timeout=10)
+        assert response.status_code == status, (timeouts, response.text)
+        if status == 200:
+            assert response.json() == {"predictions": "2"}
