@@ -20,7 +20,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 class ApplicationError(Exception):
     """An expected failure with an HTTP status, a message and optional issues."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code: int = status.HTTP_400_BAD_REQUEST
 
     def __init__(
         self,
@@ -84,8 +84,12 @@ def _field_issues(errors: Any, path: str = "") -> list[dict[str, Any]]:
         return out
     if isinstance(errors, list) and errors and all(isinstance(e, str) for e in errors):
         return [
-            {"code": f"request.{getattr(e, 'code', 'invalid')}", "severity": "error", "message": str(e),
-             **({"path": path} if path else {})}
+            {
+                "code": f"request.{getattr(e, 'code', 'invalid')}",
+                "severity": "error",
+                "message": str(e),
+                **({"path": path} if path else {}),
+            }
             for e in errors
         ]
     if isinstance(errors, list):
@@ -93,8 +97,14 @@ def _field_issues(errors: Any, path: str = "") -> list[dict[str, Any]]:
         for index, value in enumerate(errors):
             out += _field_issues(value, f"{path}[{index}]")
         return out
-    return [{"code": f"request.{getattr(errors, 'code', 'invalid')}", "severity": "error", "message": str(errors),
-             **({"path": path} if path else {})}]
+    return [
+        {
+            "code": f"request.{getattr(errors, 'code', 'invalid')}",
+            "severity": "error",
+            "message": str(errors),
+            **({"path": path} if path else {}),
+        }
+    ]
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -109,7 +119,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     if isinstance(exc, exceptions.ValidationError):
         issues = _field_issues(exc.detail)
-        response.data = {"detail": issues[0]["message"] if len(issues) == 1 else "Invalid input.", "issues": issues}
+        response.data = {
+            "detail": issues[0]["message"] if len(issues) == 1 else "Invalid input.",
+            "issues": issues,
+        }
     elif isinstance(exc, exceptions.ParseError):
         response.data = {
             "detail": str(exc.detail),

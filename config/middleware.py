@@ -19,10 +19,14 @@ class RequestSizeLimitMiddleware:
         except ValueError:
             length = 0
         if limit is not None and length > limit:
-            detail = f"Request body of {length} bytes is over the limit of {limit} bytes ({limit // 1024} KiB)."
+            detail = (
+                f"Request body of {length} bytes is over the limit of {limit} bytes ({limit // 1024} KiB)."
+            )
             return JsonResponse(
-                {"detail": detail,
-                 "issues": [{"code": "request.too-large", "severity": "error", "message": detail}]},
+                {
+                    "detail": detail,
+                    "issues": [{"code": "request.too-large", "severity": "error", "message": detail}],
+                },
                 status=413,
             )
         return self.get_response(request)

@@ -170,7 +170,9 @@ LOGIN_FAILURE_WINDOW = env.int("STUDIO_LOGIN_FAILURE_WINDOW", default=300)
 MOCKMODELS_URL = env.str("MOCKMODELS_URL", default="http://127.0.0.1:9010")
 RUN_EVENTS_REDIS_URL = env.str("RUN_EVENTS_REDIS_URL", default=REDIS_URL)  # pub/sub fan-out + secret headers
 RUN_MAX_DEADLINE = env.float("RUN_MAX_DEADLINE", default=300.0)  # the most an environment may allow
-RUN_DEADLINE_GRACE = env.float("RUN_DEADLINE_GRACE", default=10.0)  # past the deadline before a worker gives up
+RUN_DEADLINE_GRACE = env.float(
+    "RUN_DEADLINE_GRACE", default=10.0
+)  # past the deadline before a worker gives up
 RUN_HEARTBEAT_SECONDS = env.float("RUN_HEARTBEAT_SECONDS", default=2.0)
 RUN_HEARTBEAT_TIMEOUT = env.float("RUN_HEARTBEAT_TIMEOUT", default=20.0)  # silent this long: the worker died
 RUN_QUEUED_TIMEOUT = env.float("RUN_QUEUED_TIMEOUT", default=300.0)  # queued this long: the message was lost
@@ -182,5 +184,8 @@ RUN_SSE_KEEPALIVE_SECONDS = env.float("RUN_SSE_KEEPALIVE_SECONDS", default=15.0)
 RUN_SSE_POLL_SECONDS = env.float("RUN_SSE_POLL_SECONDS", default=0.5)  # database polling without Redis
 RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then the client reconnects
 CELERY_BEAT_SCHEDULE = {
-    "reap-stuck-runs": {"task": "execution.reap_runs", "schedule": env.float("RUN_REAPER_SECONDS", default=15.0)},
+    "reap-stuck-runs": {
+        "task": "execution.reap_runs",
+        "schedule": env.float("RUN_REAPER_SECONDS", default=15.0),
+    },
 }

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers
-from rest_framework.request import Request
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from config.types import AuthedRequest as Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.exceptions import BadRequest, NotFound
+from execution import events, selectors, services
 from execution.engine.conditions import evaluate_condition
+from execution.models import Environment, Run, RunStep
+from graphs import selectors as graph_selectors
+from graphs.apis import paginate
 
 
 class ConditionEvaluateApi(APIView):
@@ -23,13 +32,19 @@ class ConditionEvaluateApi(APIView):
         )
         condition = serializers.CharField(allow_blank=True, max_length=10_000, trim_whitespace=False)
 
-    @extend_schema(operation_id="conditions_evaluate", request=Input, responses=inline_serializer(
-        "ConditionResult", {
-            "matches": serializers.BooleanField(),
-            "value": serializers.JSONField(allow_null=True),
-            "raw": serializers.CharField(allow_null=True),
-            "reason": serializers.CharField(allow_null=True),
-        }))
+    @extend_schema(
+        operation_id="conditions_evaluate",
+        request=Input,
+        responses=inline_serializer(
+            "ConditionResult",
+            {
+                "matches": serializers.BooleanField(),
+                "value": serializers.JSONField(allow_null=True),
+                "raw": serializers.CharField(allow_null=True),
+                "reason": serializers.CharField(allow_null=True),
+            },
+        ),
+    )
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
@@ -39,5 +54,366 @@ class ConditionEvaluateApi(APIView):
         else:
             text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
         result = evaluate_condition(text, data.validated_data["condition"])
-        return Response({"matches": result.matches, "value": result.value, "raw": result.raw,
-                         "reason": result.reason})
+        return Response(
+            {"matches": result.matches, "value": result.value, "raw": result.raw, "reason": result.reason}
+        )
+
+
+# --- environments --------------------------------------------------------------------------------
+
+
+class _StringMapField(serializers.DictField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.CharField(max_length=2000), **kwargs)
+
+
+class EnvironmentOutputSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", allow_null=True, default=None)
+
+    class Meta:
+        model = Environment
+        fields = [
+            "id",
+            "name",
+            "description",
+            "service_urls",
+            "url_template",
+            "namespace",
+            "propagate_headers",
+            "step_timeout",
+            "deadline",
+            "allow_hosts",
+            "allow_networks",
+            "allow_loopback",
+            "allow_private",
+            "owner",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class EnvironmentInput(serializers.Serializer):
+    name = serializers.RegexField(r"^[A-Za-z0-9][-A-Za-z0-9_.]*$", max_length=63)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
+    service_urls = _StringMapField(required=False)
+    url_template = serializers.CharField(required=False, max_length=500)
+    namespace = serializers.CharField(required=False, allow_blank=True, max_length=63)
+    propagate_headers = serializers.ListField(
+        child=serializers.CharField(max_length=500), required=False, max_length=100
+    )
+    step_timeout = serializers.FloatField(required=False, min_value=0.001)
+    deadline = serializers.FloatField(required=False, min_value=0.001)
+    allow_hosts = serializers.ListField(
+        child=serializers.CharField(max_length=253), required=False, max_length=100
+    )
+    allow_networks = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, max_length=100
+    )
+    allow_loopback = serializers.BooleanField(required=False)
+    allow_private = serializers.BooleanField(required=False)
+
+
+class EnvironmentListCreateApi(APIView):
+    @extend_schema(operation_id="environments_list", responses=EnvironmentOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return paginate(
+            request, self, selectors.environment_list(user=request.user), EnvironmentOutputSerializer
+        )
+
+    @extend_schema(
+        operation_id="environments_create",
+        request=EnvironmentInput,
+        responses={201: EnvironmentOutputSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        data = EnvironmentInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        environment = services.environment_create(owner=request.user, **data.validated_data)
+        return Response(EnvironmentOutputSerializer(environment).data, status=status.HTTP_201_CREATED)
+
+
+class EnvironmentDetailApi(APIView):
+    @extend_schema(operation_id="environments_retrieve", responses=EnvironmentOutputSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(EnvironmentOutputSerializer(selectors.environment_get(pk=pk, user=request.user)).data)
+
+    @extend_schema(
+        operation_id="environments_update",
+        request=EnvironmentInput(partial=True),
+        responses=EnvironmentOutputSerializer,
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        data = EnvironmentInput(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        environment = selectors.environment_get(pk=pk, user=request.user)
+        environment = services.environment_update(
+            environment=environment, actor=request.user, **data.validated_data
+        )
+        return Response(EnvironmentOutputSerializer(environment).data)
+
+    @extend_schema(operation_id="environments_destroy", responses={204: None})
+    def delete(self, request: Request, pk: int) -> Response:
+        environment = selectors.environment_get(pk=pk, user=request.user)
+        services.environment_delete(environment=environment, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- runs ----------------------------------------------------------------------------------------
+
+
+def body_value(text: str | None, content_type: str | None, encoding: str = "utf-8") -> Any:
+    """A stored body for the API: the JSON value when it is JSON, else the text (or base64)."""
+    if text is None:
+        return None
+    if encoding == "utf-8" and (content_type or "").split(";")[0].strip().lower().endswith("json"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+class RunStepOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RunStep
+        fields = [
+            "attempt",
+            "call_id",
+            "parent_call_id",
+            "node",
+            "step_index",
+            "step_name",
+            "kind",
+            "target",
+            "request_headers",
+            "request",
+            "status_code",
+            "content_type",
+            "response",
+            "outcome",
+            "error",
+            "condition",
+            "route",
+            "started_at",
+            "finished_at",
+            "duration_ms",
+        ]
+
+
+class RunOutputSerializer(serializers.ModelSerializer):
+    graph = serializers.CharField(source="graph.name")
+    version = serializers.IntegerField(source="version.number")
+    environment = serializers.SerializerMethodField()
+    request = serializers.SerializerMethodField()
+    response = serializers.SerializerMethodField()
+    created_by = serializers.CharField(source="created_by.username")
+    rerun_of = serializers.UUIDField(source="rerun_of_id", allow_null=True)
+    steps = RunStepOutputSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "graph",
+            "version",
+            "environment",
+            "status",
+            "request",
+            "response",
+            "error",
+            "steps",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "attempt",
+            "seed",
+            "duration_ms",
+            "created_by",
+            "rerun_of",
+            "cancel_requested",
+            "config",
+        ]
+
+    def get_environment(self, obj: Run) -> dict[str, Any]:
+        return {"id": obj.environment_id, "name": obj.environment_name}
+
+    def get_request(self, obj: Run) -> dict[str, Any]:
+        return {
+            "body": body_value(obj.request_body, obj.request_content_type),
+            "content_type": obj.request_content_type,
+            "headers": obj.request_headers,
+        }
+
+    def get_response(self, obj: Run) -> dict[str, Any]:
+        return {
+            "status_code": obj.response_status,
+            "content_type": obj.response_content_type,
+            "body": body_value(obj.response_body, obj.response_content_type, obj.response_encoding),
+            "encoding": obj.response_encoding,
+            "size": obj.response_size,
+            "truncated": obj.response_truncated,
+        }
+
+
+class RunSummarySerializer(RunOutputSerializer):
+    """A list row: no steps, no bodies (fetch the run for those)."""
+
+    class Meta(RunOutputSerializer.Meta):
+        fields = [f for f in RunOutputSerializer.Meta.fields if f not in ("steps", "config")]
+
+    def get_request(self, obj: Run) -> dict[str, Any]:
+        return {"content_type": obj.request_content_type}
+
+    def get_response(self, obj: Run) -> dict[str, Any]:
+        return {"status_code": obj.response_status, "content_type": obj.response_content_type}
+
+
+def _run_response(run: Run, request: Request, code: int = status.HTTP_200_OK) -> Response:
+    run = selectors.run_get(run_id=run.pk, user=request.user)
+    response = Response(RunOutputSerializer(run).data, status=code)
+    response["Location"] = f"/api/runs/{run.pk}/"
+    return response
+
+
+class RunListCreateApi(APIView):
+    class Input(serializers.Serializer):
+        version = serializers.IntegerField(required=False, min_value=1)
+        payload = serializers.JSONField(help_text="Any JSON value; a string is the raw request body")
+        content_type = serializers.CharField(
+            required=False, max_length=200, help_text="Of a raw string payload (default: JSON if it parses)"
+        )
+        headers = serializers.DictField(
+            child=serializers.CharField(max_length=8192, allow_blank=True), required=False
+        )
+        environment = serializers.CharField(
+            required=False, max_length=63, help_text="Id or name; default local"
+        )
+        seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
+
+    @extend_schema(
+        operation_id="graphs_runs_list",
+        parameters=[
+            OpenApiParameter("version", int),
+            OpenApiParameter("status", str, enum=Run.Status.values),
+            OpenApiParameter("environment", str, description="Environment id or name"),
+        ],
+        responses=RunSummarySerializer(many=True),
+    )
+    def get(self, request: Request, name: str) -> Response:
+        graph = graph_selectors.graph_get(name=name, user=request.user)
+        qs = selectors.run_list(
+            graph=graph,
+            user=request.user,
+            version=request.query_params.get("version"),
+            status=request.query_params.get("status"),
+            environment=request.query_params.get("environment"),
+        )
+        return paginate(request, self, qs, RunSummarySerializer)
+
+    @extend_schema(
+        operation_id="graphs_runs_create",
+        request=Input,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="A retried POST with the same key returns the same run",
+            )
+        ],
+        responses={202: RunOutputSerializer},
+    )
+    def post(self, request: Request, name: str) -> Response:
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        graph = graph_selectors.graph_get(name=name, user=request.user)
+        if "version" in values:
+            version = graph_selectors.version_get(graph=graph, number=values["version"])
+        elif graph.latest_version is not None:
+            version = graph.latest_version
+        else:
+            raise NotFound(f"Graph {graph.name!r} has no versions to run.")
+        environment = (
+            selectors.environment_find(ref=values["environment"], user=request.user)
+            if values.get("environment")
+            else None
+        )
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 0 < len(key) <= 200:
+            raise BadRequest("Idempotency-Key must be 1 to 200 characters.")
+        run, _ = services.run_create(
+            graph=graph,
+            version=version,
+            user=request.user,
+            payload=values["payload"],
+            content_type=values.get("content_type"),
+            headers=values.get("headers"),
+            environment=environment,
+            seed=values.get("seed"),
+            idempotency_key=key,
+        )
+        return _run_response(run, request, status.HTTP_202_ACCEPTED)
+
+
+class RunDetailApi(APIView):
+    @extend_schema(operation_id="runs_retrieve", responses=RunOutputSerializer)
+    def get(self, request: Request, run_id: uuid.UUID) -> Response:
+        return Response(RunOutputSerializer(selectors.run_get(run_id=run_id, user=request.user)).data)
+
+
+class RunRerunApi(APIView):
+    @extend_schema(operation_id="runs_rerun", request=None, responses={202: RunOutputSerializer})
+    def post(self, request: Request, run_id: uuid.UUID) -> Response:
+        run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
+        return _run_response(
+            services.run_rerun(run=run, user=request.user), request, status.HTTP_202_ACCEPTED
+        )
+
+
+class RunCancelApi(APIView):
+    @extend_schema(operation_id="runs_cancel", request=None, responses={202: RunOutputSerializer})
+    def post(self, request: Request, run_id: uuid.UUID) -> Response:
+        run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
+        return _run_response(
+            services.run_cancel(run=run, user=request.user), request, status.HTTP_202_ACCEPTED
+        )
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets content negotiation accept ``text/event-stream``; errors are still rendered as JSON."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
+        return json.dumps(data).encode() if data is not None else b""
+
+
+class RunEventsApi(APIView):
+    """The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
+    ``?last_event_id=``), then live ones, ending after ``run.finished``."""
+
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        operation_id="runs_events",
+        parameters=[
+            OpenApiParameter("last_event_id", int),
+            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
+        ],
+        responses={(200, "text/event-stream"): OpenApiTypes.STR},
+    )
+    def get(self, request: Request, run_id: uuid.UUID) -> StreamingHttpResponse:
+        if not selectors.run_exists(run_id=run_id, user=request.user):
+            raise NotFound(f"There is no run {run_id}.")
+        raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "0"
+        if not raw.strip().isdigit():
+            raise BadRequest(f"Last-Event-ID must be an event number, got {raw!r}.")
+        response = StreamingHttpResponse(events.stream(run_id, int(raw)), content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+        return response

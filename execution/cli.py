@@ -18,13 +18,25 @@ EXIT_INVALID = 2
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="InferenceGraph YAML or JSON ('-' reads stdin)")
-    parser.add_argument("--service", action="append", default=[], metavar="NAME=URL",
-                        help="URL of a serviceName (repeatable); others use --url-template")
-    parser.add_argument("--url-template", default=None,
-                        help="URL for unmapped serviceNames, with {name} and {namespace} "
-                             "(default: KServe's cluster-local predict URL)")
-    parser.add_argument("--propagate-headers", default="", metavar="REGEX[,REGEX...]",
-                        help="Client headers to forward to every step, as KServe's router.headers.propagate")
+    parser.add_argument(
+        "--service",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="URL of a serviceName (repeatable); others use --url-template",
+    )
+    parser.add_argument(
+        "--url-template",
+        default=None,
+        help="URL for unmapped serviceNames, with {name} and {namespace} "
+        "(default: KServe's cluster-local predict URL)",
+    )
+    parser.add_argument(
+        "--propagate-headers",
+        default="",
+        metavar="REGEX[,REGEX...]",
+        help="Client headers to forward to every step, as KServe's router.headers.propagate",
+    )
 
 
 def read_manifest(path: str, stderr: Any) -> spec.Manifest:
@@ -40,8 +52,9 @@ def read_manifest(path: str, stderr: Any) -> spec.Manifest:
             stderr.write(describe_issue(issue, path))
         raise CommandError(f"{path} is not a readable InferenceGraph.", returncode=EXIT_INVALID) from exc
     if len(documents) != 1:
-        raise CommandError(f"{path} holds {len(documents)} graphs; give a file with exactly one.",
-                           returncode=EXIT_INVALID)
+        raise CommandError(
+            f"{path} holds {len(documents)} graphs; give a file with exactly one.", returncode=EXIT_INVALID
+        )
     manifest = spec.manifest_from_document(documents[0].document, documents[0].positions)
     issues = spec.validate(manifest)
     for issue in issues:
@@ -53,8 +66,11 @@ def read_manifest(path: str, stderr: Any) -> spec.Manifest:
 
 def describe_issue(issue: spec.Issue, path: str) -> str:
     where = f"{path}:{issue.line}:{issue.column or 1}" if issue.line else path
-    at = " ".join(f"{k}={v}" for k, v in (("node", issue.node), ("step", issue.step_name or issue.step))
-                  if v is not None)
+    at = " ".join(
+        f"{k}={v}"
+        for k, v in (("node", issue.node), ("step", issue.step_name or issue.step))
+        if v is not None
+    )
     return f"{where}: {issue.severity}: [{issue.code}] {issue.message}" + (f" ({at})" if at else "")
 
 
@@ -70,7 +86,10 @@ def parse_services(values: list[str]) -> dict[str, str]:
 
 def engine_config(options: dict[str, Any], **extra: Any) -> EngineConfig:
     patterns = tuple(p for p in options["propagate_headers"].split(",") if p)
-    kwargs: dict[str, Any] = {"service_urls": parse_services(options["service"]), "propagate_headers": patterns}
+    kwargs: dict[str, Any] = {
+        "service_urls": parse_services(options["service"]),
+        "propagate_headers": patterns,
+    }
     if options.get("url_template"):
         kwargs["url_template"] = options["url_template"]
     # A developer's own machine: loopback and private model servers are fine, metadata never.

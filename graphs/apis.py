@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.request import Request
+from config.types import AuthedRequest as Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -95,8 +95,7 @@ class GraphListCreateApi(APIView):
         )
         return paginate(request, self, qs, GraphOutputSerializer)
 
-    @extend_schema(operation_id="graphs_create", request=CreateInput,
-                   responses={201: GraphOutputSerializer})
+    @extend_schema(operation_id="graphs_create", request=CreateInput, responses={201: GraphOutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.CreateInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -149,8 +148,14 @@ class GraphVersionListCreateApi(APIView):
     @extend_schema(
         operation_id="graphs_versions_create",
         request=SaveInput,
-        parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER,
-                                     description='The ETag ("v{n}") of the version the edit started from')],
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The ETag ("v{n}") of the version the edit started from',
+            )
+        ],
         responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
     )
     def post(self, request: Request, name: str) -> Response:
@@ -159,12 +164,17 @@ class GraphVersionListCreateApi(APIView):
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
         result = services.graph_version_create(
-            graph=graph, manifest=data.validated_data["manifest"], layout=data.validated_data["layout"],
-            author=request.user, message=data.validated_data["message"],
+            graph=graph,
+            manifest=data.validated_data["manifest"],
+            layout=data.validated_data["layout"],
+            author=request.user,
+            message=data.validated_data["message"],
             base_version=base_version_from(request, data.validated_data["base_version"]),
         )
-        response = Response(VersionOutputSerializer(result.version).data,
-                            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        response = Response(
+            VersionOutputSerializer(result.version).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
         response["ETag"] = etag(result.version.number)
         return response
 
@@ -177,14 +187,19 @@ class GraphVersionDetailApi(APIView):
 
 
 class GraphVersionRollbackApi(APIView):
-    @extend_schema(operation_id="graphs_versions_rollback", request=None,
-                   responses={201: VersionOutputSerializer, 200: VersionOutputSerializer})
+    @extend_schema(
+        operation_id="graphs_versions_rollback",
+        request=None,
+        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
+    )
     def post(self, request: Request, name: str, number: int) -> Response:
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
         result = services.graph_version_rollback(graph=graph, number=number, author=request.user)
-        response = Response(VersionOutputSerializer(result.version).data,
-                            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        response = Response(
+            VersionOutputSerializer(result.version).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
         response["ETag"] = etag(result.version.number)
         return response
 
@@ -212,7 +227,10 @@ class GraphVersionExportApi(APIView):
     @extend_schema(
         operation_id="graphs_versions_export",
         parameters=[OpenApiParameter("format", str, enum=["yaml", "json"])],
-        responses={(200, "application/yaml"): OpenApiTypes.STR, (200, "application/json"): OpenApiTypes.OBJECT},
+        responses={
+            (200, "application/yaml"): OpenApiTypes.STR,
+            (200, "application/json"): OpenApiTypes.OBJECT,
+        },
     )
     def get(self, request: Request, name: str, number: int) -> HttpResponse:
         fmt = request.query_params.get("format", "yaml")
@@ -238,19 +256,31 @@ class GraphImportApi(APIView):
             OpenApiParameter("message", str),
             OpenApiParameter("If-Match", str, OpenApiParameter.HEADER),
         ],
-        responses={201: inline_serializer("ImportResult", {
-            "graphs": inline_serializer("ImportedGraph", {
-                "graph": serializers.CharField(), "version": VersionOutputSerializer(),
-                "created": serializers.BooleanField(),
-            }, many=True),
-            "issues": IssueSerializer(many=True),
-        })},
+        responses={
+            201: inline_serializer(
+                "ImportResult",
+                {
+                    "graphs": inline_serializer(
+                        "ImportedGraph",
+                        {
+                            "graph": serializers.CharField(),
+                            "version": VersionOutputSerializer(),
+                            "created": serializers.BooleanField(),
+                        },
+                        many=True,
+                    ),
+                    "issues": IssueSerializer(many=True),
+                },
+            )
+        },
     )
     def post(self, request: Request) -> Response:
         raw = request.data if isinstance(request.data, bytes) else b""
         target = request.query_params.get("graph")
         result = graph_import(
-            source=raw, owner=request.user, graph_name=target,
+            source=raw,
+            owner=request.user,
+            graph_name=target,
             name=request.query_params.get("name"),
             message=request.query_params.get("message", ""),
             base_version=base_version_from(request, None) if target else None,
@@ -262,13 +292,23 @@ class ValidateApi(APIView):
     class Input(serializers.Serializer):
         manifest = _ObjectField()
 
-    @extend_schema(operation_id="validate", request=Input, responses=inline_serializer("ValidateResult", {
-        "valid": serializers.BooleanField(), "issues": IssueSerializer(many=True),
-    }))
+    @extend_schema(
+        operation_id="validate",
+        request=Input,
+        responses=inline_serializer(
+            "ValidateResult",
+            {
+                "valid": serializers.BooleanField(),
+                "issues": IssueSerializer(many=True),
+            },
+        ),
+    )
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        issues = [i.to_dict() for i in spec.validate(spec.manifest_from_document(data.validated_data["manifest"]))]
+        issues = [
+            i.to_dict() for i in spec.validate(spec.manifest_from_document(data.validated_data["manifest"]))
+        ]
         return Response({"valid": not any(i["severity"] == "error" for i in issues), "issues": issues})
 
 
@@ -281,7 +321,9 @@ class GraphMemberListCreateApi(APIView):
         graph = selectors.graph_get(name=name, user=request.user)
         return Response(MemberOutputSerializer(graph.members.select_related("user"), many=True).data)
 
-    @extend_schema(operation_id="graphs_members_create", request=Input, responses={201: MemberOutputSerializer})
+    @extend_schema(
+        operation_id="graphs_members_create", request=Input, responses={201: MemberOutputSerializer}
+    )
     def post(self, request: Request, name: str) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)

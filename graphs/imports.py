@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from config.exceptions import BadRequest, PayloadTooLarge
@@ -22,7 +22,7 @@ from graphs.serializers import version_data
 def graph_import(
     *,
     source: bytes | str,
-    owner: AbstractBaseUser,
+    owner: User,
     graph_name: str | None = None,
     name: str | None = None,
     message: str = "",
@@ -37,7 +37,7 @@ def graph_import(
     size = len(source.encode() if isinstance(source, str) else source)
     if size > limit:
         raise PayloadTooLarge(f"The manifest is {size} bytes, over the import limit of {limit} bytes.")
-    if not size or not (source.strip() if isinstance(source, str) else source.strip()):
+    if not source.strip():
         raise BadRequest("Nothing to import: the request body is empty. Send InferenceGraph YAML or JSON.")
     try:
         documents = spec.load_documents(source, max_bytes=limit)
@@ -61,20 +61,33 @@ def graph_import(
                 graph = selectors.graph_get(name=graph_name, user=owner)
                 services.ensure_can_write(graph, owner)
                 result = services.graph_version_create(
-                    graph=graph, manifest=document, layout={}, author=owner, message=note,
-                    base_version=base_version, issues=issues,
+                    graph=graph,
+                    manifest=document,
+                    layout={},
+                    author=owner,
+                    message=note,
+                    base_version=base_version,
+                    issues=issues,
                 )
-                results.append({"graph": graph.name, "version": version_data(result.version),
-                                "created": result.created})
+                results.append(
+                    {"graph": graph.name, "version": version_data(result.version), "created": result.created}
+                )
             else:
                 target = name or manifest.name
                 if target and manifest.name and target != manifest.name:
-                    document = {**document, "metadata": {**dict(document.get("metadata") or {}), "name": target}}
+                    document = {
+                        **document,
+                        "metadata": {**dict(document.get("metadata") or {}), "name": target},
+                    }
                 graph = services.graph_create(
-                    owner=owner, name=target, manifest=document, message=note,
+                    owner=owner,
+                    name=target,
+                    manifest=document,
+                    message=note,
                     issues=issues if target == manifest.name else None,
                 )
                 assert isinstance(graph, Graph) and graph.latest_version is not None
-                results.append({"graph": graph.name, "version": version_data(graph.latest_version),
-                                "created": True})
+                results.append(
+                    {"graph": graph.name, "version": version_data(graph.latest_version), "created": True}
+                )
     return {"graphs": results, "issues": all_issues}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -12,13 +14,15 @@ GRAPH_NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 
 class Graph(models.Model):
     name = models.CharField(
-        max_length=63, unique=True, validators=[RegexValidator(GRAPH_NAME_PATTERN)],
+        max_length=63,
+        unique=True,
+        validators=[RegexValidator(GRAPH_NAME_PATTERN)],
         help_text="The manifest's metadata.name and the graph's identity in URLs.",
     )
     namespace = models.CharField(max_length=63, default="default")
     description = models.TextField(blank=True, default="")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="graphs")
-    editors = models.ManyToManyField(
+    editors: models.ManyToManyField[Any, Any] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="GraphMember", related_name="editable_graphs", blank=True
     )
     latest_version = models.ForeignKey(
@@ -67,7 +71,9 @@ class GraphVersion(models.Model):
 
     class Meta:
         ordering = ["graph_id", "-number"]
-        constraints = [models.UniqueConstraint(fields=["graph", "number"], name="unique_graph_version_number")]
+        constraints = [
+            models.UniqueConstraint(fields=["graph", "number"], name="unique_graph_version_number")
+        ]
 
     def __str__(self) -> str:
         return f"{self.graph.name} v{self.number}"
@@ -76,7 +82,9 @@ class GraphVersion(models.Model):
 class AuditEvent(models.Model):
     """Who changed what and when."""
 
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     action = models.CharField(max_length=40)
     graph_name = models.CharField(max_length=63, blank=True, default="")
     version_number = models.PositiveIntegerField(null=True, blank=True)

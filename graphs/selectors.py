@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
 from config.exceptions import NotFound
 from graphs.models import AuditEvent, Graph, GraphVersion
 
 
-def graph_list(*, user: AbstractBaseUser, search: str = "", archived: bool = False,
-               mine: bool = False) -> QuerySet[Graph]:
+def graph_list(
+    *, user: User, search: str = "", archived: bool = False, mine: bool = False
+) -> QuerySet[Graph]:
     qs = Graph.objects.select_related(
         "owner", "latest_version", "latest_version__author", "latest_version__parent"
     ).prefetch_related("members__user")
@@ -22,11 +23,12 @@ def graph_list(*, user: AbstractBaseUser, search: str = "", archived: bool = Fal
     return qs.order_by("name")
 
 
-def graph_get(*, name: str, user: AbstractBaseUser) -> Graph:
+def graph_get(*, name: str, user: User) -> Graph:
     """The graph called ``name``, archived or not; NotFound (404) when there is none."""
     graph = (
-        Graph.objects.select_related("owner", "latest_version", "latest_version__author",
-                                     "latest_version__parent")
+        Graph.objects.select_related(
+            "owner", "latest_version", "latest_version__author", "latest_version__parent"
+        )
         .prefetch_related("members__user")
         .filter(name=name)
         .first()
@@ -41,7 +43,9 @@ def version_list(*, graph: Graph) -> QuerySet[GraphVersion]:
 
 
 def version_get(*, graph: Graph, number: int) -> GraphVersion:
-    version = GraphVersion.objects.filter(graph=graph, number=number).select_related("author", "parent").first()
+    version = (
+        GraphVersion.objects.filter(graph=graph, number=number).select_related("author", "parent").first()
+    )
     if version is None:
         latest = graph.latest_version.number if graph.latest_version else 0
         raise NotFound(f"Graph {graph.name!r} has no version {number} (the latest is {latest}).")

@@ -23,15 +23,25 @@ class IssueSerializer(serializers.Serializer):
 
 class VersionOutputSerializer(serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", read_only=True)
-    parent = serializers.SerializerMethodField()
+    parent = serializers.SerializerMethodField()  # type: ignore[assignment]
     issues = IssueSerializer(many=True, read_only=True)
     manifest = serializers.JSONField()
     layout = serializers.JSONField()
 
     class Meta:
         model = GraphVersion
-        fields = ["number", "manifest", "layout", "spec_hash", "message", "author", "created_at", "parent",
-                  "valid", "issues"]
+        fields = [
+            "number",
+            "manifest",
+            "layout",
+            "spec_hash",
+            "message",
+            "author",
+            "created_at",
+            "parent",
+            "valid",
+            "issues",
+        ]
 
     def get_parent(self, obj: GraphVersion) -> int | None:
         parent = obj.parent
@@ -53,8 +63,17 @@ class GraphOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Graph
-        fields = ["name", "namespace", "description", "owner", "editors", "created_at", "updated_at",
-                  "archived", "latest_version"]
+        fields = [
+            "name",
+            "namespace",
+            "description",
+            "owner",
+            "editors",
+            "created_at",
+            "updated_at",
+            "archived",
+            "latest_version",
+        ]
 
     def get_editors(self, obj: Graph) -> list[str]:
         return sorted(m.user.username for m in obj.members.all())

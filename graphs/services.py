@@ -13,14 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from config.exceptions import BadRequest, Conflict, Forbidden
 from graphs import spec
-from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
+from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 
 NAME_RE = re.compile(GRAPH_NAME_PATTERN)
 
@@ -40,11 +40,19 @@ def check_graph_name(name: Any) -> str:
     if not isinstance(name, str) or not name:
         raise BadRequest(
             "The graph needs a name: set metadata.name in the manifest or send a name.",
-            issues=[{"code": "graph.name-missing", "severity": "error", "path": "metadata.name",
-                     "message": "metadata.name is required"}],
+            issues=[
+                {
+                    "code": "graph.name-missing",
+                    "severity": "error",
+                    "path": "metadata.name",
+                    "message": "metadata.name is required",
+                }
+            ],
         )
     if len(name) > 63 or not NAME_RE.match(name):
-        raise BadRequest(f"Graph name {name!r} is not a valid InferenceGraph name.", issues=[name_issue(name)])
+        raise BadRequest(
+            f"Graph name {name!r} is not a valid InferenceGraph name.", issues=[name_issue(name)]
+        )
     return name
 
 
@@ -80,29 +88,39 @@ class SaveResult:
     created: bool
 
 
-def audit(actor: AbstractBaseUser | None, action: str, graph: Graph | None = None,
-          version: GraphVersion | None = None, **details: Any) -> None:
+def audit(
+    actor: User | None,
+    action: str,
+    graph: Graph | None = None,
+    version: GraphVersion | None = None,
+    **details: Any,
+) -> None:
     AuditEvent.objects.create(
-        actor=actor, action=action, graph_name=graph.name if graph else "",
-        version_number=version.number if version else None, details=details,
+        actor=actor,
+        action=action,
+        graph_name=graph.name if graph else "",
+        version_number=version.number if version else None,
+        details=details,
     )
 
 
-def can_write(graph: Graph, user: AbstractBaseUser) -> bool:
+def can_write(graph: Graph, user: User) -> bool:
     if getattr(user, "is_superuser", False) or graph.owner_id == user.pk:
         return True
     return GraphMember.objects.filter(graph=graph, user=user).exists()
 
 
-def ensure_can_write(graph: Graph, user: AbstractBaseUser) -> None:
+def ensure_can_write(graph: Graph, user: User) -> None:
     if not can_write(graph, user):
-        raise Forbidden(f"You may read graph {graph.name!r} but not change it: ask its owner to add you as an editor.")
+        raise Forbidden(
+            f"You may read graph {graph.name!r} but not change it: ask its owner to add you as an editor."
+        )
 
 
 @transaction.atomic
 def graph_create(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     name: str | None = None,
     description: str = "",
     manifest: Mapping[str, Any] | None = None,
@@ -127,28 +145,49 @@ def graph_create(
     elif manifest_name != name:
         raise BadRequest(
             f"The name {name!r} differs from the manifest's metadata.name {manifest_name!r}.",
-            issues=[{"code": "graph.name-mismatch", "severity": "error", "path": "metadata.name",
-                     "message": f"metadata.name must be {name!r}"}],
+            issues=[
+                {
+                    "code": "graph.name-mismatch",
+                    "severity": "error",
+                    "path": "metadata.name",
+                    "message": f"metadata.name must be {name!r}",
+                }
+            ],
         )
     if Graph.objects.filter(name=name).exists():
         raise BadRequest(
             f"A graph named {name!r} already exists.",
-            issues=[{"code": "graph.name-taken", "severity": "error", "path": "metadata.name",
-                     "message": f"A graph named {name!r} already exists."}],
+            issues=[
+                {
+                    "code": "graph.name-taken",
+                    "severity": "error",
+                    "path": "metadata.name",
+                    "message": f"A graph named {name!r} already exists.",
+                }
+            ],
         )
     metadata = manifest.get("metadata")
     namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
     try:
         with transaction.atomic():
             graph = Graph.objects.create(
-                name=name, description=description, owner=owner,
+                name=name,
+                description=description,
+                owner=owner,
                 namespace=namespace if isinstance(namespace, str) and namespace else "default",
             )
     except IntegrityError as exc:
         raise BadRequest(f"A graph named {name!r} already exists.") from exc
     audit(owner, "graph.create", graph)
-    graph_version_create(graph=graph, manifest=manifest, layout=layout or {}, author=owner,
-                         message=message or "Created", base_version=None, issues=issues)
+    graph_version_create(
+        graph=graph,
+        manifest=manifest,
+        layout=layout or {},
+        author=owner,
+        message=message or "Created",
+        base_version=None,
+        issues=issues,
+    )
     graph.refresh_from_db()
     return graph
 
@@ -158,7 +197,7 @@ def graph_version_create(
     graph: Graph,
     manifest: Mapping[str, Any],
     layout: Mapping[str, Any],
-    author: AbstractBaseUser,
+    author: User,
     message: str,
     base_version: int | None,
     issues: list[dict[str, Any]] | None = None,
@@ -180,8 +219,14 @@ def graph_version_create(
         raise BadRequest(
             f"metadata.name {name!r} does not match the graph {graph.name!r}; "
             "a graph cannot be renamed (create a new graph, or import with another name).",
-            issues=[{"code": "graph.name-mismatch", "severity": "error", "path": "metadata.name",
-                     "message": f"metadata.name must be {graph.name!r}"}],
+            issues=[
+                {
+                    "code": "graph.name-mismatch",
+                    "severity": "error",
+                    "path": "metadata.name",
+                    "message": f"metadata.name must be {graph.name!r}",
+                }
+            ],
         )
     parsed = spec.manifest_from_document(manifest)
     if issues is None or name is None:
@@ -195,7 +240,8 @@ def graph_version_create(
         locked = Graph.objects.select_for_update().get(pk=graph.pk)
         latest = (
             GraphVersion.objects.filter(pk=locked.latest_version_id).select_related("author").first()
-            if locked.latest_version_id else None
+            if locked.latest_version_id
+            else None
         )
         if latest is not None and latest.spec_hash == spec_hash and latest.layout == layout:
             return SaveResult(latest, created=False)
@@ -207,12 +253,21 @@ def graph_version_create(
         try:
             with transaction.atomic():
                 version = GraphVersion.objects.create(
-                    graph=locked, number=number, manifest=document, layout=layout, spec_hash=spec_hash,
-                    valid=valid, issues=issues, message=message[:500], author=author, parent=latest,
+                    graph=locked,
+                    number=number,
+                    manifest=document,
+                    layout=layout,
+                    spec_hash=spec_hash,
+                    valid=valid,
+                    issues=issues,
+                    message=message[:500],
+                    author=author,
+                    parent=latest,
                 )
         except IntegrityError as exc:  # another writer took the number: the lock did not hold.
             raise Conflict(
-                f"Version {number} of {graph.name!r} was saved by someone else first; load it and save again.",
+                f"Version {number} of {graph.name!r} was saved by someone else first; "
+                "load it and save again.",
                 extra={"latest_version": number},
             ) from exc
         Graph.objects.filter(pk=locked.pk).update(latest_version=version, updated_at=timezone.now())
@@ -233,8 +288,8 @@ def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version:
             spec.manifest_from_document(base.manifest), spec.manifest_from_document(latest.manifest)
         ).to_dict()
     detail = (
-        f"Version {base_version} is not the latest version of {graph.name!r} (the latest is {latest_number}): "
-        "someone saved in between. Nothing was saved; review their changes and save again on top of "
+        f"Version {base_version} is not the latest version of {graph.name!r} "
+        f"(the latest is {latest_number}): someone saved in between. Nothing was saved; review their changes and save again on top of "
         f"version {latest_number}."
         if base is not None
         else f"Graph {graph.name!r} has no version {base_version}; the latest is {latest_number}."
@@ -250,7 +305,7 @@ def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version:
     )
 
 
-def graph_version_rollback(*, graph: Graph, number: int, author: AbstractBaseUser) -> SaveResult:
+def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveResult:
     """Append a new version whose manifest and layout equal version ``number``'s."""
     target = GraphVersion.objects.filter(graph=graph, number=number).first()
     if target is None:
@@ -258,8 +313,12 @@ def graph_version_rollback(*, graph: Graph, number: int, author: AbstractBaseUse
 
         raise NotFound(f"Graph {graph.name!r} has no version {number}.")
     result = graph_version_create(
-        graph=graph, manifest=target.manifest, layout=target.layout, author=author,
-        message=f"Roll back to version {number}", base_version=None,
+        graph=graph,
+        manifest=target.manifest,
+        layout=target.layout,
+        author=author,
+        message=f"Roll back to version {number}",
+        base_version=None,
     )
     if result.created:
         GraphVersion.objects.filter(pk=result.version.pk).update(parent=target)
@@ -268,7 +327,7 @@ def graph_version_rollback(*, graph: Graph, number: int, author: AbstractBaseUse
     return result
 
 
-def graph_archive(*, graph: Graph, actor: AbstractBaseUser) -> Graph:
+def graph_archive(*, graph: Graph, actor: User) -> Graph:
     """Hide a graph from the list. Its versions and runs stay; archiving twice is harmless."""
     if Graph.objects.filter(pk=graph.pk, archived_at__isnull=True).update(archived_at=timezone.now()):
         audit(actor, "graph.archive", graph)
@@ -276,14 +335,14 @@ def graph_archive(*, graph: Graph, actor: AbstractBaseUser) -> Graph:
     return graph
 
 
-def graph_restore(*, graph: Graph, actor: AbstractBaseUser) -> Graph:
+def graph_restore(*, graph: Graph, actor: User) -> Graph:
     if Graph.objects.filter(pk=graph.pk, archived_at__isnull=False).update(archived_at=None):
         audit(actor, "graph.restore", graph)
     graph.refresh_from_db()
     return graph
 
 
-def graph_member_add(*, graph: Graph, user: AbstractBaseUser, actor: AbstractBaseUser) -> GraphMember:
+def graph_member_add(*, graph: Graph, user: User, actor: User) -> GraphMember:
     if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
         raise Forbidden("Only the graph's owner can change who may edit it.")
     member, created = GraphMember.objects.get_or_create(graph=graph, user=user)
@@ -292,14 +351,14 @@ def graph_member_add(*, graph: Graph, user: AbstractBaseUser, actor: AbstractBas
     return member
 
 
-def graph_member_remove(*, graph: Graph, user: AbstractBaseUser, actor: AbstractBaseUser) -> None:
+def graph_member_remove(*, graph: Graph, user: User, actor: User) -> None:
     if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
         raise Forbidden("Only the graph's owner can change who may edit it.")
     if GraphMember.objects.filter(graph=graph, user=user).delete()[0]:
         audit(actor, "member.remove", graph, user=user.get_username())
 
 
-def ensure_owner(graph: Graph, user: AbstractBaseUser) -> None:
+def ensure_owner(graph: Graph, user: User) -> None:
     if graph.owner_id != user.pk and not getattr(user, "is_superuser", False):
         raise Forbidden(f"Only the owner of {graph.name!r} ({graph.owner.get_username()}) may do that.")
 

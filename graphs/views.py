@@ -29,7 +29,7 @@ def graph_list_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def editor_page(request: HttpRequest, name: str) -> HttpResponse:
-    graph = selectors.graph_get(name=name, user=request.user)
+    graph = selectors.graph_get(name=name, user=request.user)  # type: ignore[arg-type]  # login_required
     raw_version = request.GET.get("version", "")
     version = int(raw_version) if raw_version.isdigit() else None
     config = _studio_config(request, graph=graph.name, version=version)

@@ -12,8 +12,18 @@ from graphs.models import Graph, GraphVersion
 
 pytestmark = pytest.mark.django_db
 
-VERSION_FIELDS = {"number", "manifest", "layout", "spec_hash", "message", "author", "created_at", "parent",
-                  "valid", "issues"}
+VERSION_FIELDS = {
+    "number",
+    "manifest",
+    "layout",
+    "spec_hash",
+    "message",
+    "author",
+    "created_at",
+    "parent",
+    "valid",
+    "issues",
+}
 
 
 def create(api: APIClient, manifest: dict[str, Any], **extra: Any) -> Any:
@@ -23,9 +33,13 @@ def create(api: APIClient, manifest: dict[str, Any], **extra: Any) -> Any:
 def test_anonymous_requests_are_refused_everywhere(anon: APIClient, api: APIClient, manifest: dict) -> None:
     create(api, manifest)
     for method, url in [
-        ("get", "/api/graphs/"), ("post", "/api/graphs/"), ("get", "/api/graphs/model-chainer/"),
-        ("get", "/api/graphs/model-chainer/versions/"), ("post", "/api/validate/"),
-        ("get", "/api/graphs/model-chainer/versions/1/export/"), ("get", "/api/schema/"),
+        ("get", "/api/graphs/"),
+        ("post", "/api/graphs/"),
+        ("get", "/api/graphs/model-chainer/"),
+        ("get", "/api/graphs/model-chainer/versions/"),
+        ("post", "/api/validate/"),
+        ("get", "/api/graphs/model-chainer/versions/1/export/"),
+        ("get", "/api/schema/"),
         ("post", "/api/conditions/evaluate/"),
     ]:
         response = getattr(anon, method)(url)
@@ -36,8 +50,15 @@ def test_create_returns_graph_with_version_1_and_etag(api: APIClient, manifest: 
     response = create(api, manifest, description="iris chain", message="first", layout={"nodes": {}})
     assert response.status_code == 201, response.data
     body = response.json()
-    assert set(body) >= {"name", "namespace", "description", "owner", "created_at", "updated_at",
-                         "latest_version"}
+    assert set(body) >= {
+        "name",
+        "namespace",
+        "description",
+        "owner",
+        "created_at",
+        "updated_at",
+        "latest_version",
+    }
     assert body["name"] == "model-chainer" and body["owner"] == "alice"
     assert set(body["latest_version"]) == VERSION_FIELDS
     assert body["latest_version"]["number"] == 1
@@ -90,10 +111,17 @@ def test_duplicate_name_is_refused(api: APIClient, manifest: dict) -> None:
     ("mutate", "code"),
     [
         (lambda m: m["spec"]["nodes"]["root"].update(routerType="Chain"), "schema.enum"),
-        (lambda m: m["spec"]["nodes"]["root"].update(
-            routerType="Splitter",
-            steps=[{"serviceName": "a", "weight": 80}, {"serviceName": "b", "weight": 30}]), "webhook.weight-sum"),
-        (lambda m: m["spec"]["nodes"]["root"]["steps"][0].update(serviceUrl="http://x"), "webhook.multiple-targets"),
+        (
+            lambda m: m["spec"]["nodes"]["root"].update(
+                routerType="Splitter",
+                steps=[{"serviceName": "a", "weight": 80}, {"serviceName": "b", "weight": 30}],
+            ),
+            "webhook.weight-sum",
+        ),
+        (
+            lambda m: m["spec"]["nodes"]["root"]["steps"][0].update(serviceUrl="http://x"),
+            "webhook.multiple-targets",
+        ),
     ],
 )
 def test_manifest_kserve_rejects_is_saved_invalid_with_the_issues_validate_reports(
@@ -127,13 +155,17 @@ def test_list_is_paginated_and_searchable(api: APIClient, manifest: dict) -> Non
 
 def save(api: APIClient, name: str, manifest: dict, base: int | None, **extra: Any) -> Any:
     headers = {"HTTP_IF_MATCH": f'"v{base}"'} if base is not None else {}
-    return api.post(f"/api/graphs/{name}/versions/", {"manifest": manifest, **extra}, format="json", **headers)
+    return api.post(
+        f"/api/graphs/{name}/versions/", {"manifest": manifest, **extra}, format="json", **headers
+    )
 
 
 def test_save_appends_a_version_with_parent_and_etag(api: APIClient, manifest: dict) -> None:
     create(api, manifest)
     manifest["spec"]["nodes"]["root"]["steps"].append({"name": "third", "serviceUrl": "http://m/3"})
-    response = save(api, "model-chainer", manifest, 1, message="add third", layout={"nodes": {"root": {"x": 1}}})
+    response = save(
+        api, "model-chainer", manifest, 1, message="add third", layout={"nodes": {"root": {"x": 1}}}
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["number"] == 2 and body["parent"] == 1 and body["message"] == "add third"
@@ -191,8 +223,9 @@ def test_renaming_through_a_save_is_refused(api: APIClient, manifest: dict) -> N
 
 def test_malformed_if_match_is_400(api: APIClient, manifest: dict) -> None:
     create(api, manifest)
-    response = api.post("/api/graphs/model-chainer/versions/", {"manifest": manifest}, format="json",
-                        HTTP_IF_MATCH="banana")
+    response = api.post(
+        "/api/graphs/model-chainer/versions/", {"manifest": manifest}, format="json", HTTP_IF_MATCH="banana"
+    )
     assert response.status_code == 400
 
 
@@ -203,7 +236,9 @@ def test_history_lists_versions_newest_first_without_manifests(api: APIClient, m
     body = api.get("/api/graphs/model-chainer/versions/").json()
     assert body["count"] == 2
     assert [(v["number"], v["message"], v["author"]) for v in body["results"]] == [
-        (2, "two", "alice"), (1, "one", "alice")]
+        (2, "two", "alice"),
+        (1, "one", "alice"),
+    ]
     assert "manifest" not in body["results"][0]
     detail = api.get("/api/graphs/model-chainer/versions/1/").json()
     assert set(detail) == VERSION_FIELDS
@@ -246,15 +281,18 @@ def test_diff_reports_changed_steps(api: APIClient, manifest: dict) -> None:
     assert api.get("/api/graphs/model-chainer/diff/?from=1").status_code == 400
 
 
-def test_only_owner_and_editors_may_write(api: APIClient, bob_api: APIClient, manifest: dict,
-                                          other_user: Any) -> None:
+def test_only_owner_and_editors_may_write(
+    api: APIClient, bob_api: APIClient, manifest: dict, other_user: Any
+) -> None:
     create(api, manifest)
     assert bob_api.get("/api/graphs/model-chainer/").status_code == 200  # everyone reads
     manifest["spec"]["nodes"]["root"]["steps"].pop()
     assert save(bob_api, "model-chainer", manifest, 1).status_code == 403
     assert bob_api.post("/api/graphs/model-chainer/versions/1/rollback/").status_code == 403
     assert bob_api.delete("/api/graphs/model-chainer/").status_code == 403
-    assert bob_api.post("/api/graphs/model-chainer/members/", {"user": "bob"}, format="json").status_code == 403
+    assert (
+        bob_api.post("/api/graphs/model-chainer/members/", {"user": "bob"}, format="json").status_code == 403
+    )
     assert GraphVersion.objects.count() == 1
     assert api.post("/api/graphs/model-chainer/members/", {"user": "bob"}, format="json").status_code == 201
     assert save(bob_api, "model-chainer", manifest, 1).status_code == 201
@@ -275,7 +313,9 @@ def test_archive_hides_graph_from_list_but_keeps_it_readable(api: APIClient, man
 
 def test_audit_log_records_who_changed_what(api: APIClient, manifest: dict) -> None:
     create(api, manifest)
-    actions = [(e["action"], e["actor"]) for e in api.get("/api/graphs/model-chainer/audit/").json()["results"]]
+    actions = [
+        (e["action"], e["actor"]) for e in api.get("/api/graphs/model-chainer/audit/").json()["results"]
+    ]
     assert ("graph.create", "alice") in actions and ("version.create", "alice") in actions
 
 

@@ -40,7 +40,9 @@ spec:
 
 
 def post_yaml(api: APIClient, text: str, query: str = "", **headers: Any) -> Any:
-    return api.post(f"/api/graphs/import/{query}", data=text.encode(), content_type="application/yaml", **headers)
+    return api.post(
+        f"/api/graphs/import/{query}", data=text.encode(), content_type="application/yaml", **headers
+    )
 
 
 def test_import_creates_a_graph_and_export_gives_the_same_document(api: APIClient) -> None:

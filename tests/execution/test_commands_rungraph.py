@@ -87,7 +87,9 @@ def test_rungraph_exit_2_for_a_bad_header_argument(tmp_path: Path) -> None:
     path = tmp_path / "chain.yaml"
     path.write_text(CHAIN.format(second="http://x/"))
     with pytest.raises(CommandError) as caught:
-        call_command("rungraph", str(path), "--header", "no colon", stdout=io.StringIO(), stderr=io.StringIO())
+        call_command(
+            "rungraph", str(path), "--header", "no colon", stdout=io.StringIO(), stderr=io.StringIO()
+        )
     assert caught.value.returncode == 2
 
 
@@ -102,9 +104,19 @@ def test_servegraph_serves_every_path_and_readyz(servers: Any, tmp_path: Path) -
     path.write_text(CHAIN.format(second=servers.url("/second")))
     port = free_port()
     proc = subprocess.Popen(  # a real process, as people run it
-        [sys.executable, "manage.py", "servegraph", str(path), "--port", str(port),
-         "--service", f"first={servers.url('/first')}"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "manage.py",
+            "servegraph",
+            str(path),
+            "--port",
+            str(port),
+            "--service",
+            f"first={servers.url('/first')}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={"DJANGO_SETTINGS_MODULE": "config.test_settings", "PATH": "/usr/bin:/bin"},
     )
     try:

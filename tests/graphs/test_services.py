@@ -20,8 +20,9 @@ def test_versions_are_numbered_per_graph(user: Any, manifest: dict) -> None:
     b = services.graph_create(owner=user, name="other")
     changed = copy.deepcopy(manifest)
     changed["spec"]["nodes"]["root"]["steps"].pop()
-    result = services.graph_version_create(graph=a, manifest=changed, layout={}, author=user, message="",
-                                           base_version=1)
+    result = services.graph_version_create(
+        graph=a, manifest=changed, layout={}, author=user, message="", base_version=1
+    )
     assert result.created and result.version.number == 2
     assert b.latest_version is not None and b.latest_version.number == 1
 
@@ -31,17 +32,26 @@ def test_an_identical_save_from_a_stale_base_returns_the_latest(user: Any, manif
     graph = services.graph_create(owner=user, manifest=manifest)
     changed = copy.deepcopy(manifest)
     changed["spec"]["nodes"]["root"]["steps"].pop()
-    services.graph_version_create(graph=graph, manifest=changed, layout={}, author=user, message="", base_version=1)
-    again = services.graph_version_create(graph=graph, manifest=changed, layout={}, author=user, message="",
-                                          base_version=1)
+    services.graph_version_create(
+        graph=graph, manifest=changed, layout={}, author=user, message="", base_version=1
+    )
+    again = services.graph_version_create(
+        graph=graph, manifest=changed, layout={}, author=user, message="", base_version=1
+    )
     assert not again.created and again.version.number == 2
 
 
 @pytest.mark.django_db
 def test_a_layout_change_alone_is_a_new_version_with_the_same_hash(user: Any, manifest: dict) -> None:
     graph = services.graph_create(owner=user, manifest=manifest)
-    result = services.graph_version_create(graph=graph, manifest=manifest, layout={"nodes": {"root": {"x": 5}}},
-                                           author=user, message="moved", base_version=1)
+    result = services.graph_version_create(
+        graph=graph,
+        manifest=manifest,
+        layout={"nodes": {"root": {"x": 5}}},
+        author=user,
+        message="moved",
+        base_version=1,
+    )
     assert result.created
     assert result.version.spec_hash == GraphVersion.objects.get(number=1).spec_hash
 
@@ -53,8 +63,9 @@ def test_a_save_to_an_archived_graph_is_refused(user: Any, manifest: dict) -> No
     changed = copy.deepcopy(manifest)
     changed["spec"]["nodes"]["root"]["steps"].pop()
     with pytest.raises(BadRequest):
-        services.graph_version_create(graph=graph, manifest=changed, layout={}, author=user, message="",
-                                      base_version=1)
+        services.graph_version_create(
+            graph=graph, manifest=changed, layout={}, author=user, message="", base_version=1
+        )
     assert GraphVersion.objects.count() == 1
 
 
@@ -70,8 +81,12 @@ def test_two_saves_racing_from_the_same_base_one_wins_one_conflicts(user: Any, m
         barrier.wait()
         try:
             result = services.graph_version_create(
-                graph=Graph.objects.get(pk=graph.pk), manifest=edited, layout={}, author=user,
-                message=step_name, base_version=1,
+                graph=Graph.objects.get(pk=graph.pk),
+                manifest=edited,
+                layout={},
+                author=user,
+                message=step_name,
+                base_version=1,
             )
             outcomes.append(("saved", result.version.number, step_name))
         except Conflict as exc:
@@ -88,5 +103,7 @@ def test_two_saves_racing_from_the_same_base_one_wins_one_conflicts(user: Any, m
     assert kinds == ["conflict", "saved"], outcomes
     winner = next(o for o in outcomes if o[0] == "saved")
     assert winner[1] == 2
-    assert list(GraphVersion.objects.filter(graph=graph).values_list("number", flat=True).order_by("number")) == [1, 2]
+    assert list(
+        GraphVersion.objects.filter(graph=graph).values_list("number", flat=True).order_by("number")
+    ) == [1, 2]
     assert GraphVersion.objects.get(graph=graph, number=2).message == winner[2]

@@ -43,11 +43,15 @@ class Command(BaseCommand):
         manifest = read_manifest(opts["file"], self.stderr)
         if opts["data_file"] is not None:
             try:
-                body = (sys.stdin.buffer.read() if opts["data_file"] == "-"
-                        else Path(opts["data_file"]).read_bytes())
+                body = (
+                    sys.stdin.buffer.read()
+                    if opts["data_file"] == "-"
+                    else Path(opts["data_file"]).read_bytes()
+                )
             except OSError as exc:
-                raise CommandError(f"Cannot read {opts['data_file']}: {exc.strerror}",
-                                   returncode=EXIT_INVALID) from exc
+                raise CommandError(
+                    f"Cannot read {opts['data_file']}: {exc.strerror}", returncode=EXIT_INVALID
+                ) from exc
         else:
             body = (opts["data"] or "").encode()
         headers = [parse_header(h) for h in opts["header"]]
@@ -55,7 +59,7 @@ class Command(BaseCommand):
             if opts[option] is not None and opts[option] <= 0:
                 raise CommandError(f"--{option.replace('_', '-')} must be positive.", returncode=EXIT_INVALID)
         config = engine_config(opts, deadline=opts["timeout"], step_timeout=opts["step_timeout"])
-        rng = random.Random(opts["seed"]) if opts["seed"] is not None else random.Random()  # noqa: S311
+        rng = random.Random(opts["seed"]) if opts["seed"] is not None else random.Random()
         result = run_graph_sync(manifest, body, headers, config=config, rng=rng)
         if is_valid_json(result.body):
             shown: Any = json.loads(result.body)

@@ -33,6 +33,8 @@ class Command(BaseCommand):
         except ApplicationError as exc:
             for issue in exc.issues:
                 where = " ".join(f"{k}={issue[k]}" for k in ("node", "step_name", "path") if issue.get(k))
-                self.stderr.write(f"{issue['severity']}: [{issue['code']}] {issue['message']} {where}".rstrip())
+                self.stderr.write(
+                    f"{issue['severity']}: [{issue['code']}] {issue['message']} {where}".rstrip()
+                )
             raise CommandError(exc.detail) from exc
         self.stdout.write(text, ending="" if text.endswith("\n") else "\n")

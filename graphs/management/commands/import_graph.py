@@ -50,8 +50,13 @@ class Command(BaseCommand):
             if author is None:
                 raise CommandError("Say who imports with --user (there is no single obvious user).")
         try:
-            result = graph_import(source=text, owner=author, graph_name=opts["graph"], name=opts["name"],
-                                  message=opts["message"] or f"Imported from {Path(source_name).name}")
+            result = graph_import(
+                source=text,
+                owner=author,
+                graph_name=opts["graph"],
+                name=opts["name"],
+                message=opts["message"] or f"Imported from {Path(source_name).name}",
+            )
         except ApplicationError as exc:
             for issue in exc.issues:
                 self.stderr.write(format_issue(issue, source_name))
