@@ -36,7 +36,7 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-frontend/dist/.built: frontend/node_modules/.installed $(shell find frontend/src frontend/index*.html frontend/vite.config.* -type f 2>/dev/null)
+frontend/dist/.built: frontend/node_modules/.installed $(shell find frontend/src frontend/scripts frontend/vite.config.* frontend/tsconfig*.json -type f 2>/dev/null)
 	cd frontend && npm run build --silent
 	touch $@
 

@@ -26,7 +26,7 @@ from graphs.apis import paginate
 class ConditionEvaluateApi(APIView):
     """Evaluate a GJSON condition against a document exactly as KServe's router does."""
 
-    class Input(serializers.Serializer):
+    class ConditionEvaluateInput(serializers.Serializer):
         document = serializers.JSONField(
             help_text="The JSON document; a string is taken as the raw request text (it may be invalid JSON)"
         )
@@ -34,7 +34,7 @@ class ConditionEvaluateApi(APIView):
 
     @extend_schema(
         operation_id="conditions_evaluate",
-        request=Input,
+        request=ConditionEvaluateInput,
         responses=inline_serializer(
             "ConditionResult",
             {
@@ -46,7 +46,7 @@ class ConditionEvaluateApi(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        data = self.Input(data=request.data)
+        data = self.ConditionEvaluateInput(data=request.data)
         data.is_valid(raise_exception=True)
         document: Any = data.validated_data["document"]
         if isinstance(document, str):

@@ -70,7 +70,7 @@ class _ObjectField(serializers.JSONField):
 
 
 class GraphListCreateApi(APIView):
-    class CreateInput(serializers.Serializer):
+    class GraphCreateInput(serializers.Serializer):
         name = serializers.CharField(required=False, allow_blank=False, max_length=200)
         description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
         manifest = _ObjectField(required=False)
@@ -95,9 +95,9 @@ class GraphListCreateApi(APIView):
         )
         return paginate(request, self, qs, GraphOutputSerializer)
 
-    @extend_schema(operation_id="graphs_create", request=CreateInput, responses={201: GraphOutputSerializer})
+    @extend_schema(operation_id="graphs_create", request=GraphCreateInput, responses={201: GraphOutputSerializer})
     def post(self, request: Request) -> Response:
-        data = self.CreateInput(data=request.data)
+        data = self.GraphCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = services.graph_create(owner=request.user, **data.validated_data)
         graph = selectors.graph_get(name=graph.name, user=request.user)
@@ -134,7 +134,7 @@ class GraphRestoreApi(APIView):
 
 
 class GraphVersionListCreateApi(APIView):
-    class SaveInput(serializers.Serializer):
+    class VersionSaveInput(serializers.Serializer):
         manifest = _ObjectField()
         layout = _ObjectField(required=False, default=dict)
         message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
@@ -147,7 +147,7 @@ class GraphVersionListCreateApi(APIView):
 
     @extend_schema(
         operation_id="graphs_versions_create",
-        request=SaveInput,
+        request=VersionSaveInput,
         parameters=[
             OpenApiParameter(
                 "If-Match",
@@ -159,7 +159,7 @@ class GraphVersionListCreateApi(APIView):
         responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
     )
     def post(self, request: Request, name: str) -> Response:
-        data = self.SaveInput(data=request.data)
+        data = self.VersionSaveInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
@@ -289,12 +289,12 @@ class GraphImportApi(APIView):
 
 
 class ValidateApi(APIView):
-    class Input(serializers.Serializer):
+    class ValidateInput(serializers.Serializer):
         manifest = _ObjectField()
 
     @extend_schema(
         operation_id="validate",
-        request=Input,
+        request=ValidateInput,
         responses=inline_serializer(
             "ValidateResult",
             {
@@ -304,7 +304,7 @@ class ValidateApi(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        data = self.Input(data=request.data)
+        data = self.ValidateInput(data=request.data)
         data.is_valid(raise_exception=True)
         issues = [
             i.to_dict() for i in spec.validate(spec.manifest_from_document(data.validated_data["manifest"]))
@@ -313,7 +313,7 @@ class ValidateApi(APIView):
 
 
 class GraphMemberListCreateApi(APIView):
-    class Input(serializers.Serializer):
+    class MemberAddInput(serializers.Serializer):
         user = serializers.CharField(max_length=150)
 
     @extend_schema(operation_id="graphs_members_list", responses=MemberOutputSerializer(many=True))
@@ -322,10 +322,10 @@ class GraphMemberListCreateApi(APIView):
         return Response(MemberOutputSerializer(graph.members.select_related("user"), many=True).data)
 
     @extend_schema(
-        operation_id="graphs_members_create", request=Input, responses={201: MemberOutputSerializer}
+        operation_id="graphs_members_create", request=MemberAddInput, responses={201: MemberOutputSerializer}
     )
     def post(self, request: Request, name: str) -> Response:
-        data = self.Input(data=request.data)
+        data = self.MemberAddInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
         user = get_user_model().objects.filter(username=data.validated_data["user"]).first()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite: lint, frontend unit tests, then pytest (unit, API, integration with a real Redis,
-# Celery worker and HTTP servers on loopback, browser tests in headless Chromium).
+# Celery worker and HTTP servers on loopback, browser tests in headless Chromium), then the
+# database-touching tests a second time on PostgreSQL when it is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +13,19 @@ fi
 echo "== lint"
 make --no-print-directory lint
 echo "== frontend unit tests"
-(cd frontend && npm test --silent)
-echo "== python tests"
+(cd frontend && npm run typecheck --silent && npm test --silent)
+
 export DJANGO_SETTINGS_MODULE=config.test_settings
-exec .venv/bin/pytest "$@"
+echo "== python tests (SQLite)"
+.venv/bin/pytest "$@"
+
+if ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+  echo "== database tests again on PostgreSQL"
+  pgdir=$(mktemp -d /tmp/studio-pg.XXXXXX)
+  trap 'scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+  port=$(.venv/bin/python -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
+  DATABASE_URL=$(scripts/postgres.sh start "$pgdir" "$port") \
+    .venv/bin/pytest tests/api tests/graphs/test_services.py tests/execution tests/integration "$@"
+else
+  echo "== PostgreSQL is not installed: skipping the PostgreSQL pass (CI installs it)"
+fi

@@ -1,0 +1,270 @@
+/**
+ * The REST client: the only module that calls `fetch` (STYLE §25). Session auth with the CSRF
+ * token from the page's `studio-config`. Every failure becomes an `ApiError` carrying the
+ * server's `{detail, issues}` body.
+ */
+import type { Issue, JsonObject, Layout } from "./graph/types";
+
+export interface StudioConfig {
+  apiBase: string;
+  user: string;
+  csrfToken: string;
+  logoutUrl: string;
+  graph?: string;
+  version?: number | null;
+}
+
+/** Reads the JSON that Django's `json_script` filter put in `<script id="studio-config">`. */
+export function readConfig(): StudioConfig {
+  const el = document.getElementById("studio-config");
+  const parsed = el?.textContent ? (JSON.parse(el.textContent) as Partial<StudioConfig>) : {};
+  return {
+    apiBase: parsed.apiBase ?? "/api/",
+    user: parsed.user ?? "",
+    csrfToken: parsed.csrfToken ?? "",
+    logoutUrl: parsed.logoutUrl ?? "/logout/",
+    graph: parsed.graph,
+    version: parsed.version ?? null,
+  };
+}
+
+export interface Version {
+  number: number;
+  manifest: JsonObject;
+  layout: Layout | JsonObject | null;
+  spec_hash: string;
+  message: string;
+  author: string | null;
+  created_at: string;
+  parent: number | null;
+  valid: boolean;
+  issues: Issue[];
+}
+
+export interface GraphSummary {
+  name: string;
+  namespace?: string;
+  description: string;
+  owner: string | null;
+  created_at: string;
+  updated_at: string;
+  latest_version: Version | null;
+}
+
+export interface Page<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** The semantic diff of the spec core (shape per DESIGN.md; read defensively). */
+export interface Diff {
+  metadata?: FieldChange[];
+  spec?: FieldChange[];
+  nodes?: {
+    added?: string[];
+    removed?: string[];
+    changed?: {
+      node: string;
+      fields?: FieldChange[];
+      steps?: {
+        added?: { index: number; name?: string | null; step?: unknown }[];
+        removed?: { index: number; name?: string | null; step?: unknown }[];
+        moved?: { name?: string | null; from: number; to: number }[];
+        changed?: { index: number; name?: string | null; fields?: FieldChange[] }[];
+      };
+    }[];
+  };
+  summary?: string;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  issues: Issue[];
+}
+
+export interface ConditionResult {
+  matches: boolean;
+  value: unknown;
+  reason?: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: { detail?: string; issues?: Issue[]; [key: string]: unknown } | null;
+
+  constructor(status: number, message: string, body: ApiError["body"]) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+
+  get issues(): Issue[] {
+    return Array.isArray(this.body?.issues) ? this.body.issues : [];
+  }
+}
+
+/** The body of a 409 on save. */
+export interface ConflictBody {
+  detail: string;
+  latest_version: number;
+  diff: Diff | null;
+  latest: Version | null;
+}
+
+export type SaveResult = { status: 200 | 201; version: Version };
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export class Api {
+  readonly config: StudioConfig;
+
+  constructor(config: StudioConfig) {
+    this.config = config;
+  }
+
+  private url(path: string, query?: Record<string, string | number | undefined>): string {
+    const base = this.config.apiBase.endsWith("/") ? this.config.apiBase : `${this.config.apiBase}/`;
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== "") params.set(k, String(v));
+    const qs = params.toString();
+    return `${base}${path}${qs ? `?${qs}` : ""}`;
+  }
+
+  /** One request; returns the Response for 2xx, throws ApiError otherwise. */
+  async raw(method: string, path: string, init: { query?: Record<string, string | number | undefined>; body?: BodyInit; json?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { Accept: "application/json", ...init.headers };
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers["Content-Type"] = "application/json";
+      body = JSON.stringify(init.json);
+    }
+    if (!SAFE.has(method)) headers["X-CSRFToken"] = this.config.csrfToken;
+    let response: Response;
+    try {
+      response = await fetch(this.url(path, init.query), { method, headers, body, credentials: "same-origin" });
+    } catch (err) {
+      throw new ApiError(0, `Network error: ${err instanceof Error ? err.message : String(err)}`, null);
+    }
+    if (!response.ok) {
+      let parsed: ApiError["body"] = null;
+      const text = await response.text();
+      try {
+        parsed = JSON.parse(text) as ApiError["body"];
+      } catch {
+        parsed = null;
+      }
+      // A non-JSON body (an HTML or plain-text error page) is summarised by its first line.
+      const firstLine = text.trim().split("\n")[0]?.slice(0, 200) ?? "";
+      const detail = typeof parsed?.detail === "string" ? parsed.detail : (response.headers.get("Content-Type") ?? "").includes("html") ? response.statusText : firstLine || response.statusText;
+      throw new ApiError(response.status, `${response.status}: ${detail}`, parsed);
+    }
+    return response;
+  }
+
+  private async json<T>(method: string, path: string, init: Parameters<Api["raw"]>[2] = {}): Promise<T> {
+    const response = await this.raw(method, path, init);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  listGraphs(search = "", page?: number): Promise<Page<GraphSummary>> {
+    return this.json("GET", "graphs/", { query: { search, page } });
+  }
+
+  /** Follows a `next` link of a paginated list (an absolute or root-relative URL). */
+  async nextPage<T>(next: string): Promise<Page<T>> {
+    const url = new URL(next, window.location.href);
+    const rel = url.pathname.startsWith(this.config.apiBase) ? url.pathname.slice(this.config.apiBase.length) : url.pathname;
+    return this.json("GET", rel, { query: Object.fromEntries(url.searchParams) });
+  }
+
+  createGraph(input: { name: string; description: string; manifest: JsonObject; layout: Layout; message: string }): Promise<GraphSummary> {
+    return this.json("POST", "graphs/", { json: input });
+  }
+
+  getGraph(name: string): Promise<GraphSummary> {
+    return this.json("GET", `graphs/${encodeURIComponent(name)}/`);
+  }
+
+  archiveGraph(name: string): Promise<void> {
+    return this.json("DELETE", `graphs/${encodeURIComponent(name)}/`);
+  }
+
+  listVersions(name: string, page?: number): Promise<Page<Version> | Version[]> {
+    return this.json("GET", `graphs/${encodeURIComponent(name)}/versions/`, { query: { page } });
+  }
+
+  getVersion(name: string, n: number): Promise<Version> {
+    return this.json("GET", `graphs/${encodeURIComponent(name)}/versions/${n}/`);
+  }
+
+  /**
+   * Saves a new version on top of `base` (If-Match "v{base}"). 201 = new version, 200 = same
+   * as the latest. A 409 throws an ApiError whose body is a `ConflictBody`.
+   */
+  async saveVersion(name: string, input: { manifest: JsonObject; layout: Layout; message: string }, base: number | null): Promise<SaveResult> {
+    const headers: Record<string, string> = {};
+    if (base !== null) headers["If-Match"] = `"v${base}"`;
+    const response = await this.raw("POST", `graphs/${encodeURIComponent(name)}/versions/`, { json: input, headers });
+    return { status: response.status === 201 ? 201 : 200, version: (await response.json()) as Version };
+  }
+
+  rollback(name: string, n: number): Promise<Version> {
+    return this.json("POST", `graphs/${encodeURIComponent(name)}/versions/${n}/rollback/`);
+  }
+
+  diff(name: string, from: number, to: number): Promise<Diff> {
+    return this.json("GET", `graphs/${encodeURIComponent(name)}/diff/`, { query: { from, to } });
+  }
+
+  /** The export exactly as the server wrote it (bytes, for a byte-identical download). */
+  async exportVersion(name: string, n: number, format: "yaml" | "json"): Promise<Blob> {
+    const response = await this.raw("GET", `graphs/${encodeURIComponent(name)}/versions/${n}/export/`, {
+      query: { format },
+      headers: { Accept: format === "yaml" ? "application/yaml, text/yaml, */*" : "application/json, */*" },
+    });
+    return response.blob();
+  }
+
+  /** Imports YAML or JSON text: a new graph, or with `graph` a new version of it. */
+  importText(text: string, contentType: "application/yaml" | "application/json", options: { graph?: string; base?: number | null } = {}): Promise<unknown> {
+    const headers: Record<string, string> = { "Content-Type": contentType };
+    if (options.graph && options.base !== undefined && options.base !== null) headers["If-Match"] = `"v${options.base}"`;
+    return this.json("POST", "graphs/import/", { body: text, headers, query: { graph: options.graph } });
+  }
+
+  validate(manifest: JsonObject): Promise<ValidationResult> {
+    return this.json("POST", "validate/", { json: { manifest } });
+  }
+
+  evaluateCondition(document: unknown, condition: string): Promise<ConditionResult> {
+    return this.json("POST", "conditions/evaluate/", { json: { document, condition } });
+  }
+}
+
+/** `application/json` for .json files and JSON-looking text, else `application/yaml`. */
+export function contentTypeFor(fileName: string, text: string): "application/yaml" | "application/json" {
+  if (/\.json$/i.test(fileName)) return "application/json";
+  if (/\.ya?ml$/i.test(fileName)) return "application/yaml";
+  return /^\s*[[{]/.test(text) ? "application/json" : "application/yaml";
+}
+
+/** Saves a blob as a file through a temporary link. */
+export function downloadBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,306 @@
+/**
+ * The React Flow canvas. It draws a GraphState and turns pointer events into edits
+ * (STYLE §25); it holds no graph data of its own beyond in-flight drag positions and the
+ * sizes React Flow measured.
+ */
+import {
+  Background,
+  BackgroundVariant,
+  Controls,
+  MarkerType,
+  MiniMap,
+  ReactFlow,
+  applyNodeChanges,
+  useReactFlow,
+  type Connection,
+  type Edge,
+  type FinalConnectionState,
+  type NodeChange,
+  type Viewport as RFViewport,
+} from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import type { Edit } from "../graph/edits";
+import { isObject } from "../graph/manifest";
+import { edges as graphEdges, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
+import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
+import type { Selection } from "../editor/store";
+import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
+
+export interface CompareMarks {
+  nodes: Map<string, Mark>;
+  steps: Map<string, Mark>;
+  removedSteps: Map<string, { index: number; name: string }[]>;
+}
+
+export interface PaletteItem {
+  kind: "node" | "step";
+  routerType?: RouterType;
+  target?: TargetKind;
+}
+
+const nodeTypes = { router: RouterNode };
+
+/** A new step for a palette item dropped on a node (Splitter steps get the missing weight). */
+export function paletteStep(state: GraphState, nodeName: string, target: TargetKind): JsonObject {
+  const node = state.nodes.find((n) => n.name === nodeName);
+  const taken = new Set(node?.steps.map((s) => s.fields.name).filter((x): x is string => typeof x === "string"));
+  let i = (node?.steps.length ?? 0) + 1;
+  while (taken.has(`step-${i}`)) i++;
+  const step: JsonObject = { name: `step-${i}`, [target]: target === "serviceUrl" ? "http://" : "" };
+  if (node && node.raw.routerType === "Splitter") step.weight = Math.max(0, 100 - splitterWeightSum(node));
+  return step;
+}
+
+export function Canvas({
+  state,
+  selection,
+  issues,
+  readOnly,
+  compare,
+  onEdit,
+  onSelect,
+  onViewport,
+}: {
+  state: GraphState;
+  selection: Selection;
+  issues: IssueIndex;
+  readOnly: boolean;
+  compare?: CompareMarks | null;
+  onEdit: (edit: Edit, select?: Selection) => void;
+  onSelect: (selection: Selection) => void;
+  onViewport: (viewport: Viewport) => void;
+}) {
+  const flow = useReactFlow<RouterFlowNode, Edge>();
+  const live = useRef(state);
+  live.current = state;
+
+  const selectedNames = useMemo(() => new Set(selection.kind === "nodes" ? selection.names : []), [selection]);
+  const derived = useMemo<RouterFlowNode[]>(() => {
+    const existing = new Set(state.nodes.map((n) => n.name));
+    const reach = reachable(state);
+    return state.nodes.map((node) => ({
+      id: node.name,
+      type: "router",
+      position: node.position,
+      selected: selectedNames.has(node.name),
+      draggable: !readOnly,
+      connectable: !readOnly,
+      deletable: false,
+      data: {
+        node,
+        isRoot: node.name === "root",
+        reachable: reach.has(node.name),
+        nodeIssues: issues.byNode.get(node.name) ?? [],
+        allIssues: issues.byNodeAll.get(node.name) ?? [],
+        stepIssues: node.steps.map((_, i) => issues.byStep.get(issueKey(node.name, i))),
+        selectedStep: selection.kind === "step" && selection.node === node.name ? selection.index : null,
+        existing,
+        readOnly,
+        mark: compare?.nodes.get(node.name),
+        stepMarks: compare ? node.steps.map((_, i) => compare.steps.get(issueKey(node.name, i))) : undefined,
+        removedSteps: compare?.removedSteps.get(node.name),
+      },
+    }));
+  }, [state, selectedNames, selection, issues, readOnly, compare]);
+
+  // React Flow's copy of the nodes: derived nodes plus measured sizes and in-flight drags.
+  const [nodes, setNodes] = useState<RouterFlowNode[]>(derived);
+  useEffect(() => {
+    setNodes((prev) => {
+      const byId = new Map(prev.map((n) => [n.id, n]));
+      return derived.map((n) => {
+        const old = byId.get(n.id);
+        return old ? { ...n, measured: old.measured, width: old.width, height: old.height } : n;
+      });
+    });
+  }, [derived]);
+
+  const rfEdges = useMemo<Edge[]>(() => {
+    return graphEdges(state).map((e) => {
+      const isSelected = selection.kind === "step" && selection.node === e.source && selection.index === e.stepIndex;
+      const mark = compare?.steps.get(issueKey(e.source, e.stepIndex));
+      return {
+        id: e.id,
+        source: e.source,
+        sourceHandle: e.sourceStep.id,
+        target: e.target,
+        targetHandle: "in",
+        selected: isSelected,
+        deletable: false,
+        className: mark ? `edge-${mark}` : undefined,
+        markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+        data: { node: e.source, index: e.stepIndex },
+      };
+    });
+  }, [state, selection, compare]);
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<RouterFlowNode>[]) => {
+      setNodes((prev) => {
+        const next = applyNodeChanges(changes, prev);
+        if (changes.some((c) => c.type === "select")) {
+          const names = next.filter((n) => n.selected).map((n) => n.id);
+          queueMicrotask(() => {
+            if (names.length) onSelect({ kind: "nodes", names });
+            else if (selection.kind === "nodes") onSelect({ kind: "none" });
+          });
+        }
+        return next;
+      });
+    },
+    [onSelect, selection],
+  );
+
+  const onNodeDragStop = useCallback(
+    (_: unknown, __: unknown, dragged: RouterFlowNode[]) => {
+      const positions: Record<string, { x: number; y: number }> = {};
+      for (const n of dragged) positions[n.id] = { x: Math.round(n.position.x), y: Math.round(n.position.y) };
+      onEdit({ type: "moveNodes", positions });
+    },
+    [onEdit],
+  );
+
+  const onConnect = useCallback(
+    (c: Connection) => {
+      if (readOnly || !c.source || !c.target) return;
+      if (c.sourceHandle === "__new") {
+        const node = live.current.nodes.find((n) => n.name === c.source);
+        onEdit({ type: "connectNew", node: c.source, target: c.target }, { kind: "step", node: c.source, index: node?.steps.length ?? 0 });
+        return;
+      }
+      const node = live.current.nodes.find((n) => n.name === c.source);
+      const index = node?.steps.findIndex((s) => s.id === c.sourceHandle) ?? -1;
+      if (index >= 0) onEdit({ type: "connect", node: c.source, index, target: c.target }, { kind: "step", node: c.source, index });
+    },
+    [onEdit, readOnly],
+  );
+
+  // A connection dropped anywhere on a card (not only on its input handle) connects to it.
+  const onConnectEnd = useCallback(
+    (event: MouseEvent | TouchEvent, connection: FinalConnectionState) => {
+      if (connection.isValid || !connection.fromNode || connection.fromHandle?.type !== "source") return;
+      const point = "changedTouches" in event ? event.changedTouches[0] : event;
+      if (!point) return;
+      const card = document.elementFromPoint(point.clientX, point.clientY)?.closest<HTMLElement>(".router-card[data-node]");
+      const target = card?.dataset.node;
+      if (!target) return;
+      onConnect({ source: connection.fromNode.id, sourceHandle: connection.fromHandle.id ?? null, target, targetHandle: "in" });
+    },
+    [onConnect],
+  );
+
+  const actions = useMemo<CanvasActions>(
+    () => ({
+      selectStep: (node, index) => onSelect({ kind: "step", node, index }),
+      dropOnNode: (nodeName, index, dt) => {
+        const moving = dt.getData(STEP_MIME);
+        if (moving) {
+          const from = JSON.parse(moving) as { node: string; index: number };
+          if (from.node === nodeName) {
+            const to = index === undefined ? Number.MAX_SAFE_INTEGER : index > from.index ? index - 1 : index;
+            const target = Math.min(to, (live.current.nodes.find((n) => n.name === nodeName)?.steps.length ?? 1) - 1);
+            onEdit({ type: "transferStep", from, to: { node: nodeName, index: target } }, { kind: "step", node: nodeName, index: target });
+          } else {
+            const len = live.current.nodes.find((n) => n.name === nodeName)?.steps.length ?? 0;
+            const at = index ?? len;
+            onEdit({ type: "transferStep", from, to: { node: nodeName, index: at } }, { kind: "step", node: nodeName, index: at });
+          }
+          return;
+        }
+        const item = parsePalette(dt.getData(PALETTE_MIME));
+        if (item?.kind === "step" && item.target) {
+          const len = live.current.nodes.find((n) => n.name === nodeName)?.steps.length ?? 0;
+          const at = index ?? len;
+          onEdit(
+            { type: "addStep", node: nodeName, index: at, step: paletteStep(live.current, nodeName, item.target) },
+            { kind: "step", node: nodeName, index: at },
+          );
+        } else if (item?.kind === "node" && item.routerType) {
+          // A node dropped on a card lands next to it.
+          const host = live.current.nodes.find((n) => n.name === nodeName);
+          addNodeAt(item.routerType, host ? { x: host.position.x + 40, y: host.position.y + 40 } : { x: 0, y: 0 });
+        }
+      },
+    }),
+    [onEdit, onSelect],
+  );
+
+  // The reducer selects nodes an edit adds.
+  function addNodeAt(routerType: RouterType, position: { x: number; y: number }) {
+    onEdit({ type: "addNode", routerType, position });
+  }
+
+  const onDragOver = (e: DragEvent) => {
+    if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "copy";
+  };
+
+  const onDrop = (e: DragEvent) => {
+    if (readOnly) return;
+    const item = parsePalette(e.dataTransfer.getData(PALETTE_MIME));
+    if (!item) return;
+    e.preventDefault();
+    if (item.kind === "node" && item.routerType) {
+      const p = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      addNodeAt(item.routerType, { x: Math.round(p.x - 20), y: Math.round(p.y - 16) });
+    }
+  };
+
+  const initialViewport = useRef(state.viewport);
+
+  return (
+    <CanvasActionsContext.Provider value={actions}>
+      <div className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined}>
+        <ReactFlow<RouterFlowNode, Edge>
+          nodes={nodes}
+          edges={rfEdges}
+          nodeTypes={nodeTypes}
+          onNodesChange={onNodesChange}
+          onNodeDragStop={onNodeDragStop}
+          onConnect={onConnect}
+          onConnectEnd={onConnectEnd}
+          onEdgeClick={(_, edge) => {
+            const d = edge.data as { node: string; index: number } | undefined;
+            if (d) onSelect({ kind: "step", node: d.node, index: d.index });
+          }}
+          onPaneClick={() => onSelect({ kind: "none" })}
+          onMoveEnd={(_, vp: RFViewport) => onViewport({ x: Math.round(vp.x), y: Math.round(vp.y), zoom: Math.round(vp.zoom * 1000) / 1000 })}
+          defaultViewport={initialViewport.current ?? undefined}
+          fitView={!initialViewport.current}
+          fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
+          minZoom={0.1}
+          maxZoom={2.5}
+          nodesDraggable={!readOnly}
+          nodesConnectable={!readOnly}
+          elementsSelectable
+          deleteKeyCode={null}
+          selectionKeyCode="Shift"
+          multiSelectionKeyCode={["Meta", "Control", "Shift"]}
+          connectionRadius={28}
+          proOptions={{ hideAttribution: true }}
+          defaultEdgeOptions={{ type: "smoothstep" }}
+        >
+          <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
+          <Controls showInteractive={false} position="bottom-left" />
+          <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" />
+        </ReactFlow>
+      </div>
+    </CanvasActionsContext.Provider>
+  );
+}
+
+function minimapColor(n: RouterFlowNode): string {
+  const t = n.data?.node?.raw?.routerType;
+  return t === "Sequence" ? "#5b7cfa" : t === "Switch" ? "#e8a33d" : t === "Ensemble" ? "#38a169" : t === "Splitter" ? "#b45cd6" : "#999";
+}
+
+export function parsePalette(text: string): PaletteItem | null {
+  if (!text) return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return isObject(v) && (v.kind === "node" || v.kind === "step") ? (v as unknown as PaletteItem) : null;
+  } catch {
+    return null;
+  }
+}

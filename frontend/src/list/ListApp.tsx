@@ -1,0 +1,311 @@
+/** The graph list page: search, create, import, archive, open. */
+import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
+import { Api, contentTypeFor, type GraphSummary, type StudioConfig } from "../api";
+import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
+import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
+import { GRAPH_NAME_RE } from "../graph/queries";
+import { isObject } from "../graph/manifest";
+
+export function editorUrl(name: string): string {
+  return `/graphs/${encodeURIComponent(name)}/`;
+}
+
+/** Inline message for a graph name, or null when the name is acceptable. */
+export function nameProblem(name: string): string | null {
+  if (!name) return "A name is required.";
+  if (name.length > 63) return "At most 63 characters.";
+  if (!GRAPH_NAME_RE.test(name)) {
+    return "Lower-case letters, digits and '-'; start with a letter, end with a letter or digit (e.g. \"my-graph\").";
+  }
+  return null;
+}
+
+export function ListApp({ config }: { config: StudioConfig }) {
+  const api = useRef(new Api(config)).current;
+  const [search, setSearch] = useState("");
+  const [graphs, setGraphs] = useState<GraphSummary[]>([]);
+  const [count, setCount] = useState(0);
+  const [next, setNext] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [archiving, setArchiving] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const requestSeq = useRef(0);
+
+  const load = useCallback(
+    async (query: string) => {
+      const seq = ++requestSeq.current;
+      setLoading(true);
+      try {
+        const page = await api.listGraphs(query);
+        if (seq !== requestSeq.current) return;
+        setGraphs(page.results);
+        setCount(page.count);
+        setNext(page.next);
+        setError(null);
+      } catch (err) {
+        if (seq === requestSeq.current) setError(`Could not load graphs: ${errorText(err)}`);
+      } finally {
+        if (seq === requestSeq.current) setLoading(false);
+      }
+    },
+    [api],
+  );
+
+  useEffect(() => {
+    const t = setTimeout(() => void load(search), search ? 250 : 0);
+    return () => clearTimeout(t);
+  }, [search, load]);
+
+  const loadMore = async () => {
+    if (!next) return;
+    setBusy("more");
+    try {
+      const page = await api.nextPage<GraphSummary>(next);
+      setGraphs((g) => [...g, ...page.results]);
+      setNext(page.next);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const onImportFile = async (file: File) => {
+    setBusy("import");
+    setError(null);
+    try {
+      const text = await file.text();
+      const result = await api.importText(text, contentTypeFor(file.name, text));
+      const name = importedName(result);
+      if (name) window.location.assign(editorUrl(name));
+      else await load(search);
+    } catch (err) {
+      setError(`Import failed: ${describeApiError(err)}`);
+    } finally {
+      setBusy(null);
+      if (fileRef.current) fileRef.current.value = "";
+    }
+  };
+
+  const archive = async (name: string) => {
+    setBusy(`archive:${name}`);
+    try {
+      await api.archiveGraph(name);
+      setArchiving(null);
+      setGraphs((g) => g.filter((x) => x.name !== name));
+      setCount((c) => Math.max(0, c - 1));
+    } catch (err) {
+      setError(`Could not archive ${name}: ${errorText(err)}`);
+      setArchiving(null);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <div className="page">
+      <AppHeader config={config}>
+        <span className="crumb">Graphs</span>
+      </AppHeader>
+      <main className="list-main">
+        <div className="list-toolbar">
+          <h1>Inference graphs</h1>
+          <input
+            type="search"
+            className="input search-input"
+            placeholder="Search graphs…"
+            aria-label="Search graphs"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
+          <div className="spacer" />
+          {busy === "import" && <Spinner label="Importing" />}
+          <button type="button" className="btn" onClick={() => fileRef.current?.click()} disabled={busy === "import"}>
+            Import
+          </button>
+          <input
+            ref={fileRef}
+            type="file"
+            accept=".yaml,.yml,.json,application/yaml,application/json,text/yaml"
+            hidden
+            aria-label="Import file"
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              if (f) void onImportFile(f);
+            }}
+          />
+          <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+            New graph
+          </button>
+        </div>
+        <ErrorBanner error={error} onDismiss={() => setError(null)} />
+        {creating && <CreateForm api={api} onCancel={() => setCreating(false)} />}
+        <div className="table-wrap">
+          <table className="graph-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Description</th>
+                <th>Latest</th>
+                <th>Owner</th>
+                <th>Updated</th>
+                <th aria-label="Actions" />
+              </tr>
+            </thead>
+            <tbody>
+              {graphs.map((g) => (
+                <tr key={g.name}>
+                  <td>
+                    <a className="graph-link" href={editorUrl(g.name)}>
+                      {g.name}
+                    </a>
+                    {g.namespace && <span className="muted small"> · {g.namespace}</span>}
+                  </td>
+                  <td className="desc">{g.description}</td>
+                  <td>
+                    {g.latest_version ? (
+                      <span className="version-cell">
+                        v{g.latest_version.number}
+                        {g.latest_version.valid === false && <span className="badge badge-error">invalid</span>}
+                      </span>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
+                  <td>{g.owner ?? ""}</td>
+                  <td className="nowrap">{formatTime(g.updated_at)}</td>
+                  <td className="row-actions">
+                    <a className="btn btn-small" href={editorUrl(g.name)}>
+                      Open
+                    </a>
+                    <button type="button" className="btn btn-small btn-danger-ghost" aria-label={`Archive ${g.name}`} onClick={() => setArchiving(g.name)}>
+                      Archive
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {loading && (
+            <div className="table-status">
+              <Spinner /> Loading…
+            </div>
+          )}
+          {!loading && graphs.length === 0 && (
+            <div className="table-status empty">
+              {search ? `No graph matches “${search}”.` : "No graphs yet. Create one or import a YAML file."}
+            </div>
+          )}
+        </div>
+        <div className="list-footer">
+          <span className="muted">
+            {graphs.length} of {count} graph{count === 1 ? "" : "s"}
+          </span>
+          {next && (
+            <button type="button" className="btn btn-small" onClick={() => void loadMore()} disabled={busy === "more"}>
+              {busy === "more" ? "Loading…" : "Load more"}
+            </button>
+          )}
+        </div>
+      </main>
+      <Modal
+        open={archiving !== null}
+        title="Archive graph"
+        onClose={() => setArchiving(null)}
+        footer={
+          <>
+            <button type="button" className="btn" onClick={() => setArchiving(null)}>
+              Cancel
+            </button>
+            <button type="button" className="btn btn-danger" disabled={busy !== null} onClick={() => archiving && void archive(archiving)}>
+              {busy?.startsWith("archive:") ? "Archiving…" : "Confirm archive"}
+            </button>
+          </>
+        }
+      >
+        <p>
+          Archive <strong>{archiving}</strong>? It disappears from this list; its versions are kept.
+        </p>
+      </Modal>
+    </div>
+  );
+}
+
+function CreateForm({ api, onCancel }: { api: Api; onCancel: () => void }) {
+  const [name, setName] = useState("");
+  const [description, setDescription] = useState("");
+  const [touched, setTouched] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const problem = nameProblem(name);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (problem) return;
+    setSaving(true);
+    setError(null);
+    try {
+      const manifest = emptyManifest(name);
+      const layout = toLayout(fromManifest(manifest, null));
+      await api.createGraph({ name, description, manifest, layout, message: "Created" });
+      window.location.assign(editorUrl(name));
+    } catch (err) {
+      setError(describeApiError(err));
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form className="create-form card" onSubmit={(e) => void submit(e)} noValidate>
+      <div className="field">
+        <label htmlFor="new-graph-name">Name</label>
+        <input
+          id="new-graph-name"
+          className={`input mono${touched && problem ? " input-invalid" : ""}`}
+          value={name}
+          autoFocus
+          autoComplete="off"
+          spellCheck={false}
+          aria-invalid={touched && problem ? true : undefined}
+          aria-describedby="new-graph-name-help"
+          placeholder="my-graph"
+          onChange={(e) => {
+            setName(e.target.value);
+            if (e.target.value) setTouched(true);
+          }}
+        />
+        <div id="new-graph-name-help" className={touched && problem ? "field-error" : "field-help"}>
+          {touched && problem ? problem : "KServe name: lower-case letters, digits and '-'."}
+        </div>
+      </div>
+      <div className="field grow">
+        <label htmlFor="new-graph-description">Description</label>
+        <input id="new-graph-description" className="input" value={description} onChange={(e) => setDescription(e.target.value)} placeholder="What does this graph do?" />
+      </div>
+      <div className="create-actions">
+        <button type="submit" className="btn btn-primary" disabled={saving || (touched && problem !== null)}>
+          {saving ? "Creating…" : "Create"}
+        </button>
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      {error && <div className="field-error full">{error}</div>}
+    </form>
+  );
+}
+
+/** The graph name in an import response (a graph, a version with a manifest, or a list). */
+export function importedName(result: unknown): string | null {
+  const first = Array.isArray(result) ? result[0] : isObject(result) && Array.isArray(result.results) ? result.results[0] : isObject(result) && Array.isArray(result.graphs) ? result.graphs[0] : result;
+  if (!isObject(first)) return null;
+  if (typeof first.name === "string") return first.name;
+  if (isObject(first.graph) && typeof first.graph.name === "string") return first.graph.name;
+  if (typeof first.graph === "string") return first.graph;
+  const meta = isObject(first.manifest) && isObject(first.manifest.metadata) ? first.manifest.metadata : null;
+  return meta && typeof meta.name === "string" ? meta.name : null;
+}

@@ -1,0 +1,180 @@
+/**
+ * The YAML view, both ways: canvas edits rewrite the text at once; text that parses into a
+ * manifest updates the canvas (one `replaceManifest` edit, so undo works); text that does not
+ * parse is marked at its line and the canvas keeps the last good document.
+ */
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { yaml } from "@codemirror/lang-yaml";
+import { bracketMatching, defaultHighlightStyle, foldGutter, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
+import { Annotation, Compartment, EditorState } from "@codemirror/state";
+import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from "@codemirror/view";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { toManifest } from "../graph/manifest";
+import type { GraphState, Issue, JsonObject } from "../graph/types";
+import { issueProblems, manifestToYaml, parseManifestText, type TextProblem } from "./yamlText";
+
+const External = Annotation.define<boolean>();
+const PARSE_DELAY_MS = 300;
+
+export function YamlPanel({
+  state,
+  issues,
+  readOnly,
+  visible,
+  onManifest,
+}: {
+  state: GraphState;
+  issues: Issue[];
+  readOnly: boolean;
+  visible: boolean;
+  onManifest: (manifest: JsonObject) => void;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const readOnlyConf = useRef(new Compartment());
+  const lastJson = useRef<string>("");
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const onManifestRef = useRef(onManifest);
+  onManifestRef.current = onManifest;
+  const issuesRef = useRef(issues);
+  issuesRef.current = issues;
+  const [parseProblems, setParseProblems] = useState<TextProblem[]>([]);
+  const [pending, setPending] = useState(false);
+
+  const manifest = useMemo(() => toManifest(state), [state]);
+  const manifestJson = useMemo(() => JSON.stringify(manifest), [manifest]);
+
+  const publishDiagnostics = (problems: TextProblem[]) => {
+    const v = view.current;
+    if (!v) return;
+    const text = v.state.doc.toString();
+    let all = problems;
+    if (!problems.length) {
+      const parsed = parseManifestText(text);
+      all = parsed.ok ? issueProblems(text, parsed.doc, issuesRef.current) : parsed.problems;
+    }
+    const len = v.state.doc.length;
+    const diagnostics: Diagnostic[] = all.map((p) => ({
+      from: Math.min(p.from, len),
+      to: Math.min(Math.max(p.to, p.from), len),
+      severity: p.severity,
+      message: p.message,
+    }));
+    v.dispatch(setDiagnostics(v.state, diagnostics));
+  };
+
+  const parseNow = () => {
+    const v = view.current;
+    if (!v) return;
+    setPending(false);
+    const parsed = parseManifestText(v.state.doc.toString());
+    if (!parsed.ok) {
+      setParseProblems(parsed.problems);
+      publishDiagnostics(parsed.problems);
+      return;
+    }
+    setParseProblems([]);
+    const json = JSON.stringify(parsed.manifest);
+    lastJson.current = json;
+    onManifestRef.current(parsed.manifest);
+    publishDiagnostics([]);
+  };
+
+  useEffect(() => {
+    if (!host.current) return;
+    const v = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: "",
+        extensions: [
+          lineNumbers(),
+          highlightActiveLineGutter(),
+          foldGutter(),
+          history(),
+          drawSelection(),
+          indentOnInput(),
+          bracketMatching(),
+          highlightActiveLine(),
+          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          yaml(),
+          lintGutter(),
+          keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+          EditorState.tabSize.of(2),
+          EditorView.lineWrapping,
+          readOnlyConf.current.of([EditorState.readOnly.of(false), EditorView.editable.of(true)]),
+          EditorView.contentAttributes.of({ "aria-label": "YAML manifest" }),
+          EditorView.updateListener.of((u) => {
+            if (!u.docChanged || u.transactions.some((t) => t.annotation(External))) return;
+            setPending(true);
+            if (timer.current) clearTimeout(timer.current);
+            timer.current = setTimeout(parseNow, PARSE_DELAY_MS);
+          }),
+        ],
+      }),
+    });
+    view.current = v;
+    return () => {
+      if (timer.current) clearTimeout(timer.current);
+      v.destroy();
+      view.current = null;
+    };
+    // The editor is created once; later changes go through transactions.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Canvas → text. Skipped when this document is the one the text just produced.
+  useEffect(() => {
+    const v = view.current;
+    if (!v) return;
+    if (manifestJson === lastJson.current) return;
+    lastJson.current = manifestJson;
+    if (timer.current) {
+      clearTimeout(timer.current);
+      timer.current = null;
+      setPending(false);
+    }
+    const text = manifestToYaml(manifest);
+    if (text !== v.state.doc.toString()) {
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text }, annotations: External.of(true) });
+    }
+    setParseProblems([]);
+    publishDiagnostics([]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [manifestJson]);
+
+  useEffect(() => {
+    publishDiagnostics(parseProblems);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [issues]);
+
+  useEffect(() => {
+    view.current?.dispatch({
+      effects: readOnlyConf.current.reconfigure([EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)]),
+    });
+  }, [readOnly]);
+
+  useEffect(() => {
+    if (visible) view.current?.requestMeasure();
+  }, [visible]);
+
+  const firstProblem = parseProblems[0];
+  const line = firstProblem && view.current ? view.current.state.doc.lineAt(Math.min(firstProblem.from, view.current.state.doc.length)).number : null;
+
+  return (
+    <div className="yaml-panel">
+      <div className="yaml-status" role="status">
+        {firstProblem ? (
+          <span className="text-error">
+            ✕ Line {line}: {firstProblem.message} — the canvas shows the last valid document.
+          </span>
+        ) : pending ? (
+          <span className="muted">Parsing…</span>
+        ) : (
+          <span className="muted">{readOnly ? "Read-only." : "Edits here update the canvas when the YAML is valid."}</span>
+        )}
+      </div>
+      <div className="yaml-editor" ref={host} />
+    </div>
+  );
+}

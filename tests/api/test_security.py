@@ -1,0 +1,73 @@
+"""Authentication, CSRF, login rate limiting and production settings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.django_db
+def test_pages_redirect_anonymous_users_to_login() -> None:
+    client = Client()
+    for url in ["/", "/graphs/anything/"]:
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert client.get("/login/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_login_attempts_are_rate_limited_per_user_and_address(user: Any, settings: Any) -> None:
+    settings.LOGIN_MAX_FAILURES = 3
+    client = Client()
+    for _ in range(3):
+        assert client.post("/login/", {"username": "alice", "password": "wrong"}).status_code == 200
+    blocked = client.post("/login/", {"username": "alice", "password": "alice-password-1"})
+    assert blocked.status_code == 429
+    assert b"Too many failed sign-in attempts" in blocked.content
+    # another user from the same address is not locked out
+    assert client.post("/login/", {"username": "bob", "password": "x"}).status_code == 200
+
+
+@pytest.mark.django_db
+def test_login_with_the_right_password_works(user: Any) -> None:
+    client = Client()
+    response = client.post("/login/", {"username": "alice", "password": "alice-password-1"})
+    assert response.status_code == 302
+    assert client.get("/api/graphs/").status_code == 200
+
+
+def test_check_deploy_is_clean_with_production_settings() -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "a-long-random-production-key-" + "x" * 40,
+        "DJANGO_HSTS_SECONDS": "31536000",
+        "DJANGO_HSTS_PRELOAD": "1",
+        "DJANGO_SECURE_SSL_REDIRECT": "1",
+        "ALLOWED_HOSTS": "studio.example.org",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "DJANGO_DEBUG": "0"})
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd="/tmp", env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY" in result.stderr
