@@ -90,6 +90,10 @@ if yaml.__with_libyaml__:  # pragma: no branch - depends on how PyYAML was built
     _LOADER = _CSafeLoader
 
 
+# How many source positions alias copies may add to a document (see the alias branch of the reader).
+_ALIAS_POSITIONS: Final = 20_000
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedDocument:
     """One InferenceGraph document read from a source.
@@ -424,6 +428,7 @@ class _EventBuilder:
         root: Any = None
         aliases = 0
         values = 0
+        alias_positions_left = _ALIAS_POSITIONS
 
         def place(event: Event) -> tuple[PathKey, Position] | None:
             """Path and position of the node starting at ``event``; ``None`` if it is a key."""
@@ -538,11 +543,16 @@ class _EventBuilder:
                 value, size, rel = anchored
                 values += size
                 self._check_values(values, pos)
-                for sub, sub_pos in rel:
-                    if sub:
-                        full = (*path, *sub)
-                        positions[full] = sub_pos
-                        log.append((full, sub_pos))
+                # Positions inside an alias copy point at the anchor's text. Copying them costs a
+                # tuple per value, so only a bounded number is copied: past it, issues inside
+                # further copies carry no line (billion-laughs input stays small in memory).
+                if alias_positions_left >= len(rel):
+                    alias_positions_left -= len(rel)
+                    for sub, sub_pos in rel:
+                        if sub:
+                            full = (*path, *sub)
+                            positions[full] = sub_pos
+                            log.append((full, sub_pos))
                 attach(value, size)
                 continue
 

@@ -57,7 +57,12 @@ def test_check_deploy_is_clean_with_production_settings() -> None:
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -67,7 +72,12 @@ def test_settings_refuse_to_start_without_a_secret_key_when_debug_is_off() -> No
     env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "DJANGO_DEBUG": "0"})
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
-        cwd="/tmp", env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60, check=False,
+        cwd="/tmp",
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr

@@ -49,8 +49,10 @@ def test_racing_clients_from_stale_bases_lose_nothing(user: Any) -> None:
                 base = latest_number(client)
                 tag = f"client-{index}-save-{attempt}"
                 response = client.post(
-                    "/api/graphs/model-chainer/versions/", {"manifest": edited(tag), "message": tag},
-                    format="json", HTTP_IF_MATCH=f'"v{base}"',
+                    "/api/graphs/model-chainer/versions/",
+                    {"manifest": edited(tag), "message": tag},
+                    format="json",
+                    HTTP_IF_MATCH=f'"v{base}"',
                 )
                 number = response.json().get("number") if response.status_code == 201 else None
                 with lock:
@@ -67,7 +69,9 @@ def test_racing_clients_from_stale_bases_lose_nothing(user: Any) -> None:
     statuses = Counter(status for status, _, _ in results)
     assert set(statuses) <= {201, 409}, statuses
     assert len(results) == CLIENTS * SAVES_PER_CLIENT
-    versions = list(GraphVersion.objects.order_by("number").values_list("number", "message", "parent__number"))
+    versions = list(
+        GraphVersion.objects.order_by("number").values_list("number", "message", "parent__number")
+    )
     # exactly as many versions as 2xx answers (plus version 1), numbered without gaps
     assert len(versions) == 1 + statuses[201]
     assert [n for n, _, _ in versions] == list(range(1, len(versions) + 1))
@@ -84,8 +88,10 @@ def test_sequential_saves_from_one_client_never_conflict(user: Any) -> None:
     etag = '"v1"'
     for index in range(SEQUENTIAL_SAVES):
         response = api.post(
-            "/api/graphs/model-chainer/versions/", {"manifest": edited(f"save-{index}")},
-            format="json", HTTP_IF_MATCH=etag,
+            "/api/graphs/model-chainer/versions/",
+            {"manifest": edited(f"save-{index}")},
+            format="json",
+            HTTP_IF_MATCH=etag,
         )
         assert response.status_code == 201, (index, response.json())
         etag = response["ETag"]
