@@ -11,11 +11,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
-from config.types import AuthedRequest as Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
+from config.types import AuthedRequest as Request
 from execution import events, selectors, services
 from execution.engine.conditions import evaluate_condition
 from execution.models import Environment, Run, RunStep

@@ -1,13 +1,136 @@
-"""Demo data for the one-machine setup: a demo user (and, once runs land, environments and graphs)."""
+"""Demo data for the one-machine setup: the demo user, the ``local`` environment (the built-in mock
+model server) and demo graphs that run against it. ``seed()`` is idempotent: it creates only what
+is missing, so ``manage.py seed_demo`` may run on every start."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
+from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from execution import services
+from graphs import services as graph_services
+from graphs.models import Graph
+
 DEMO_USER = "demo"
-DEMO_PASSWORD = "demo-studio"  # noqa: S105 - the published demo login of the one-machine setup
+DEMO_PASSWORD = "demo-studio"  # the published demo login of the one-machine setup
+
+
+def _manifest(name: str, nodes: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "InferenceGraph",
+        "metadata": {"name": name},
+        "spec": {"nodes": nodes},
+    }
+
+
+# Each graph: (manifest, layout, description, a request that flows through it).
+DEMO_GRAPHS: dict[str, tuple[dict[str, Any], dict[str, Any], str, Any]] = {
+    "face-recognition": (
+        _manifest(
+            "face-recognition",
+            {
+                "root": {
+                    "routerType": "Sequence",
+                    "steps": [
+                        {"name": "face-detector", "serviceName": "face-detector"},
+                        {
+                            "name": "feature-extractor",
+                            "serviceName": "feature-extractor",
+                            "data": "$response",
+                        },
+                        {"name": "match", "nodeName": "match", "data": "$response"},
+                        {"name": "result-merger", "serviceName": "result-merger", "data": "$response"},
+                    ],
+                },
+                "match": {
+                    "routerType": "Ensemble",
+                    "steps": [
+                        {"name": "db-employees", "serviceName": "face-db-employees"},
+                        {"name": "db-visitors", "serviceName": "face-db-visitors"},
+                    ],
+                },
+            },
+        ),
+        {"nodes": {"root": {"x": 0, "y": 0}, "match": {"x": 420, "y": 0}}},
+        "Detect faces, embed them, match them against two databases at once, merge the answers.",
+        {"instances": [{"image": "lobby-camera-0001.jpg"}]},
+    ),
+    "cat-dog-breed": (
+        _manifest(
+            "cat-dog-breed",
+            {
+                "root": {
+                    "routerType": "Sequence",
+                    "steps": [
+                        {"name": "cat-dog-classifier", "serviceName": "cat-dog-classifier"},
+                        {
+                            "name": "breed",
+                            "serviceName": "dog-breed-classifier",
+                            "condition": '[@this].#(predictions.0=="dog")',
+                        },
+                    ],
+                }
+            },
+        ),
+        {"nodes": {"root": {"x": 0, "y": 0}}},
+        "KServe's image pipeline: classify cat or dog; only for a dog, ask the breed classifier.",
+        {"instances": [{"animal": "dog", "image": "rex.jpg"}]},
+    ),
+    "animal-switch": (
+        _manifest(
+            "animal-switch",
+            {
+                "root": {
+                    "routerType": "Switch",
+                    "steps": [
+                        {
+                            "name": "cat",
+                            "serviceName": "cat-breed-classifier",
+                            "condition": 'instances.#(animal=="cat")',
+                        },
+                        {
+                            "name": "dog",
+                            "serviceName": "dog-breed-classifier",
+                            "condition": 'instances.#(animal=="dog")',
+                        },
+                    ],
+                }
+            },
+        ),
+        {"nodes": {"root": {"x": 0, "y": 0}}},
+        "A Switch on the request: cats go to the cat breed model, dogs to the dog breed model.",
+        {"instances": [{"animal": "cat", "image": "tom.jpg"}]},
+    ),
+    "canary": (
+        _manifest(
+            "canary",
+            {
+                "root": {
+                    "routerType": "Splitter",
+                    "steps": [
+                        {"name": "stable", "serviceName": "sentiment-v1", "weight": 90},
+                        {"name": "canary", "serviceName": "sentiment-v2", "weight": 10},
+                    ],
+                }
+            },
+        ),
+        {"nodes": {"root": {"x": 0, "y": 0}}},
+        "A Splitter canary: 90% of requests to sentiment-v1, 10% to the new sentiment-v2.",
+        {"instances": [{"text": "The new release is lovely."}]},
+    ),
+}
+
+
+def demo_manifest(name: str) -> dict[str, Any]:
+    return copy.deepcopy(DEMO_GRAPHS[name][0])
+
+
+def demo_request(name: str) -> Any:
+    return copy.deepcopy(DEMO_GRAPHS[name][3])
 
 
 def seed() -> Iterator[str]:
@@ -18,3 +141,18 @@ def seed() -> Iterator[str]:
         user.set_password(DEMO_PASSWORD)
         user.save()
         yield f"Created the demo user {DEMO_USER!r} (password {DEMO_PASSWORD!r})."
+    environment, created = services.ensure_local_environment(owner=user)
+    if created:
+        yield f"Created the environment {environment.name!r} -> {environment.url_template}"
+    for name, (manifest, layout, description, _request) in DEMO_GRAPHS.items():
+        if Graph.objects.filter(name=name).exists():
+            continue
+        graph_services.graph_create(
+            owner=user,
+            name=name,
+            description=description,
+            manifest=copy.deepcopy(manifest),
+            layout=copy.deepcopy(layout),
+            message="Demo graph",
+        )
+        yield f"Created the demo graph {name!r}."

@@ -8,14 +8,24 @@ urlpatterns = [
     path("graphs/<str:name>/", apis.GraphDetailApi.as_view(), name="graph-detail"),
     path("graphs/<str:name>/restore/", apis.GraphRestoreApi.as_view(), name="graph-restore"),
     path("graphs/<str:name>/versions/", apis.GraphVersionListCreateApi.as_view(), name="graph-versions"),
-    path("graphs/<str:name>/versions/<int:number>/", apis.GraphVersionDetailApi.as_view(), name="graph-version"),
-    path("graphs/<str:name>/versions/<int:number>/rollback/", apis.GraphVersionRollbackApi.as_view(),
-         name="graph-version-rollback"),
-    path("graphs/<str:name>/versions/<int:number>/export/", apis.GraphVersionExportApi.as_view(),
-         name="graph-version-export"),
+    path(
+        "graphs/<str:name>/versions/<int:number>/", apis.GraphVersionDetailApi.as_view(), name="graph-version"
+    ),
+    path(
+        "graphs/<str:name>/versions/<int:number>/rollback/",
+        apis.GraphVersionRollbackApi.as_view(),
+        name="graph-version-rollback",
+    ),
+    path(
+        "graphs/<str:name>/versions/<int:number>/export/",
+        apis.GraphVersionExportApi.as_view(),
+        name="graph-version-export",
+    ),
     path("graphs/<str:name>/diff/", apis.GraphDiffApi.as_view(), name="graph-diff"),
     path("graphs/<str:name>/members/", apis.GraphMemberListCreateApi.as_view(), name="graph-members"),
-    path("graphs/<str:name>/members/<str:username>/", apis.GraphMemberDeleteApi.as_view(), name="graph-member"),
+    path(
+        "graphs/<str:name>/members/<str:username>/", apis.GraphMemberDeleteApi.as_view(), name="graph-member"
+    ),
     path("graphs/<str:name>/audit/", apis.GraphAuditListApi.as_view(), name="graph-audit"),
     path("validate/", apis.ValidateApi.as_view(), name="validate"),
 ]

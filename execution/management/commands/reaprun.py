@@ -1,0 +1,17 @@
+"""``python manage.py reaprun``: run the stuck-run reaper once (Celery beat runs it every 15 s)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from execution import services
+
+
+class Command(BaseCommand):
+    help = "Fail, cancel or requeue runs whose worker died; re-send queued runs nobody picked up."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        self.stdout.write(json.dumps(services.reap_runs().as_dict()))

@@ -1,0 +1,293 @@
+"""The runs API: start (202, enqueued on commit, idempotent, redacted), list, read, rerun, cancel."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+import redis
+from rest_framework.test import APIClient
+
+from execution import events, services
+from execution.models import Environment, Run, RunEvent
+from graphs import services as graph_services
+
+pytestmark = pytest.mark.django_db
+
+RUN_FIELDS = {
+    "id",
+    "graph",
+    "version",
+    "environment",
+    "status",
+    "request",
+    "response",
+    "error",
+    "steps",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "attempt",
+    "seed",
+    "duration_ms",
+    "created_by",
+    "rerun_of",
+}
+
+
+def start(api: APIClient, name: str = "model-chainer", **body: Any) -> Any:
+    headers = body.pop("http_headers", {})
+    return api.post(
+        f"/api/graphs/{name}/runs/", {"payload": {"instances": [[1, 2]]}, **body}, format="json", **headers
+    )
+
+
+def test_anonymous_requests_are_refused(anon: APIClient, api: APIClient, graph: Any, local_env: Any) -> None:
+    run_id = start(api).json()["id"]
+    for method, url in [
+        ("get", "/api/graphs/model-chainer/runs/"),
+        ("post", "/api/graphs/model-chainer/runs/"),
+        ("get", f"/api/runs/{run_id}/"),
+        ("post", f"/api/runs/{run_id}/rerun/"),
+        ("post", f"/api/runs/{run_id}/cancel/"),
+        ("get", f"/api/runs/{run_id}/events/"),
+    ]:
+        assert getattr(anon, method)(url, {}, format="json").status_code in (401, 403), (method, url)
+    assert Run.objects.count() == 1
+
+
+def test_start_answers_202_with_the_queued_run_and_enqueues_its_id_only(
+    api: APIClient,
+    graph: Any,
+    local_env: Any,
+    enqueued: list[dict[str, Any]],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        response = start(api, seed=7)
+    assert response.status_code == 202, response.json()
+    body = response.json()
+    assert set(body) >= RUN_FIELDS
+    assert body["status"] == "queued" and body["graph"] == "model-chainer" and body["version"] == 1
+    assert body["environment"] == {"id": local_env.pk, "name": "local"}
+    assert body["seed"] == 7 and body["attempt"] == 0 and body["created_by"] == "alice"
+    assert body["request"] == {
+        "body": {"instances": [[1, 2]]},
+        "content_type": "application/json",
+        "headers": {},
+    }
+    assert body["response"]["status_code"] is None and body["steps"] == []
+    assert response["Location"] == f"/api/runs/{body['id']}/"
+    assert enqueued == [{"args": [body["id"]], "kwargs": None, "options": enqueued[0]["options"]}]
+    assert enqueued[0]["options"]["time_limit"] > enqueued[0]["options"]["soft_time_limit"] > 60
+    assert list(RunEvent.objects.filter(run_id=body["id"]).values_list("seq", "type")) == [(1, "run.queued")]
+
+
+def test_a_seed_is_generated_when_missing_so_runs_are_replayable(
+    api: APIClient, graph: Any, local_env: Any
+) -> None:
+    seeds = {start(api).json()["seed"] for _ in range(3)}
+    assert len(seeds) == 3 and all(isinstance(s, int) for s in seeds)
+
+
+def test_version_defaults_to_the_latest_and_can_be_chosen(
+    api: APIClient, graph: Any, user: Any, manifest: dict, local_env: Any
+) -> None:
+    changed = copy.deepcopy(manifest)
+    changed["spec"]["nodes"]["root"]["steps"].pop()
+    graph_services.graph_version_create(
+        graph=graph, manifest=changed, layout={}, author=user, message="", base_version=1
+    )
+    assert start(api).json()["version"] == 2
+    assert start(api, version=1).json()["version"] == 1
+    missing = start(api, version=9)
+    assert missing.status_code == 404 and "no version 9" in missing.json()["detail"]
+
+
+def test_an_invalid_version_answers_422_with_its_issues(api: APIClient, user: Any, local_env: Any) -> None:
+    broken = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "InferenceGraph",
+        "metadata": {"name": "broken"},
+        "spec": {"nodes": {"root": {"routerType": "Bogus", "steps": []}}},
+    }
+    graph_services.graph_create(owner=user, manifest=broken)
+    response = start(api, "broken")
+    assert response.status_code == 422
+    assert response.json()["issues"] and any(i["severity"] == "error" for i in response.json()["issues"])
+    assert not Run.objects.exists()
+
+
+def test_unknown_graph_and_environment(api: APIClient, graph: Any, local_env: Any) -> None:
+    assert start(api, "nope").status_code == 404
+    response = start(api, environment="nowhere")
+    assert response.status_code == 400 and response.json()["issues"][0]["code"] == "run.environment-unknown"
+    assert start(api, environment=str(local_env.pk)).status_code == 202
+    assert start(api, environment="local").status_code == 202
+
+
+def test_no_environment_and_no_local_one_is_a_clear_400(api: APIClient, graph: Any) -> None:
+    response = start(api)
+    assert response.status_code == 400 and "local" in response.json()["detail"]
+
+
+def test_a_raw_string_payload_is_stored_as_sent(api: APIClient, graph: Any, local_env: Any) -> None:
+    body = start(api, payload="not json {").json()
+    assert body["request"]["body"] == "not json {" and body["request"]["content_type"].startswith(
+        "text/plain"
+    )
+    body = start(api, payload='{"a": 1}').json()
+    assert body["request"]["body"] == {"a": 1} and Run.objects.get(pk=body["id"]).request_body == '{"a": 1}'
+    body = start(api, payload="a,b", content_type="text/csv").json()
+    assert body["request"] == {"body": "a,b", "content_type": "text/csv", "headers": {}}
+
+
+def test_idempotency_key_returns_the_same_run(
+    api: APIClient,
+    bob_api: APIClient,
+    graph: Any,
+    local_env: Any,
+    enqueued: list,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        first = start(api, http_headers={"HTTP_IDEMPOTENCY_KEY": "abc"})
+        again = start(api, http_headers={"HTTP_IDEMPOTENCY_KEY": "abc"})
+    assert first.status_code == again.status_code == 202
+    assert first.json()["id"] == again.json()["id"] and Run.objects.count() == 1 and len(enqueued) == 1
+    # Keys are per user: bob's "abc" is another run.
+    assert start(bob_api, http_headers={"HTTP_IDEMPOTENCY_KEY": "abc"}).json()["id"] != first.json()["id"]
+    conflict = start(api, payload={"other": True}, http_headers={"HTTP_IDEMPOTENCY_KEY": "abc"})
+    assert conflict.status_code == 409 and conflict.json()["run"] == first.json()["id"]
+    assert Run.objects.count() == 2
+
+
+def test_secret_headers_are_stored_redacted_and_kept_in_redis_for_the_worker(
+    api: APIClient, graph: Any, local_env: Any, redis_url: str
+) -> None:
+    headers = {
+        "Authorization": "Bearer s3cret-value",
+        "X-Request-Id": "r-1",
+        "X-My-Token": "tok",
+        "Cookie": "session=abc",
+        "X-Api-Key": "k",
+        "X-Password-Hint": "pw",
+    }
+    body = start(api, headers=headers).json()
+    assert body["request"]["headers"] == {
+        "Authorization": "Bearer ***",
+        "X-Request-Id": "r-1",
+        "X-My-Token": "***",
+        "Cookie": "***",
+        "X-Api-Key": "***",
+        "X-Password-Hint": "***",
+    }
+    run = Run.objects.get(pk=body["id"])
+    assert "s3cret" not in json.dumps(run.request_headers)
+    assert not any("s3cret" in json.dumps(e.data) for e in RunEvent.objects.filter(run=run))
+    stored = redis.Redis.from_url(redis_url).get(events.secret_headers_key(run.pk))
+    assert json.loads(stored)["Authorization"] == "Bearer s3cret-value"
+    assert 0 < redis.Redis.from_url(redis_url).ttl(events.secret_headers_key(run.pk)) <= 3600
+
+
+def test_bad_headers_are_refused(api: APIClient, graph: Any, local_env: Any) -> None:
+    response = start(api, headers={"Bad Name": "x"})
+    assert response.status_code == 400 and not Run.objects.exists()
+
+
+def test_list_is_paginated_and_filtered(api: APIClient, graph: Any, local_env: Any, user: Any) -> None:
+    other = Environment.objects.create(name="other", owner=user)
+    first = start(api).json()["id"]
+    start(api, environment="other")
+    services.run_cancel(run=Run.objects.get(pk=first), user=user)
+    listing = api.get("/api/graphs/model-chainer/runs/").json()
+    assert listing["count"] == 2 and {"next", "previous", "results"} <= set(listing)
+    assert "steps" not in listing["results"][0]
+    assert api.get("/api/graphs/model-chainer/runs/?status=cancelled").json()["results"][0]["id"] == first
+    assert api.get("/api/graphs/model-chainer/runs/?environment=other").json()["count"] == 1
+    assert api.get(f"/api/graphs/model-chainer/runs/?environment={other.pk}").json()["count"] == 1
+    assert api.get("/api/graphs/model-chainer/runs/?version=1").json()["count"] == 2
+    assert api.get("/api/graphs/model-chainer/runs/?version=2").json()["count"] == 0
+    assert api.get("/api/graphs/model-chainer/runs/?status=bogus").status_code == 400
+
+
+def test_detail_and_missing_run(api: APIClient, bob_api: APIClient, graph: Any, local_env: Any) -> None:
+    run_id = start(api).json()["id"]
+    assert bob_api.get(f"/api/runs/{run_id}/").json()["id"] == run_id  # runs are readable by everyone
+    assert api.get("/api/runs/00000000-0000-0000-0000-000000000000/").status_code == 404
+
+
+def test_rerun_repeats_the_request_as_a_new_run(
+    api: APIClient,
+    graph: Any,
+    local_env: Any,
+    enqueued: list,
+    redis_url: str,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        first = start(api, seed=3, headers={"Authorization": "Bearer abc", "X-Request-Id": "1"}).json()
+        response = api.post(f"/api/runs/{first['id']}/rerun/")
+    assert response.status_code == 202
+    again = response.json()
+    assert again["id"] != first["id"] and again["rerun_of"] == first["id"]
+    assert (again["request"], again["seed"], again["version"]) == (first["request"], 3, 1)
+    stored = redis.Redis.from_url(redis_url).get(events.secret_headers_key(again["id"]))
+    assert json.loads(stored) == {"Authorization": "Bearer abc"}
+    assert len(enqueued) == 2
+
+
+def test_a_rerun_by_someone_else_does_not_replay_the_secrets(
+    api: APIClient, bob_api: APIClient, graph: Any, local_env: Any, redis_url: str
+) -> None:
+    first = start(api, headers={"Authorization": "Bearer abc", "X-Request-Id": "1"}).json()
+    again = bob_api.post(f"/api/runs/{first['id']}/rerun/").json()
+    assert again["created_by"] == "bob" and again["request"]["headers"] == {"X-Request-Id": "1"}
+    assert redis.Redis.from_url(redis_url).get(events.secret_headers_key(again["id"])) is None
+
+
+def test_cancelling_a_queued_run_cancels_it_at_once(api: APIClient, graph: Any, local_env: Any) -> None:
+    run_id = start(api).json()["id"]
+    response = api.post(f"/api/runs/{run_id}/cancel/")
+    assert response.status_code == 202 and response.json()["status"] == "cancelled"
+    assert response.json()["finished_at"] is not None
+    assert list(RunEvent.objects.filter(run_id=run_id).values_list("type", flat=True)) == [
+        "run.queued",
+        "run.finished",
+    ]
+    assert RunEvent.objects.get(run_id=run_id, type="run.finished").data["status"] == "cancelled"
+    # The task arriving later returns at once; cancelling again changes nothing.
+    assert services.run_execute(run_id=run_id) == "not-claimed"
+    assert api.post(f"/api/runs/{run_id}/cancel/").json()["status"] == "cancelled"
+    assert RunEvent.objects.filter(run_id=run_id).count() == 2
+
+
+def test_cancelling_a_running_run_flags_it_for_its_worker(
+    api: APIClient, graph: Any, local_env: Any, redis_url: str
+) -> None:
+    run_id = start(api).json()["id"]
+    Run.objects.filter(pk=run_id).update(status=Run.Status.RUNNING, attempt=1)
+    pubsub = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(events.control_channel(run_id))
+    body = api.post(f"/api/runs/{run_id}/cancel/").json()
+    assert body["status"] == "running" and body["cancel_requested"] is True
+    assert RunEvent.objects.filter(run_id=run_id).last().type == "run.cancel_requested"
+    # The test's transaction never commits, so on_commit never fires; publish the way it would.
+    events.publish_cancel(run_id)
+    message = None
+    for _ in range(20):  # the first reads return the (ignored) subscribe confirmation
+        message = message or pubsub.get_message(timeout=0.1)
+    assert message and message["data"] == b"cancel"
+
+
+def test_only_the_starter_graph_writers_or_staff_may_cancel(
+    api: APIClient, bob_api: APIClient, graph: Any, local_env: Any, other_user: Any
+) -> None:
+    run_id = start(api).json()["id"]
+    response = bob_api.post(f"/api/runs/{run_id}/cancel/")
+    assert response.status_code == 403
+    assert Run.objects.get(pk=run_id).status == "queued"
+    graph_services.graph_member_add(graph=graph, user=other_user, actor=graph.owner)
+    assert bob_api.post(f"/api/runs/{run_id}/cancel/").json()["status"] == "cancelled"
