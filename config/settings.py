@@ -19,7 +19,7 @@ if not SECRET_KEY:
             "Set the DJANGO_SECRET_KEY environment variable (required when DJANGO_DEBUG is off)."
         )
     # A development-only key: never used with DEBUG off, where the variable is required.
-    SECRET_KEY = "dev-only-insecure-key-do-not-deploy"  # noqa: S105
+    SECRET_KEY = "dev-only-insecure-key-do-not-deploy"
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

@@ -15,12 +15,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
+from config.pagination import paginate, paginated
 from config.types import AuthedRequest as Request
 from execution import events, selectors, services
 from execution.engine.conditions import evaluate_condition
 from execution.models import Environment, Run, RunStep
 from graphs import selectors as graph_selectors
-from graphs.apis import paginate
 
 
 class ConditionEvaluateApi(APIView):
@@ -114,7 +114,7 @@ class EnvironmentInput(serializers.Serializer):
 
 
 class EnvironmentListCreateApi(APIView):
-    @extend_schema(operation_id="environments_list", responses=EnvironmentOutputSerializer(many=True))
+    @extend_schema(operation_id="environments_list", responses=paginated(EnvironmentOutputSerializer))
     def get(self, request: Request) -> Response:
         return paginate(
             request, self, selectors.environment_list(user=request.user), EnvironmentOutputSerializer
@@ -297,7 +297,7 @@ class RunListCreateApi(APIView):
             OpenApiParameter("status", str, enum=Run.Status.values),
             OpenApiParameter("environment", str, description="Environment id or name"),
         ],
-        responses=RunSummarySerializer(many=True),
+        responses=paginated(RunSummarySerializer),
     )
     def get(self, request: Request, name: str) -> Response:
         graph = graph_selectors.graph_get(name=name, user=request.user)

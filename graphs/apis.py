@@ -10,13 +10,13 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
-from config.types import AuthedRequest as Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
+from config.pagination import paginate, paginated
 from config.parsers import RawTextParser
+from config.types import AuthedRequest as Request
 from graphs import selectors, services, spec
 from graphs.imports import graph_import
 from graphs.serializers import (
@@ -49,12 +49,6 @@ def base_version_from(request: Request, body_value: int | None) -> int | None:
     return number
 
 
-def paginate(request: Request, view: APIView, queryset: Any, serializer_class: type) -> Response:
-    paginator = PageNumberPagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
-
-
 def json_object_field(**kwargs: Any) -> serializers.JSONField:
     return serializers.JSONField(**kwargs)
 
@@ -84,7 +78,7 @@ class GraphListCreateApi(APIView):
             OpenApiParameter("archived", bool, description="List archived graphs instead"),
             OpenApiParameter("mine", bool, description="Only graphs I own or edit"),
         ],
-        responses=GraphOutputSerializer(many=True),
+        responses=paginated(GraphOutputSerializer),
     )
     def get(self, request: Request) -> Response:
         qs = selectors.graph_list(
@@ -95,7 +89,9 @@ class GraphListCreateApi(APIView):
         )
         return paginate(request, self, qs, GraphOutputSerializer)
 
-    @extend_schema(operation_id="graphs_create", request=GraphCreateInput, responses={201: GraphOutputSerializer})
+    @extend_schema(
+        operation_id="graphs_create", request=GraphCreateInput, responses={201: GraphOutputSerializer}
+    )
     def post(self, request: Request) -> Response:
         data = self.GraphCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -140,7 +136,7 @@ class GraphVersionListCreateApi(APIView):
         message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
         base_version = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
 
-    @extend_schema(operation_id="graphs_versions_list", responses=VersionSummarySerializer(many=True))
+    @extend_schema(operation_id="graphs_versions_list", responses=paginated(VersionSummarySerializer))
     def get(self, request: Request, name: str) -> Response:
         graph = selectors.graph_get(name=name, user=request.user)
         return paginate(request, self, selectors.version_list(graph=graph), VersionSummarySerializer)
@@ -347,7 +343,7 @@ class GraphMemberDeleteApi(APIView):
 
 
 class GraphAuditListApi(APIView):
-    @extend_schema(operation_id="graphs_audit_list", responses=AuditEventOutputSerializer(many=True))
+    @extend_schema(operation_id="graphs_audit_list", responses=paginated(AuditEventOutputSerializer))
     def get(self, request: Request, name: str) -> Response:
         graph = selectors.graph_get(name=name, user=request.user)
         return paginate(request, self, selectors.audit_list(graph=graph), AuditEventOutputSerializer)

@@ -289,8 +289,8 @@ def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version:
         ).to_dict()
     detail = (
         f"Version {base_version} is not the latest version of {graph.name!r} "
-        f"(the latest is {latest_number}): someone saved in between. Nothing was saved; review their changes and save again on top of "
-        f"version {latest_number}."
+        f"(the latest is {latest_number}): someone saved in between. Nothing was saved; "
+        f"review their changes and save again on top of version {latest_number}."
         if base is not None
         else f"Graph {graph.name!r} has no version {base_version}; the latest is {latest_number}."
     )
