@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export DJANGO_SETTINGS_MODULE ?= config.settings
 
-.PHONY: run test setup venv frontend migrate lint bench fuzz reliability test-unit test-e2e clean
+.PHONY: run test setup venv frontend lint bench fuzz reliability clean
 
 run: setup
 	@DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py seed_demo
@@ -49,6 +49,13 @@ lint: venv
 
 bench: setup
 	$(PY) bench/run_all.py
+
+# The long variants of the reliability suites (CI runs the short ones inside `make test`).
+fuzz: setup
+	FUZZ_EXAMPLES=1000 DJANGO_SETTINGS_MODULE=config.test_settings $(VENV)/bin/pytest tests/fuzz -q
+
+reliability: setup
+	DJANGO_SETTINGS_MODULE=config.test_settings $(PY) bench/reliability.py
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist staticfiles

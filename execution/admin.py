@@ -36,7 +36,7 @@ class RunStepInline(_ReadOnly, admin.TabularInline):
     model = RunStep
     extra = 0
     can_delete = False
-    fields = ["attempt", "call_id", "target", "status_code", "outcome", "duration_ms", "error"]
+    fields = ("attempt", "call_id", "target", "status_code", "outcome", "duration_ms", "error")
     readonly_fields = fields
 
 

@@ -566,7 +566,8 @@ class MockModelServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://{self.server_address[0]}:{self.port}"
+        host = self.server_address[0]
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{self.port}"
 
     def set_config(self, model: str, knobs: dict[str, Any] | None) -> None:
         with self.state.lock:

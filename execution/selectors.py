@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Prefetch, QuerySet
 
 from config.exceptions import BadRequest, NotFound
@@ -13,18 +13,18 @@ from execution.models import Environment, Run, RunStep
 from graphs.models import Graph
 
 
-def environment_list(*, user: AbstractBaseUser) -> QuerySet[Environment]:
+def environment_list(*, user: User) -> QuerySet[Environment]:
     return Environment.objects.select_related("owner").order_by("name")
 
 
-def environment_get(*, pk: int, user: AbstractBaseUser) -> Environment:
+def environment_get(*, pk: int, user: User) -> Environment:
     environment = Environment.objects.select_related("owner").filter(pk=pk).first()
     if environment is None:
         raise NotFound(f"There is no environment {pk}.")
     return environment
 
 
-def environment_find(*, ref: int | str, user: AbstractBaseUser) -> Environment:
+def environment_find(*, ref: int | str, user: User) -> Environment:
     """An environment by id (a number) or by name."""
     if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
         environment = Environment.objects.filter(pk=int(ref)).first()
@@ -52,7 +52,7 @@ def _runs() -> QuerySet[Run]:
 def run_list(
     *,
     graph: Graph,
-    user: AbstractBaseUser,
+    user: User,
     version: str | None = None,
     status: str | None = None,
     environment: str | None = None,
@@ -75,7 +75,7 @@ def run_list(
     return qs.order_by("-created_at")
 
 
-def run_get(*, run_id: uuid.UUID | str, user: AbstractBaseUser, with_steps: bool = True) -> Run:
+def run_get(*, run_id: uuid.UUID | str, user: User, with_steps: bool = True) -> Run:
     qs = _runs()
     if with_steps:
         qs = qs.prefetch_related(
@@ -87,5 +87,5 @@ def run_get(*, run_id: uuid.UUID | str, user: AbstractBaseUser, with_steps: bool
     return run
 
 
-def run_exists(*, run_id: uuid.UUID | str, user: AbstractBaseUser) -> bool:
+def run_exists(*, run_id: uuid.UUID | str, user: User) -> bool:
     return Run.objects.filter(pk=run_id).exists()

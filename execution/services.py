@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import json
 import logging
@@ -31,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -114,7 +115,7 @@ def check_environment(values: Mapping[str, Any]) -> None:
         )
 
 
-def environment_create(*, owner: AbstractBaseUser | None, **values: Any) -> Environment:
+def environment_create(*, owner: User | None, **values: Any) -> Environment:
     """Create an environment; the name must be free (400 otherwise)."""
     values = {k: v for k, v in values.items() if k in ENVIRONMENT_FIELDS}
     check_environment(values)
@@ -128,7 +129,7 @@ def environment_create(*, owner: AbstractBaseUser | None, **values: Any) -> Envi
         ) from exc
 
 
-def ensure_can_change_environment(environment: Environment, user: AbstractBaseUser) -> None:
+def ensure_can_change_environment(environment: Environment, user: User) -> None:
     if getattr(user, "is_staff", False) or (
         environment.owner_id is not None and environment.owner_id == user.pk
     ):
@@ -136,7 +137,7 @@ def ensure_can_change_environment(environment: Environment, user: AbstractBaseUs
     raise Forbidden(f"Only the owner of environment {environment.name!r} or staff may change it.")
 
 
-def environment_update(*, environment: Environment, actor: AbstractBaseUser, **values: Any) -> Environment:
+def environment_update(*, environment: Environment, actor: User, **values: Any) -> Environment:
     ensure_can_change_environment(environment, actor)
     values = {k: v for k, v in values.items() if k in ENVIRONMENT_FIELDS}
     merged = {key: getattr(environment, key) for key in ENVIRONMENT_FIELDS} | values
@@ -154,7 +155,7 @@ def environment_update(*, environment: Environment, actor: AbstractBaseUser, **v
     return environment
 
 
-def environment_delete(*, environment: Environment, actor: AbstractBaseUser) -> None:
+def environment_delete(*, environment: Environment, actor: User) -> None:
     """Delete it; its runs keep their configuration snapshot and environment name."""
     ensure_can_change_environment(environment, actor)
     environment.delete()
@@ -173,7 +174,7 @@ def local_environment_values() -> dict[str, Any]:
     }
 
 
-def ensure_local_environment(owner: AbstractBaseUser | None = None) -> tuple[Environment, bool]:
+def ensure_local_environment(owner: User | None = None) -> tuple[Environment, bool]:
     """The ``local`` environment pointing at MOCKMODELS_URL; created when missing (idempotent)."""
     environment, created = Environment.objects.get_or_create(
         name=LOCAL_ENVIRONMENT, defaults={"owner": owner, **local_environment_values()}
@@ -312,7 +313,7 @@ def run_create(
     *,
     graph: Graph,
     version: GraphVersion,
-    user: AbstractBaseUser,
+    user: User,
     payload: Any,
     content_type: str | None = None,
     headers: Mapping[str, str] | None = None,
@@ -381,7 +382,7 @@ def run_create(
     return run, True
 
 
-def _idempotent_replay(user: AbstractBaseUser, key: str, graph: Graph, body: str) -> Run | None:
+def _idempotent_replay(user: User, key: str, graph: Graph, body: str) -> Run | None:
     existing = Run.objects.filter(created_by=user, idempotency_key=key).first()
     if existing is None:
         return None
@@ -394,7 +395,7 @@ def _idempotent_replay(user: AbstractBaseUser, key: str, graph: Graph, body: str
     return existing
 
 
-def run_rerun(*, run: Run, user: AbstractBaseUser) -> Run:
+def run_rerun(*, run: Run, user: User) -> Run:
     """A new run with the same version, request, environment and seed as ``run``.
 
     The secret headers travel along only for the run's own creator (and only while Redis still
@@ -447,7 +448,7 @@ def enqueue(run: Run) -> None:
 # --- cancelling ----------------------------------------------------------------------------------
 
 
-def can_cancel(run: Run, user: AbstractBaseUser) -> bool:
+def can_cancel(run: Run, user: User) -> bool:
     return (
         run.created_by_id == user.pk
         or getattr(user, "is_staff", False)
@@ -455,7 +456,7 @@ def can_cancel(run: Run, user: AbstractBaseUser) -> bool:
     )
 
 
-def run_cancel(*, run: Run, user: AbstractBaseUser) -> Run:
+def run_cancel(*, run: Run, user: User) -> Run:
     """Cancel a run: a queued one at once; a running one by flagging it and telling its worker.
 
     Idempotent: cancelling a cancelled or finished run changes nothing and returns it.
@@ -714,7 +715,7 @@ class _Execution:
     def _apply(self, event: TraceEvent) -> None:
         """Fold one trace event into the RunStep rows (``update_or_create``: replays are harmless)."""
         data = event.data
-        key = {"run": self.run, "attempt": self.attempt, "call_id": event.call_id}
+        key: dict[str, Any] = {"run": self.run, "attempt": self.attempt, "call_id": event.call_id}
         common = {
             "parent_call_id": event.parent_call_id,
             "node": event.node or "",
@@ -724,7 +725,7 @@ class _Execution:
         }
         if event.type == "step.started":
             route = self.pending_routes.pop(event.call_id, None)
-            defaults = {
+            defaults: dict[str, Any] = {
                 **common,
                 "order": event.seq,
                 "kind": data.get("kind", ""),
@@ -955,7 +956,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                         "run.requeued",
                         {"reason": reason, "attempt": run.attempt, "next_attempt": run.attempt + 1},
                     )
-                    transaction.on_commit(lambda run=run: enqueue(run))
+                    transaction.on_commit(functools.partial(enqueue, run))
                     report.requeued.append(str(run.pk))
             else:
                 reason = (
@@ -993,7 +994,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                             "next_attempt": run.attempt + 1,
                         },
                     )
-                    transaction.on_commit(lambda run=run: enqueue(run))
+                    transaction.on_commit(functools.partial(enqueue, run))
                     report.resent.append(str(run.pk))
             else:
                 reason = (

@@ -1,0 +1,36 @@
+"""``make bench``: run every benchmark in turn; each prints its own table of ratios and goals.
+
+Benchmarks measure, they do not assert: the machines are shared and noisy, so each figure is a
+ratio against a baseline measured in the same run. A benchmark that cannot run (say, no Chromium
+for the editor benchmark) is reported and the others go on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = ["bench_spec.py", "bench_engine.py", "bench_runs.py", "bench_editor.py"]
+
+
+def main() -> int:
+    failed = []
+    for name in BENCHMARKS:
+        print(f"\n=== {name}", flush=True)
+        started = time.monotonic()
+        result = subprocess.run([sys.executable, str(HERE / name)], cwd=HERE.parent, check=False)
+        print(
+            f"=== {name}: {'done' if result.returncode == 0 else 'FAILED'} in {time.monotonic() - started:.0f} s"
+        )
+        if result.returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nBenchmarks that could not run: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
