@@ -201,6 +201,7 @@ def graph_version_create(
     message: str,
     base_version: int | None,
     issues: list[dict[str, Any]] | None = None,
+    parent: GraphVersion | None = None,
 ) -> SaveResult:
     """Validate, canonicalise and hash ``manifest``, then append it as the graph's next version.
 
@@ -211,6 +212,8 @@ def graph_version_create(
     is the graph's identity). Invalid manifests are saved with ``valid=False`` and their issues.
     ``issues`` may be passed when the caller validated the same manifest already with its source
     positions (an import), so that the stored issues keep their YAML line and column.
+    ``parent`` is the version the content comes from (default: the latest; a rollback names the
+    version it restores).
     """
     name = _manifest_name(manifest)
     if name is None:
@@ -262,7 +265,7 @@ def graph_version_create(
                     issues=issues,
                     message=message[:500],
                     author=author,
-                    parent=latest,
+                    parent=parent or latest,
                 )
         except IntegrityError as exc:  # another writer took the number: the lock did not hold.
             raise Conflict(
@@ -319,10 +322,9 @@ def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveRe
         author=author,
         message=f"Roll back to version {number}",
         base_version=None,
+        parent=target,
     )
     if result.created:
-        GraphVersion.objects.filter(pk=result.version.pk).update(parent=target)
-        result.version.parent = target
         audit(author, "version.rollback", graph, result.version, rolled_back_to=number)
     return result
 
