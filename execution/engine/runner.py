@@ -8,6 +8,7 @@ error body instead of crashing or dropping the connection.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import random
 import time
@@ -751,9 +752,11 @@ def run_graph_sync(
     clock: Clock = time.time,
     keep_trace: bool = True,
 ) -> GraphResult:
-    """:func:`run_graph` from synchronous code, on a fresh event loop (not from inside a loop).
+    """:func:`run_graph` from synchronous code, on a fresh event loop.
 
     Without ``client``, one is made with :func:`make_client` from ``config`` and closed afterwards.
+    Called from a thread whose event loop is running (a sync wrapper around async code, such as
+    Playwright's sync API), it runs the graph on a loop of its own in a helper thread and waits.
     """
 
     async def main() -> GraphResult:
@@ -768,4 +771,9 @@ def run_graph_sync(
                 clock=clock, keep_trace=keep_trace,
             )  # fmt: skip
 
-    return asyncio.run(main())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result()

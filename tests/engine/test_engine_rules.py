@@ -741,3 +741,15 @@ def test_cancellation_reports_in_flight_steps_and_reraises() -> None:
     assert "step.finished:root/0:cancelled" in events
     assert "step.finished:root/1:cancelled" in events
     assert events[-1] == "run.finished:root:cancelled"
+
+
+def test_run_graph_sync_works_from_a_thread_whose_event_loop_is_running() -> None:
+    """A sync caller inside a running loop (Playwright's sync API leaves one) still gets a result."""
+    from execution.engine import run_graph_sync
+
+    graph = manifest({"root": ensemble()})
+
+    async def caller() -> bytes:
+        return run_graph_sync(graph, b"{}", {}, config=EngineConfig()).body
+
+    assert asyncio.run(caller()) == b"{}"
