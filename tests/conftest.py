@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -75,3 +76,89 @@ def anon() -> Any:
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+# ---- the run stack: real Redis, Celery worker and mock model server on loopback ------------------
+# Shared by tests/integration and tests/e2e (one of each per session). tests/execution overrides
+# ``redis_url``, ``mock_server`` and ``run_settings`` with its own (no worker there).
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    from execution import localredis
+
+    port = free_port()
+    proc = localredis.start(port)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def mock_server() -> Iterator[Any]:
+    from execution import mockmodels
+
+    server = mockmodels.serve_in_thread()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def run_settings(redis_url: str, mock_server: Any) -> Iterator[None]:
+    """Point the broker and the event fan-out at the test Redis; make heartbeats and streams quick."""
+    from django.test import override_settings
+
+    with override_settings(
+        RUN_EVENTS_REDIS_URL=redis_url,
+        CELERY_BROKER_URL=redis_url,
+        MOCKMODELS_URL=mock_server.url,
+        RUN_HEARTBEAT_SECONDS=0.2,
+        RUN_HEARTBEAT_TIMEOUT=2.0,
+        RUN_QUEUED_TIMEOUT=5.0,
+        RUN_SSE_KEEPALIVE_SECONDS=0.5,
+        RUN_SSE_POLL_SECONDS=0.2,
+        RUN_DEADLINE_GRACE=2.0,
+    ):
+        yield
+
+
+@pytest.fixture(scope="session")
+def celery_app(run_settings: None, redis_url: str) -> Any:
+    from config.celery_app import app
+
+    app.conf.update(broker_url=redis_url, broker_connection_retry_on_startup=False, task_always_eager=False)
+    return app
+
+
+@pytest.fixture(scope="session")
+def worker(celery_app: Any, django_db_setup: Any, django_db_blocker: Any) -> Iterator[Any]:
+    """A real Celery worker (threads pool) consuming from the test Redis."""
+    from celery.contrib.testing.worker import start_worker
+
+    import execution.tasks  # noqa: F401 - registers the tasks with the app
+
+    with (
+        django_db_blocker.unblock(),
+        start_worker(
+            celery_app,
+            pool="threads",
+            concurrency=4,
+            perform_ping_check=False,
+            loglevel="WARNING",
+            shutdown_timeout=30,
+        ) as w,
+    ):
+        yield w

@@ -96,6 +96,85 @@ export interface ConditionResult {
   reason?: string;
 }
 
+// ---- test runs (DESIGN.md "Stored data": Run, RunStep; execution/apis.py) ----------------------
+
+/** A stored body as the engine keeps it (execution/engine/trace.py `body_view`). */
+export interface BodyView {
+  body: string;
+  encoding: "utf-8" | "base64";
+  size: number;
+  truncated: boolean;
+}
+
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+
+export interface RunStepRow {
+  attempt: number;
+  call_id: string;
+  parent_call_id: string | null;
+  node: string;
+  step_index: number | null;
+  step_name: string | null;
+  kind: string;
+  target: string;
+  request_headers: [string, string][];
+  request: BodyView | null;
+  status_code: number | null;
+  content_type: string | null;
+  response: BodyView | null;
+  outcome: string;
+  error: string;
+  condition: JsonObject | string | null;
+  route: JsonObject | null;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+}
+
+/** A run as `GET /api/runs/{id}/` answers it; list rows lack `steps`, `config` and bodies. */
+export interface Run {
+  id: string;
+  graph: string;
+  version: number;
+  environment: { id: number | null; name: string };
+  status: RunStatus;
+  request: { body?: unknown; content_type: string | null; headers?: Record<string, string> };
+  response: { status_code: number | null; content_type: string | null; body?: unknown; encoding?: string; size?: number | null; truncated?: boolean };
+  error: string;
+  steps?: RunStepRow[];
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  attempt: number;
+  seed: number | null;
+  duration_ms: number | null;
+  created_by: string;
+  rerun_of: string | null;
+  cancel_requested: boolean;
+}
+
+export interface Environment {
+  id: number;
+  name: string;
+  description: string;
+  url_template: string;
+  [key: string]: unknown;
+}
+
+export interface RunStart {
+  version?: number;
+  payload: unknown;
+  headers?: Record<string, string>;
+  environment?: string;
+  seed?: number;
+}
+
+export interface RunFilters {
+  version?: number;
+  status?: RunStatus | "";
+  environment?: string;
+}
+
 export class ApiError extends Error {
   readonly status: number;
   readonly body: { detail?: string; issues?: Issue[]; [key: string]: unknown } | null;
@@ -247,6 +326,41 @@ export class Api {
 
   evaluateCondition(document: unknown, condition: string): Promise<ConditionResult> {
     return this.json("POST", "conditions/evaluate/", { json: { document, condition } });
+  }
+
+  // ---- test runs ----------------------------------------------------------------------------
+
+  listEnvironments(): Promise<Page<Environment> | Environment[]> {
+    return this.json("GET", "environments/");
+  }
+
+  /** Starts a run (202); the answer is the queued run. */
+  startRun(graph: string, input: RunStart): Promise<Run> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/runs/`, { json: input });
+  }
+
+  listRuns(graph: string, filters: RunFilters = {}, page?: number): Promise<Page<Run>> {
+    return this.json("GET", `graphs/${encodeURIComponent(graph)}/runs/`, { query: { version: filters.version, status: filters.status, environment: filters.environment, page } });
+  }
+
+  getRun(id: string): Promise<Run> {
+    return this.json("GET", `runs/${encodeURIComponent(id)}/`);
+  }
+
+  cancelRun(id: string): Promise<Run> {
+    return this.json("POST", `runs/${encodeURIComponent(id)}/cancel/`);
+  }
+
+  rerun(id: string): Promise<Run> {
+    return this.json("POST", `runs/${encodeURIComponent(id)}/rerun/`);
+  }
+
+  /**
+   * The run's Server-Sent Events (same-origin: the session cookie goes along). Starts after
+   * event `after` (0 = from the first); the browser reconnects by itself sending Last-Event-ID.
+   */
+  runEvents(id: string, after = 0): EventSource {
+    return new EventSource(this.url(`runs/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
   }
 }
 

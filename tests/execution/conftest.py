@@ -1,43 +1,14 @@
-"""Fixtures of the execution API and service tests: a real Redis (event fan-out, secret headers) and
-the real mock model server on loopback; the broker is replaced by a recorder of enqueued run ids,
-because no worker runs here (the integration tests have one)."""
+"""Fixtures of the execution API and service tests: the session's real Redis (event fan-out, secret
+headers) and mock model server from tests/conftest.py; the broker is replaced by a recorder of
+enqueued run ids, because no worker runs here (the integration tests have one)."""
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from execution import localredis, mockmodels
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    port = _free_port()
-    proc = localredis.start(port)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def mock_server() -> Iterator[mockmodels.MockModelServer]:
-    server = mockmodels.serve_in_thread()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+from execution import mockmodels
 
 
 @pytest.fixture(autouse=True)

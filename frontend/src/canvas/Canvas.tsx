@@ -24,6 +24,7 @@ import { isObject } from "../graph/manifest";
 import { edges as graphEdges, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
+import type { RunMarks } from "../panels/run/console";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
 export interface CompareMarks {
@@ -57,6 +58,7 @@ export function Canvas({
   issues,
   readOnly,
   compare,
+  run,
   onEdit,
   onSelect,
   onViewport,
@@ -66,6 +68,8 @@ export function Canvas({
   issues: IssueIndex;
   readOnly: boolean;
   compare?: CompareMarks | null;
+  /** Marks of the run shown in the console, drawn over the cards. */
+  run?: RunMarks | null;
   onEdit: (edit: Edit, select?: Selection) => void;
   onSelect: (selection: Selection) => void;
   onViewport: (viewport: Viewport) => void;
@@ -99,9 +103,11 @@ export function Canvas({
         mark: compare?.nodes.get(node.name),
         stepMarks: compare ? node.steps.map((_, i) => compare.steps.get(issueKey(node.name, i))) : undefined,
         removedSteps: compare?.removedSteps.get(node.name),
+        run: run?.nodes.get(node.name),
+        stepRuns: run ? node.steps.map((_, i) => run.steps.get(issueKey(node.name, i))) : undefined,
       },
     }));
-  }, [state, selectedNames, selection, issues, readOnly, compare]);
+  }, [state, selectedNames, selection, issues, readOnly, compare, run]);
 
   // React Flow's copy of the nodes: derived nodes plus measured sizes and in-flight drags.
   const [nodes, setNodes] = useState<RouterFlowNode[]>(derived);
@@ -119,6 +125,7 @@ export function Canvas({
     return graphEdges(state).map((e) => {
       const isSelected = selection.kind === "step" && selection.node === e.source && selection.index === e.stepIndex;
       const mark = compare?.steps.get(issueKey(e.source, e.stepIndex));
+      const ran = run?.steps.get(issueKey(e.source, e.stepIndex));
       return {
         id: e.id,
         source: e.source,
@@ -127,12 +134,13 @@ export function Canvas({
         targetHandle: "in",
         selected: isSelected,
         deletable: false,
-        className: mark ? `edge-${mark}` : undefined,
+        className: [mark ? `edge-${mark}` : "", ran && ran.status !== "not-taken" ? `edge-run edge-run-${ran.status}` : ""].filter(Boolean).join(" ") || undefined,
+        animated: ran?.status === "running",
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
         data: { node: e.source, index: e.stepIndex },
       };
     });
-  }, [state, selection, compare]);
+  }, [state, selection, compare, run]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<RouterFlowNode>[]) => {

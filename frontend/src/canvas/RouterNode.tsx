@@ -3,6 +3,7 @@ import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { createContext, memo, useContext, useRef, useState, type DragEvent } from "react";
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
+import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
 
@@ -18,6 +19,9 @@ export interface RouterNodeData extends Record<string, unknown> {
   mark?: Mark;
   stepMarks?: (Mark | undefined)[];
   removedSteps?: { index: number; name: string }[];
+  /** Marks of the run shown in the console (an overlay; never part of the graph). */
+  run?: NodeMark;
+  stepRuns?: (StepMark | undefined)[];
   readOnly: boolean;
 }
 
@@ -133,9 +137,52 @@ function Badges({ step, routerType }: { step: StepState; routerType: string }) {
   return <>{out}</>;
 }
 
+const RUN_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "⤼", cancelled: "⊘", "not-taken": "–" };
+
+function RunNodeBadge({ run }: { run: NodeMark }) {
+  const route = run.route;
+  const draw = route && route.router === "Splitter" && "draw" in route ? route : null;
+  return (
+    <>
+      {draw && (
+        <span className="run-badge run-draw" title={`Splitter draw ${draw.draw} of 100 (cumulative weights ${draw.cumulative.join(", ")}) → step ${draw.chosen}`}>
+          draw {draw.draw}
+        </span>
+      )}
+      <span className={`run-badge run-node-${run.status}`} title={`This node ${run.status === "running" ? "is running" : run.status}${run.statusCode !== null ? ` (${run.statusCode})` : ""}${run.durationMs !== null ? ` in ${formatMs(run.durationMs)}` : ""}`}>
+        {RUN_ICON[run.status]}
+        {run.durationMs !== null && ` ${formatMs(run.durationMs)}`}
+      </span>
+    </>
+  );
+}
+
+function RunStepBadge({ mark }: { mark: StepMark }) {
+  const cond = mark.condition;
+  const what =
+    mark.status === "not-taken" ? "not taken" : mark.status === "skipped" ? (mark.note ?? "skipped") : `${mark.status}${mark.statusCode !== null ? ` (${mark.statusCode})` : ""}${mark.durationMs !== null ? ` in ${formatMs(mark.durationMs)}` : ""}`;
+  return (
+    <>
+      {cond && cond.matches !== null && (
+        <span
+          className={`run-badge run-cond ${cond.matches ? "run-cond-match" : "run-cond-nomatch"}`}
+          title={`${cond.condition} → ${cond.matches ? `matched${cond.raw !== null ? ` (${cond.raw})` : ""}` : `no match${cond.reason ? ` (${cond.reason})` : ""}`}`}
+        >
+          {cond.matches ? "✓ match" : "✗ no match"}
+        </span>
+      )}
+      <span className={`run-badge run-step-${mark.status}`} title={[what, mark.note && mark.status !== "skipped" ? mark.note : null, mark.calls > 1 ? `called ${mark.calls} times` : null].filter(Boolean).join(" · ")}>
+        {RUN_ICON[mark.status]}
+        {mark.durationMs !== null && ` ${formatMs(mark.durationMs)}`}
+        {mark.calls > 1 && ` ×${mark.calls}`}
+      </span>
+    </>
+  );
+}
+
 function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   const actions = useContext(CanvasActionsContext);
-  const { node, isRoot, allIssues, stepIssues, selectedStep, readOnly, mark, stepMarks, removedSteps } = data;
+  const { node, isRoot, allIssues, stepIssues, selectedStep, readOnly, mark, stepMarks, removedSteps, run, stepRuns } = data;
   const routerType = routerTypeOf(node);
   const severity = worstSeverity(allIssues);
   const [dropAt, setDropAt] = useState<number | null>(null);
@@ -165,6 +212,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   if (severity) classes.push(`has-${severity}`);
   if (mark) classes.push(`mark-${mark}`);
   if (!data.reachable && !isRoot) classes.push("unreachable");
+  if (run) classes.push(`run-${run.status}`);
 
   return (
     <div
@@ -195,6 +243,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
           </span>
         )}
         {mark && <span className={`mark-tag mark-tag-${mark}`}>{mark}</span>}
+        {run && <RunNodeBadge run={run} />}
         {severity && (
           <span className={`issue-count issue-${severity}`} title={allIssues.map((i) => i.message).join("\n")} aria-label={`${allIssues.length} issue${allIssues.length === 1 ? "" : "s"}`}>
             {severity === "error" ? "✕" : "!"} {allIssues.length}
@@ -207,6 +256,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
           const issues = stepIssues[i];
           const sev = worstSeverity(issues);
           const stepMark = stepMarks?.[i];
+          const stepRun = stepRuns?.[i];
           const name = typeof step.fields.name === "string" ? step.fields.name : "";
           return (
             <li
@@ -217,6 +267,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
                 selectedStep === i ? "selected" : "",
                 sev ? `has-${sev}` : "",
                 stepMark ? `mark-${stepMark}` : "",
+                stepRun ? `run-${stepRun.status}` : "",
                 dropAt === i ? "drop-before" : "",
                 dropAt === i + 1 && i === node.steps.length - 1 ? "drop-after" : "",
               ].join(" ")}
@@ -249,6 +300,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
               </span>
               <span className="step-badges">
                 <Badges step={step} routerType={routerType} />
+                {stepRun && <RunStepBadge mark={stepRun} />}
                 {sev && <span className={`dot dot-${sev}`} aria-label={sev} />}
               </span>
               <Handle type="source" position={Position.Right} id={step.id} className="handle-step" isConnectable={!readOnly} />

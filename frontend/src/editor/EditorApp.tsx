@@ -21,21 +21,22 @@ import { HistoryPanel } from "../panels/HistoryPanel";
 import { ProblemsPanel } from "../panels/ProblemsPanel";
 import { PropertiesPanel } from "../panels/PropertiesPanel";
 import { YamlPanel } from "../panels/YamlPanel";
+import { RunPanel } from "../panels/run/RunPanel";
+import { RunsDialog } from "../panels/run/RunsDialog";
+import { useRunController } from "../panels/run/useRunController";
 import { buildCompare, type CompareView } from "./compare";
 import { editorReducer, initialEditorState, snapshot, stateOfVersion, type Selection } from "./store";
 
 const CLIPBOARD_KEY = "inference-graph-studio:clipboard";
 const VALIDATE_DELAY_MS = 500;
 
-/**
- * The side panel tabs. Issue 7 adds a "Run" console here: one more entry in this list and
- * one more case in `renderPanel`.
- */
+/** The side panel tabs; each has a case in `renderPanel`. */
 const PANEL_TABS = [
   { id: "properties", label: "Properties" },
   { id: "yaml", label: "YAML" },
   { id: "problems", label: "Problems" },
   { id: "history", label: "History" },
+  { id: "run", label: "Run" },
 ] as const;
 type PanelTab = (typeof PANEL_TABS)[number]["id"];
 
@@ -92,6 +93,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [exportOpen, setExportOpen] = useState(false);
   const [historyKey, setHistoryKey] = useState(0);
   const [busy, setBusy] = useState<string | null>(null);
+  const [runsOpen, setRunsOpen] = useState(false);
+  const [runConfirm, setRunConfirm] = useState<{ resolve: (version: number | null) => void } | null>(null);
   const importRef = useRef<HTMLInputElement>(null);
 
   const working = s.history.state;
@@ -311,8 +314,9 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   };
 
   // ---- save / conflicts ---------------------------------------------------------------------
-  const save = async (baseOverride?: number) => {
-    if (readOnly || saving || loading || loadError) return;
+  /** Saves the working copy; resolves to the saved version, or null when nothing was saved. */
+  const save = async (baseOverride?: number): Promise<Version | null> => {
+    if (readOnly || saving || loading || loadError) return null;
     setSaving(true);
     setNotice(null);
     const state = working;
@@ -330,12 +334,14 @@ export function EditorApp({ config }: { config: StudioConfig }) {
           ? { kind: result.version.valid === false ? "info" : "ok", text: `Saved version ${result.version.number}.${invalid}` }
           : { kind: "info", text: `Nothing new to save: version ${result.version.number} is identical.` },
       );
+      return result.version;
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && err.body) {
         setConflict(err.body as unknown as ConflictBody);
       } else {
         setNotice({ kind: "error", text: `Save failed: ${describeApiError(err)}` });
       }
+      return null;
     } finally {
       setSaving(false);
     }
@@ -363,6 +369,27 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     } finally {
       setBusy(null);
     }
+  };
+
+  // ---- test runs ---------------------------------------------------------------------------
+  /** The version the Run button runs: the one being viewed; unsaved edits are saved first or not. */
+  const runVersion = (): Promise<number | null> => {
+    if (view?.kind === "version") return Promise.resolve(view.version.number);
+    if (view?.kind === "compare") return Promise.resolve(view.cmp.to.number);
+    if (lockedVersion !== null) return Promise.resolve(lockedVersion);
+    if (!dirty) {
+      if (base === null) setNotice({ kind: "error", text: "Save the graph first: runs use saved versions." });
+      return Promise.resolve(base);
+    }
+    return new Promise((resolve) => setRunConfirm({ resolve }));
+  };
+  const runVersionLabel = view?.kind === "version" ? `version ${view.version.number}` : view?.kind === "compare" ? `version ${view.cmp.to.number}` : lockedVersion !== null ? `version ${lockedVersion}` : dirty ? `unsaved edits on v${base ?? "?"}` : base !== null ? `version ${base}` : "no saved version";
+  const runs = useRunController({ api, graph: graphName, resolveVersion: runVersion });
+
+  const selectRunStep = (node: string, index: number) => {
+    if (!displayState.nodes.some((n) => n.name === node)) return;
+    onSelect({ kind: "step", node, index });
+    focusNode(node);
   };
 
   // ---- history actions ----------------------------------------------------------------------
@@ -505,6 +532,12 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       void save();
       return;
     }
+    if (mod && e.key === "Enter" && !e.defaultPrevented && !helpOpen && !confirm && !conflict && !runConfirm && !runsOpen) {
+      e.preventDefault();
+      setTab("run");
+      void runs.start();
+      return;
+    }
     if (helpOpen || confirm || conflict) return;
     if (isEditable(e.target)) return;
     if (mod && key === "z") {
@@ -635,6 +668,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             />
           </>
         );
+      case "run":
+        return <RunPanel ctl={runs} versionLabel={runVersionLabel} selection={s.selection} onSelectStep={selectRunStep} />;
     }
   };
 
@@ -721,6 +756,10 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             <span className="icon" aria-hidden="true">⟲</span>
             <span>History</span>
           </button>
+          <button type="button" className="btn btn-tool" onClick={() => setRunsOpen(true)} title="Past test runs of this graph: replay, run again, compare">
+            <span className="icon" aria-hidden="true">▤</span>
+            <span>Runs</span>
+          </button>
         </div>
       </div>
       <div className="editor-body">
@@ -770,6 +809,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             issues={issueIndex}
             readOnly={readOnly}
             compare={view?.kind === "compare" ? view.cmp.marks : null}
+            run={runs.marks}
             onEdit={onCanvasEdit}
             onSelect={onSelect}
             onViewport={onViewport}
@@ -845,6 +885,71 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <p>{confirm?.body}</p>
       </Modal>
       <HelpDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+      <Modal
+        open={runConfirm !== null}
+        title="Run unsaved changes?"
+        onClose={() => {
+          runConfirm?.resolve(null);
+          setRunConfirm(null);
+        }}
+        footer={
+          <>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => {
+                runConfirm?.resolve(null);
+                setRunConfirm(null);
+              }}
+            >
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="btn"
+              disabled={base === null}
+              onClick={() => {
+                runConfirm?.resolve(base);
+                setRunConfirm(null);
+              }}
+            >
+              Run last saved version
+            </button>
+            <button
+              type="button"
+              className="btn btn-primary"
+              onClick={() => {
+                const pending = runConfirm;
+                setRunConfirm(null);
+                void save().then((v) => pending?.resolve(v ? v.number : null));
+              }}
+            >
+              Save and run
+            </button>
+          </>
+        }
+      >
+        <p>
+          Runs use saved versions. Save your edits as a new version and run it, or run {base !== null ? <>version {base}, the last one saved,</> : "the last saved version"} without them.
+        </p>
+      </Modal>
+      <RunsDialog
+        api={api}
+        graph={graphName}
+        open={runsOpen}
+        currentRunId={runs.console.runId}
+        onClose={() => setRunsOpen(false)}
+        onOpen={(r) => {
+          setRunsOpen(false);
+          setTab("run");
+          runs.attach(r.id, { replay: true });
+        }}
+        onRunAgain={(r) => {
+          setRunsOpen(false);
+          setTab("run");
+          void runs.rerun(r.id);
+        }}
+      />
     </div>
   );
 }
@@ -898,6 +1003,7 @@ function ConflictDialog({ conflict, busy, onRebase, onKeepMine, onClose }: { con
 
 const SHORTCUTS: [string, string][] = [
   ["Ctrl+S", "Save a new version"],
+  ["Ctrl+Enter", "Run the graph (Run tab)"],
   ["Ctrl+Z", "Undo"],
   ["Ctrl+Shift+Z / Ctrl+Y", "Redo"],
   ["Ctrl+C / Ctrl+X / Ctrl+V", "Copy / cut / paste nodes (works between graphs)"],

@@ -1,0 +1,209 @@
+/**
+ * The "Run" tab: the request form (payload with saved samples, environment, extra headers, the
+ * Run button) above the live console of the run being shown. All state lives in the
+ * `RunController` the editor owns; this component only draws it.
+ */
+import { useEffect, useRef, useState } from "react";
+import type { Selection } from "../../editor/store";
+import { Spinner } from "../../common/ui";
+import type { RunController } from "./useRunController";
+import { RunConsole } from "./RunConsole";
+import "./run.css";
+
+export function RunPanel({
+  ctl,
+  versionLabel,
+  selection,
+  onSelectStep,
+}: {
+  ctl: RunController;
+  /** What the Run button runs, e.g. "version 3" or "version 3 (after saving)". */
+  versionLabel: string;
+  selection: Selection;
+  onSelectStep: (node: string, index: number) => void;
+}) {
+  return (
+    <div className="run-panel">
+      <RunForm ctl={ctl} versionLabel={versionLabel} />
+      <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} />
+    </div>
+  );
+}
+
+function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: string }) {
+  const [sampleName, setSampleName] = useState("");
+  const [naming, setNaming] = useState(false);
+  const [picked, setPicked] = useState("");
+  const nameRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (naming) nameRef.current?.focus();
+  }, [naming]);
+
+  const format = () => {
+    try {
+      ctl.setPayload(JSON.stringify(JSON.parse(ctl.payload), null, 2));
+    } catch {
+      /* the error is shown under the editor */
+    }
+  };
+
+  const commitSample = () => {
+    const name = sampleName.trim();
+    if (!name) return;
+    ctl.saveSample(name);
+    setPicked(name);
+    setSampleName("");
+    setNaming(false);
+  };
+
+  const setHeader = (i: number, which: 0 | 1, value: string) => {
+    const rows = ctl.headers.map((r) => [...r] as [string, string]);
+    rows[i][which] = value;
+    ctl.setHeaders(rows);
+  };
+
+  return (
+    <details className="run-form" open>
+      <summary>Request</summary>
+      <div className="field">
+        <div className="field-label-row">
+          <label className="label" htmlFor="run-payload">
+            Payload (JSON)
+          </label>
+          <span className="spacer" />
+          <button type="button" className="btn btn-ghost btn-tiny" onClick={format} disabled={!!ctl.payloadError} title="Pretty-print the JSON">
+            Format
+          </button>
+        </div>
+        <div className="sample-bar">
+          <select
+            className="input input-small"
+            aria-label="Saved payloads"
+            value={picked}
+            onChange={(e) => {
+              const name = e.target.value;
+              setPicked(name);
+              const sample = ctl.samples.find((s) => s.name === name);
+              if (sample) ctl.setPayload(sample.payload);
+            }}
+          >
+            <option value="">{ctl.samples.length ? "Saved payloads…" : "No saved payloads"}</option>
+            {ctl.samples.map((s) => (
+              <option key={s.name} value={s.name}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+          <button type="button" className="btn btn-small" onClick={() => setNaming((n) => !n)} disabled={!!ctl.payloadError} aria-expanded={naming}>
+            Save payload…
+          </button>
+          <button
+            type="button"
+            className="btn btn-small btn-danger-ghost"
+            disabled={!picked}
+            onClick={() => {
+              ctl.deleteSample(picked);
+              setPicked("");
+            }}
+            title={picked ? `Delete the saved payload "${picked}"` : "Pick a saved payload to delete it"}
+          >
+            Delete
+          </button>
+        </div>
+        {naming && (
+          <form
+            className="sample-name-row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              commitSample();
+            }}
+          >
+            <input ref={nameRef} className="input input-small" aria-label="Payload name" placeholder="Name, e.g. two dogs" value={sampleName} onChange={(e) => setSampleName(e.target.value)} maxLength={80} />
+            <button type="submit" className="btn btn-small btn-primary" disabled={!sampleName.trim()}>
+              Save
+            </button>
+          </form>
+        )}
+        <textarea
+          id="run-payload"
+          className={`textarea mono payload-editor${ctl.payloadError ? " input-invalid" : ""}`}
+          spellCheck={false}
+          rows={7}
+          value={ctl.payload}
+          onChange={(e) => ctl.setPayload(e.target.value)}
+          aria-invalid={!!ctl.payloadError}
+          aria-describedby={ctl.payloadError ? "run-payload-error" : undefined}
+        />
+        {ctl.payloadError && (
+          <p id="run-payload-error" className="field-error">
+            {ctl.payloadError}
+          </p>
+        )}
+      </div>
+      <div className="field run-env-row">
+        <label className="label" htmlFor="run-environment">
+          Environment
+        </label>
+        <select id="run-environment" className="input input-small" value={ctl.environment} onChange={(e) => ctl.setEnvironment(e.target.value)}>
+          {!ctl.environments.some((e) => e.name === ctl.environment) && <option value={ctl.environment}>{ctl.environment}</option>}
+          {ctl.environments.map((e) => (
+            <option key={e.id} value={e.name} title={e.description || e.url_template}>
+              {e.name}
+            </option>
+          ))}
+        </select>
+        {ctl.environmentsError && <span className="field-warning">Could not list environments: {ctl.environmentsError}</span>}
+      </div>
+      <fieldset className="field run-headers">
+        <legend className="label">Extra headers</legend>
+        {ctl.headers.map(([name, value], i) => (
+          <div key={i} className="header-row">
+            <input className="input input-small mono" aria-label={`Header ${i + 1} name`} placeholder="Name" value={name} onChange={(e) => setHeader(i, 0, e.target.value)} />
+            <input className="input input-small mono" aria-label={`Header ${i + 1} value`} placeholder="Value" value={value} onChange={(e) => setHeader(i, 1, e.target.value)} />
+            <button type="button" className="btn btn-ghost btn-tiny" aria-label={`Remove header ${i + 1}`} onClick={() => ctl.setHeaders(ctl.headers.filter((_, j) => j !== i))}>
+              ×
+            </button>
+          </div>
+        ))}
+        <button type="button" className="btn btn-ghost btn-small" onClick={() => ctl.setHeaders([...ctl.headers, ["", ""]])}>
+          + Add header
+        </button>
+      </fieldset>
+      <div className="run-actions">
+        <button
+          type="button"
+          className="btn btn-primary run-button"
+          onClick={() => void ctl.start()}
+          disabled={ctl.starting || !!ctl.payloadError}
+          title={`Run ${versionLabel} (Ctrl+Enter)`}
+          aria-keyshortcuts="Control+Enter"
+          aria-busy={ctl.starting || undefined}
+        >
+          {ctl.starting ? <Spinner decorative /> : <span className="icon" aria-hidden="true">▶</span>}
+          Run
+        </button>
+        <span className="field-help">
+          {versionLabel} · <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+        </span>
+      </div>
+      {ctl.startProblem && (
+        <div className="error-banner run-start-error" role="alert">
+          <div>
+            <div>{ctl.startProblem.message}</div>
+            {ctl.startProblem.issues.length > 0 && (
+              <ul className="run-issues">
+                {ctl.startProblem.issues.slice(0, 8).map((i, k) => (
+                  <li key={k}>
+                    {i.node ? <span className="mono">{i.node}{typeof i.step === "number" ? `[${i.step}]` : ""}: </span> : null}
+                    {i.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </div>
+      )}
+    </details>
+  );
+}
