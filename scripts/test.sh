@@ -25,7 +25,7 @@ if ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
   trap 'scripts/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
   port=$(.venv/bin/python -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
   DATABASE_URL=$(scripts/postgres.sh start "$pgdir" "$port") \
-    .venv/bin/pytest tests/api tests/graphs/test_services.py tests/execution tests/integration "$@"
+    .venv/bin/pytest tests/api tests/graphs/test_services.py tests/execution tests/integration tests/reliability "$@"
 else
   echo "== PostgreSQL is not installed: skipping the PostgreSQL pass (CI installs it)"
 fi

@@ -1,0 +1,332 @@
+"""``make reliability``: run the fault, guard, fuzz and hostile-input suites and measure what tests
+must not assert (speed), then print ONE table: figure, value, goal, ✓/✗. Exit status 1 if any
+row misses its goal.
+
+- The suites run in one pytest subprocess (``tests/reliability``, ``tests/fuzz``,
+  ``tests/api/test_hostile_input.py``); their outcomes come from its JUnit XML. ``FUZZ_EXAMPLES``
+  passes through (the fuzz suite's default is 200; ``make fuzz`` runs 1,000).
+- The fault tests hand what they measured (worker RSS growth under hostile endpoints, time for a
+  worker to consume again after a Redis restart, time for the reaper to settle killed runs, the
+  guard corpus's refusals and connection counts) to this script through ``RELIABILITY_FIGURES``.
+- The time to refuse each hostile input is measured here, in-process, with Django's test client
+  against a throwaway SQLite database: the worst of three tries each (the first includes warm-up).
+
+Run: ``DJANGO_SETTINGS_MODULE=config.test_settings .venv/bin/python bench/reliability.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MB = 1024 * 1024
+
+SUITES = {
+    "fault tests (worker kill, Redis restart, hostile endpoints)": (
+        "tests/reliability/test_worker_kill.py",
+        "tests/reliability/test_redis_restart.py",
+        "tests/reliability/test_hostile_endpoints.py",
+    ),
+    "guard corpus tests": ("tests/reliability/test_guard_corpus.py",),
+    "fuzz": ("tests/fuzz",),
+    "hostile-input tests": ("tests/api/test_hostile_input.py",),
+}
+REFUSE_GOAL_S = 1.0
+RSS_GOAL_MB = 100.0
+CONSUME_GOAL_S = 30.0
+# tests/reliability: heartbeat timeout 1.5 s + 25 s for a new worker to boot and rerun the run.
+SETTLE_GOAL_S = 26.5
+
+
+# --- the suites ----------------------------------------------------------------------------------
+
+
+def run_suites(figures_file: Path) -> dict[str, dict[str, int]]:
+    """Run every suite in one pytest process; passed/failed/skipped/total per suite."""
+    junit = figures_file.with_suffix(".xml")
+    paths = [p for paths in SUITES.values() for p in paths]
+    env = {**os.environ, "RELIABILITY_FIGURES": str(figures_file)}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+    command = [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"]
+    print("$", " ".join(command[2:]), flush=True)
+    subprocess.run(command, cwd=ROOT, env=env, check=False)
+    outcomes = {name: {"passed": 0, "failed": 0, "skipped": 0, "total": 0} for name in SUITES}
+    if not junit.exists():
+        return outcomes
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        module = (case.get("classname") or "").replace(".", "/")
+        suite = next(
+            (
+                name
+                for name, paths in SUITES.items()
+                for p in paths
+                if module.startswith(p.removesuffix(".py"))
+            ),
+            None,
+        )
+        if suite is None:
+            continue
+        counts = outcomes[suite]
+        counts["total"] += 1
+        if case.find("failure") is not None or case.find("error") is not None:
+            counts["failed"] += 1
+        elif case.find("skipped") is not None:
+            counts["skipped"] += 1
+        else:
+            counts["passed"] += 1
+    junit.unlink(missing_ok=True)
+    return outcomes
+
+
+def read_figures(path: Path) -> dict[str, Any]:
+    """The figures the tests recorded: the last value per name; repeated case records as lists."""
+    figures: dict[str, Any] = {}
+    if not path.exists():
+        return figures
+    for line in path.read_text().splitlines():
+        item = json.loads(line)
+        if item["name"] in ("guard_case", "guard_redirect"):
+            figures.setdefault(item["name"], []).append(item["value"])
+        else:
+            figures[item["name"]] = item["value"]
+    return figures
+
+
+# --- hostile input, timed in-process -------------------------------------------------------------
+
+
+def hostile_inputs() -> dict[str, tuple[str, bytes, str]]:
+    """name -> (path, body, content type): the shapes tests/api/test_hostile_input.py refuses."""
+    manifest_head = "apiVersion: serving.kserve.io/v1alpha1\nkind: InferenceGraph\n"
+    laughs = [
+        manifest_head + "metadata: {name: lol}",
+        'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+    ]
+    for level in range(1, 10):
+        laughs.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    laughs.append("spec: {nodes: {root: {routerType: Sequence, steps: *a9}}}")
+    nodes: dict[str, Any] = {f"n{i}": {"routerType": "Sequence"} for i in range(100_000)}
+    nodes["root"] = {"routerType": "Sequence"}
+    wide = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "InferenceGraph",
+        "metadata": {"name": "huge"},
+        "spec": {"nodes": nodes},
+    }
+    return {
+        "3 MB JSON body": (
+            "/api/graphs/",
+            json.dumps({"manifest": {"spec": {"padding": "x" * 3 * MB}}}).encode(),
+            "application/json",
+        ),
+        "10 MB YAML import": (
+            "/api/graphs/import/",
+            (manifest_head + "# " + "y" * 10 * MB).encode(),
+            "application/yaml",
+        ),
+        "billion laughs YAML": ("/api/graphs/import/", "\n".join(laughs).encode(), "application/yaml"),
+        "100,000-node manifest": (
+            "/api/graphs/import/",
+            json.dumps(wide, separators=(",", ":")).encode(),
+            "application/json",
+        ),
+        "JSON nested 100,000 deep": (
+            "/api/graphs/",
+            ('{"manifest": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(),
+            "application/json",
+        ),
+    }
+
+
+def time_hostile_inputs(tries: int = 3) -> dict[str, tuple[float, int]]:
+    """name -> (worst seconds to be refused, status code), against a throwaway SQLite database."""
+    workdir = Path(tempfile.mkdtemp(prefix="studio-reliability-"))
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'db.sqlite3'}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test.utils import setup_test_environment
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    setup_test_environment()
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # each refusal would log a warning
+    warnings.filterwarnings("ignore", message="No directory at")  # whitenoise without collectstatic
+    call_command("migrate", verbosity=0, interactive=False)
+    user = get_user_model().objects.create_user("reliability", password="reliability-bench-1")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    results: dict[str, tuple[float, int]] = {}
+    try:
+        for name, (path, body, content_type) in hostile_inputs().items():
+            worst, status = 0.0, 0
+            for _ in range(tries):
+                started = time.perf_counter()
+                response = client.post(path, body, content_type=content_type)
+                worst = max(worst, time.perf_counter() - started)
+                status = response.status_code
+            results[name] = (worst, status)
+    finally:
+        for leftover in workdir.iterdir():
+            leftover.unlink()
+        workdir.rmdir()
+    return results
+
+
+# --- the table -----------------------------------------------------------------------------------
+
+
+Row = tuple[str, str, str, bool]
+
+
+def check(value: Any, ok: Callable[[Any], bool]) -> bool:
+    try:
+        return value is not None and bool(ok(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def build_rows(
+    outcomes: dict[str, dict[str, int]], figures: dict[str, Any], refusals: dict[str, tuple[float, int]]
+) -> list[Row]:
+    rows: list[Row] = []
+    fuzz_examples = os.environ.get("FUZZ_EXAMPLES", "200")
+    for name, counts in outcomes.items():
+        label = f"{name} (FUZZ_EXAMPLES={fuzz_examples})" if name == "fuzz" else name
+        value = f"{counts['passed']}/{counts['total']} passed" + (
+            f", {counts['skipped']} skipped" if counts["skipped"] else ""
+        )
+        rows.append((label, value, "all pass", counts["total"] > 0 and counts["failed"] == 0))
+    for name, (seconds, status) in refusals.items():
+        refused = status in (400, 413)
+        rows.append(
+            (
+                f"time to refuse: {name}",
+                f"{seconds:.3f} s ({status})",
+                "< 1 s, 400/413",
+                refused and seconds < REFUSE_GOAL_S,
+            )
+        )
+
+    def figure(label: str, key: str, unit: str, goal: str, ok: Callable[[Any], bool]) -> None:
+        value = figures.get(key)
+        shown = "—" if value is None else f"{value}{unit}"
+        rows.append((label, shown, goal, check(value, ok)))
+
+    figure(
+        "worker RSS growth, hostile endpoints",
+        "worker_rss_growth_mb",
+        " MB",
+        "< 100 MB",
+        lambda v: v < RSS_GOAL_MB,
+    )
+    figure(
+        "worker RSS peak growth, hostile endpoints",
+        "worker_rss_peak_growth_mb",
+        " MB",
+        "< 100 MB",
+        lambda v: v < RSS_GOAL_MB,
+    )
+    figure(
+        "consume again after Redis restart",
+        "redis_restart_consume_again_s",
+        " s",
+        "≤ 30 s",
+        lambda v: v <= CONSUME_GOAL_S,
+    )
+    figure(
+        "runs completed across the Redis restart",
+        "redis_restart_runs_recovered",
+        "",
+        "all",
+        lambda v: v.split("/")[0] == v.split("/")[1],
+    )
+    figure("worker kills mid-run", "worker_kills", "", "20", lambda v: v >= 20)
+    figure("killed runs settled (succeeded as attempt 2)", "killed_runs_settled", "", "all", lambda v: v > 0)
+    figure(
+        "reaper: kill → run settled, median",
+        "reaper_settle_median_s",
+        " s",
+        f"≤ {SETTLE_GOAL_S:g} s",
+        lambda v: v <= SETTLE_GOAL_S,
+    )
+    figure(
+        "reaper: kill → run settled, worst",
+        "reaper_settle_max_s",
+        " s",
+        f"≤ {SETTLE_GOAL_S:g} s",
+        lambda v: v <= SETTLE_GOAL_S,
+    )
+
+    cases = figures.get("guard_case") or []
+    refused = sum(1 for c in cases if c["refused"])
+    rows.append(
+        (
+            "guard corpus refused",
+            f"{refused}/{len(cases)}",
+            "all, ≥ 40",
+            bool(cases) and refused == len(cases) >= 40,
+        )
+    )
+    redirects = figures.get("guard_redirect") or []
+    held = sum(1 for c in redirects if c["not_followed"])
+    rows.append(
+        (
+            "guard: redirects not followed",
+            f"{held}/{len(redirects)}",
+            "all",
+            bool(redirects) and held == len(redirects),
+        )
+    )
+    contacts = sum(c["connections"] for c in [*cases, *redirects])
+    rows.append(
+        ("guard: connections to forbidden targets", str(contacts), "0", bool(cases) and contacts == 0)
+    )
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    header = ("figure", "value", "goal", "")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(3)]
+    line = "  ".join("-" * w for w in widths) + "  -"
+    print()
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)))
+    print(line)
+    for label, value, goal, ok in rows:
+        print(
+            f"{label.ljust(widths[0])}  {value.ljust(widths[1])}  {goal.ljust(widths[2])}  {'✓' if ok else '✗'}"
+        )
+
+
+def main() -> int:
+    handle, name = tempfile.mkstemp(prefix="studio-reliability-", suffix=".jsonl")
+    os.close(handle)
+    figures_file = Path(name)
+    try:
+        outcomes = run_suites(figures_file)
+        figures = read_figures(figures_file)
+    finally:
+        figures_file.unlink(missing_ok=True)
+    refusals = time_hostile_inputs()
+    rows = build_rows(outcomes, figures, refusals)
+    print_table(rows)
+    return 0 if all(ok for *_, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
