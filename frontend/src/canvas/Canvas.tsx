@@ -41,6 +41,16 @@ export interface PaletteItem {
 
 const nodeTypes = { router: RouterNode };
 
+/**
+ * From this many nodes on, only the cards in view are rendered (React Flow's
+ * `onlyRenderVisibleElements`): in bench/bench_editor.py a 500-node graph at 100 % then pans with
+ * 2 long tasks instead of 84. Smaller graphs keep every card in the DOM, so every edge is drawn
+ * (an edge to a card that was never rendered waits until that card scrolls into view).
+ */
+const VISIBLE_ONLY_FROM = 200;
+/** Size estimate of a card React Flow has not measured yet (the CSS width; head + rows + foot). */
+const cardEstimate = (steps: number) => ({ initialWidth: 262, initialHeight: 90 + 50 * steps });
+
 /** A new step for a palette item dropped on a node (Splitter steps get the missing weight). */
 export function paletteStep(state: GraphState, nodeName: string, target: TargetKind): JsonObject {
   const node = state.nodes.find((n) => n.name === nodeName);
@@ -79,6 +89,9 @@ export function Canvas({
   live.current = state;
 
   const selectedNames = useMemo(() => new Set(selection.kind === "nodes" ? selection.names : []), [selection]);
+  const visibleOnly = state.nodes.length >= VISIBLE_ONLY_FROM;
+  // Keyed on `state.nodes`, not `state`: a pan or zoom changes only `state.viewport`, and must not
+  // hand React Flow a fresh copy of every card (a full re-render of a 500-node graph).
   const derived = useMemo<RouterFlowNode[]>(() => {
     const existing = new Set(state.nodes.map((n) => n.name));
     const reach = reachable(state);
@@ -86,6 +99,7 @@ export function Canvas({
       id: node.name,
       type: "router",
       position: node.position,
+      ...(visibleOnly ? cardEstimate(node.steps.length) : {}),
       selected: selectedNames.has(node.name),
       draggable: !readOnly,
       connectable: !readOnly,
@@ -107,7 +121,8 @@ export function Canvas({
         stepRuns: run ? node.steps.map((_, i) => run.steps.get(issueKey(node.name, i))) : undefined,
       },
     }));
-  }, [state, selectedNames, selection, issues, readOnly, compare, run]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes (see above)
+  }, [state.nodes, visibleOnly, selectedNames, selection, issues, readOnly, compare, run]);
 
   // React Flow's copy of the nodes: derived nodes plus measured sizes and in-flight drags.
   const [nodes, setNodes] = useState<RouterFlowNode[]>(derived);
@@ -140,7 +155,8 @@ export function Canvas({
         data: { node: e.source, index: e.stepIndex },
       };
     });
-  }, [state, selection, compare, run]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
+  }, [state.nodes, selection, compare, run]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<RouterFlowNode>[]) => {
@@ -286,6 +302,7 @@ export function Canvas({
           selectionKeyCode="Shift"
           multiSelectionKeyCode={["Meta", "Control", "Shift"]}
           connectionRadius={28}
+          onlyRenderVisibleElements={visibleOnly}
           proOptions={{ hideAttribution: true }}
           defaultEdgeOptions={{ type: "smoothstep" }}
         >

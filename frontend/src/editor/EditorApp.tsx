@@ -149,7 +149,10 @@ export function EditorApp({ config }: { config: StudioConfig }) {
 
   const workingIssues = useMemo(() => serverIssues ?? localIssues(working), [serverIssues, working]);
   const displayIssues = view?.kind === "version" ? (view.version.issues ?? []) : view?.kind === "compare" ? (view.cmp.to.issues ?? []) : workingIssues;
-  const issueIndex = useMemo(() => indexIssues(displayState, displayIssues), [displayState, displayIssues]);
+  // indexIssues reads only the nodes: a viewport change (every pan) keeps the index, so the canvas
+  // does not rebuild every card.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const issueIndex = useMemo(() => indexIssues(displayState, displayIssues), [displayState.nodes, displayIssues]);
   const errorCount = displayIssues.filter((i) => i.severity === "error").length;
   const warningCount = displayIssues.length - errorCount;
 

@@ -123,10 +123,13 @@ export function YamlPanel({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Canvas → text. Skipped when this document is the one the text just produced.
+  // Canvas → text. Skipped when this document is the one the text just produced, and while the
+  // panel is hidden: for a 500-node graph printing the text, re-parsing it for the diagnostics and
+  // CodeMirror's DOM update cost about a second of the editor's start (bench/bench_editor.py).
+  // Showing the panel catches up.
   useEffect(() => {
     const v = view.current;
-    if (!v) return;
+    if (!v || !visible) return;
     if (manifestJson === lastJson.current) return;
     lastJson.current = manifestJson;
     if (timer.current) {
@@ -141,12 +144,12 @@ export function YamlPanel({
     setParseProblems([]);
     publishDiagnostics([]);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [manifestJson]);
+  }, [manifestJson, visible]);
 
   useEffect(() => {
-    publishDiagnostics(parseProblems);
+    if (visible) publishDiagnostics(parseProblems);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [issues]);
+  }, [issues, visible]);
 
   useEffect(() => {
     view.current?.dispatch({

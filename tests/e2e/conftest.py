@@ -1,0 +1,261 @@
+"""Browser tests: the real built frontend (frontend/dist) in Debian's headless Chromium.
+
+Playwright drives a Django live server (pytest-django's ``live_server``, which serves the built
+bundle through the staticfiles finders). Tests that touch the ORM while the live server runs need
+``@pytest.mark.django_db(transaction=True)``: the server thread must see committed rows.
+
+Fixtures here:
+- ``browser_type_launch_args``: Debian's /usr/bin/chromium with the flags from ENVIRONMENT.md.
+- ``built_frontend``: fails every test with a clear message when the bundle was not built.
+- ``studio_user`` / ``login`` / ``editor_page``: a user and a browser context logged in as them
+  (the session cookie is injected; ``test_login_form_signs_in`` goes through the real form).
+- ``make_graph`` / ``add_version``: graphs and versions through the services, as the API would.
+- ``shot``: a screenshot under test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Playwright's sync API runs an event loop in the main thread; Django would then refuse ORM calls
+# made by the test itself (SynchronousOnlyOperation). The ORM calls here are ordinary sync code.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+REPO = Path(__file__).resolve().parents[2]
+DIST = REPO / "frontend" / "dist" / "assets"
+SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+
+# A slow shared 2-core machine: auto-waiting assertions get a generous budget.
+EXPECT_TIMEOUT_MS = 15_000
+ACTION_TIMEOUT_MS = 20_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+PASSWORD = "e2e-password-1"  # a throwaway account in the throwaway test database
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder is a browser test (the modules mark themselves too)."""
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Debian's Chromium (``playwright install`` cannot download browsers here)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(
+            f"{CHROMIUM} is missing: `apt-get install -y chromium` (scripts/test.sh does it as root)."
+        )
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    # Wide enough for palette + canvas + side panel side by side.
+    return {**browser_context_args, "viewport": {"width": 1440, "height": 900}, "accept_downloads": True}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def built_frontend() -> Path:
+    """The built bundle the templates include; without it every page is blank."""
+    missing = [
+        name for name in ("editor.js", "editor.css", "list.js", "list.css") if not (DIST / name).is_file()
+    ]
+    if missing:
+        pytest.fail(
+            f"The frontend is not built ({', '.join(missing)} missing in {DIST}). "
+            "Run `make setup` (or `cd frontend && npm ci && npm run build`); `make test` builds it first.",
+            pytrace=False,
+        )
+    return DIST
+
+
+# ---- users and login ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def studio_user(transactional_db: None) -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("erin", password=PASSWORD)
+
+
+def session_cookie_for(user: Any, url: str) -> dict[str, Any]:
+    """A logged-in session for ``user``, as a cookie for ``url`` (what /login/ would set)."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return {
+        "name": settings.SESSION_COOKIE_NAME,
+        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+        "url": url,
+    }
+
+
+class PageErrors:
+    """Uncaught exceptions in the page: a test that provokes one fails at teardown."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def watch(self, page: Page) -> Page:
+        page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: {exc}"))
+        page.set_default_timeout(ACTION_TIMEOUT_MS)
+        return page
+
+
+@pytest.fixture
+def page_errors() -> Iterator[PageErrors]:
+    watcher = PageErrors()
+    yield watcher
+    assert not watcher.errors, "uncaught errors in the page:\n" + "\n".join(watcher.errors)
+
+
+@pytest.fixture
+def login(
+    new_context: Callable[..., BrowserContext], live_server: Any, page_errors: PageErrors
+) -> Callable[[Any], Page]:
+    """``login(user)`` -> a page in a fresh browser context with ``user``'s session cookie."""
+
+    def _login(user: Any) -> Page:
+        context = new_context()
+        context.add_cookies([session_cookie_for(user, live_server.url)])
+        return page_errors.watch(context.new_page())
+
+    return _login
+
+
+@pytest.fixture
+def user_page(login: Callable[[Any], Page], studio_user: Any) -> Page:
+    """A page logged in as ``studio_user`` (nothing opened yet)."""
+    return login(studio_user)
+
+
+@pytest.fixture
+def open_editor(live_server: Any) -> Callable[..., None]:
+    """``open_editor(page, name)``: goes to the editor and waits until the canvas shows its cards."""
+
+    def _open(page: Page, name: str, *, cards: int | None = None, query: str = "") -> None:
+        page.goto(f"{live_server.url}/graphs/{name}/{query}")
+        expect(page.locator(".react-flow__pane")).to_be_visible()
+        if cards is None:
+            expect(page.locator(".router-card").first).to_be_visible()
+        else:
+            expect(page.locator(".router-card")).to_have_count(cards)
+
+    return _open
+
+
+# ---- data through the services -----------------------------------------------------------------
+
+
+def manifest_of(name: str, nodes: dict[str, Any], namespace: str = "default") -> dict[str, Any]:
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "InferenceGraph",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"nodes": copy.deepcopy(nodes)},
+    }
+
+
+@pytest.fixture
+def make_graph(studio_user: Any) -> Callable[..., Any]:
+    """``make_graph(name, nodes=..., layout=..., message=...)``: a graph and its version 1."""
+    from graphs import services
+
+    def _make(
+        name: str,
+        nodes: dict[str, Any] | None = None,
+        *,
+        layout: dict[str, Any] | None = None,
+        message: str = "Created",
+        description: str = "",
+        owner: Any = None,
+    ) -> Any:
+        body = nodes if nodes is not None else {"root": {"routerType": "Sequence", "steps": []}}
+        return services.graph_create(
+            owner=owner or studio_user,
+            name=name,
+            description=description,
+            manifest=manifest_of(name, body),
+            layout=layout or {},
+            message=message,
+        )
+
+    return _make
+
+
+@pytest.fixture
+def add_version(studio_user: Any) -> Callable[..., Any]:
+    """``add_version(graph, nodes, message=...)``: the next version, saved on top of the latest."""
+    from graphs import services
+    from graphs.models import Graph
+
+    def _add(
+        graph: Any, nodes: dict[str, Any], *, layout: dict[str, Any] | None = None, message: str = ""
+    ) -> Any:
+        fresh = Graph.objects.get(pk=graph.pk)
+        result = services.graph_version_create(
+            graph=fresh,
+            manifest=manifest_of(fresh.name, nodes, fresh.namespace),
+            layout=layout
+            if layout is not None
+            else (fresh.latest_version.layout if fresh.latest_version else {}),
+            author=studio_user,
+            message=message,
+            base_version=fresh.latest_version.number if fresh.latest_version else None,
+        )
+        return result.version
+
+    return _add
+
+
+def api_get(page: Page, base_url: str, path: str) -> Any:
+    """GET an API path with the page's session (the same cookies a person's browser sends)."""
+    response = page.request.get(f"{base_url}{path}")
+    assert response.ok, f"GET {path}: {response.status} {response.text()[:300]}"
+    return response.json()
+
+
+# ---- screenshots -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shot(request: pytest.FixtureRequest) -> Callable[[Page, str], Path]:
+    """``shot(page, "saved")`` -> test-artifacts/screenshots/<test>--saved.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    test = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-")
+
+    def _shot(page: Page, state: str) -> Path:
+        path = SCREENSHOTS / f"{test}--{state}.png"
+        page.screenshot(path=str(path))
+        return path
+
+    return _shot
