@@ -24,7 +24,8 @@ def _studio_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
 
 @login_required
 def graph_list_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "graphs/graph_list.html", {"studio_config": _studio_config(request)})
+    context = {"studio_config": _studio_config(request), "bundle": "list", "page_title": "Graphs"}
+    return render(request, "graphs/app_shell.html", context)
 
 
 @login_required
@@ -33,4 +34,5 @@ def editor_page(request: HttpRequest, name: str) -> HttpResponse:
     raw_version = request.GET.get("version", "")
     version = int(raw_version) if raw_version.isdigit() else None
     config = _studio_config(request, graph=graph.name, version=version)
-    return render(request, "graphs/editor.html", {"studio_config": config, "graph": graph})
+    context = {"studio_config": config, "bundle": "editor", "page_title": graph.name}
+    return render(request, "graphs/app_shell.html", context)

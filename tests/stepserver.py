@@ -271,10 +271,14 @@ class StepServer:
 class Canary:
     """A bare TCP listener that only counts connection attempts (proof that nothing connected)."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        """Listen on ``host`` (IPv4, or IPv6 when it holds a colon) at ``port`` (0: any free one)."""
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._sock = socket.socket(family, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind((host, 0))
+        if family == socket.AF_INET6:
+            self._sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        self._sock.bind((host, port))
         self._sock.listen(16)
         self._sock.settimeout(0.05)
         self.accepted = 0

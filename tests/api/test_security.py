@@ -45,8 +45,11 @@ def test_login_with_the_right_password_works(user: Any) -> None:
 
 
 def test_check_deploy_is_clean_with_production_settings() -> None:
+    # The process environment of a deployment, not of this test session (the browser tests set
+    # DJANGO_ALLOW_ASYNC_UNSAFE for Playwright, which check --deploy rightly refuses).
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env = {
-        **os.environ,
+        **inherited,
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": "a-long-random-production-key-" + "x" * 40,

@@ -135,39 +135,10 @@ REDIRECTS = {
 REFUSAL_WORDS = ("blocked by URL guard", "unsupported protocol scheme")
 
 
-class Canary6:
-    """The IPv6 twin of stepserver.Canary: counts connection attempts on ``[::1]:port``."""
-
-    def __init__(self, port: int) -> None:
-        self._sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        self._sock.bind(("::1", port))
-        self._sock.listen(16)
-        self._sock.settimeout(0.05)
-        self.accepted = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=1)
-        self._sock.close()
-
-
 @dataclass
 class Canaries:
     v4: Any
-    v6: Canary6
+    v6: Any
 
     @property
     def port(self) -> int:
@@ -181,7 +152,7 @@ class Canaries:
 @pytest.fixture(scope="module")
 def canaries() -> Iterator[Canaries]:
     v4 = stepserver.Canary("127.0.0.1")
-    v6 = Canary6(v4.port)
+    v6 = stepserver.Canary("::1", v4.port)
     try:
         yield Canaries(v4, v6)
     finally:
