@@ -175,3 +175,19 @@ def test_import_graph_of_unreadable_file_imports_nothing(user: Any, tmp_path: An
     with pytest.raises(CommandError):
         call_command("import_graph", str(path), stdout=io.StringIO(), stderr=io.StringIO())
     assert not Graph.objects.exists()
+
+
+def test_importing_a_version_into_someone_elses_graph_is_forbidden(
+    api: APIClient, bob_api: APIClient
+) -> None:
+    post_yaml(api, SEQUENCE_YAML)
+    changed = SEQUENCE_YAML.replace("serverRead: 300", "serverRead: 200")
+    response = post_yaml(bob_api, changed, "?graph=model-chainer")
+    assert response.status_code == 403
+    assert GraphVersion.objects.count() == 1
+
+
+def test_import_into_a_graph_that_does_not_exist_is_404(api: APIClient) -> None:
+    response = post_yaml(api, SEQUENCE_YAML, "?graph=nope")
+    assert response.status_code == 404
+    assert not Graph.objects.exists()
