@@ -49,10 +49,6 @@ def base_version_from(request: Request, body_value: int | None) -> int | None:
     return number
 
 
-def json_object_field(**kwargs: Any) -> serializers.JSONField:
-    return serializers.JSONField(**kwargs)
-
-
 class _ObjectField(serializers.JSONField):
     """A JSON object (dict); anything else is refused with a clear message."""
 

@@ -17,9 +17,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden
+from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
 from graphs import spec
 from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
+from graphs.serializers import version_data
 from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 
 NAME_RE = re.compile(GRAPH_NAME_PATTERN)
@@ -281,8 +282,6 @@ def graph_version_create(
 
 def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version: int) -> Conflict:
     """The 409 for a save from an old base: what changed on the server since the client's base."""
-    from graphs.serializers import version_data
-
     latest_number = latest.number if latest else 0
     base = GraphVersion.objects.filter(graph=graph, number=base_version).first()
     changes: dict[str, Any] | None = None
@@ -312,8 +311,6 @@ def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveRe
     """Append a new version whose manifest and layout equal version ``number``'s."""
     target = GraphVersion.objects.filter(graph=graph, number=number).first()
     if target is None:
-        from config.exceptions import NotFound
-
         raise NotFound(f"Graph {graph.name!r} has no version {number}.")
     result = graph_version_create(
         graph=graph,
@@ -370,8 +367,6 @@ def version_export(*, graph: Graph, version: GraphVersion, fmt: str) -> tuple[st
 
     Raises Unprocessable (422) with the version's issues when KServe would reject it.
     """
-    from config.exceptions import Unprocessable
-
     if not version.valid:
         errors = [i for i in version.issues if i.get("severity") == "error"]
         raise Unprocessable(
