@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -190,3 +191,41 @@ def test_kserve_server_timeout_cases(server: StepServer) -> None:
         assert response.status_code == status, (timeouts, response.text)
         if status == 200:
             assert response.json() == {"predictions": "2"}
+
+
+def test_sharded_transport_spreads_concurrent_calls_and_frees_each_pool_when_read() -> None:
+    """Concurrent requests go to the least busy pool; a pool is free again once its response is read."""
+    from execution.engine.http import ShardedTransport
+
+    seen: list[int] = []
+
+    class Body(httpx.AsyncByteStream):  # streamed like a network body (not read in advance)
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield b"{}"
+
+    def pool(index: int) -> httpx.MockTransport:
+        def handler(request: httpx.Request) -> httpx.Response:
+            seen.append(index)
+            return httpx.Response(200, stream=Body())
+
+        return httpx.MockTransport(handler)
+
+    transport = ShardedTransport([pool(0), pool(1), pool(2)])
+
+    async def scenario() -> None:
+        async with httpx.AsyncClient(transport=transport) as client:
+            for _ in range(3):  # one after another: always the first pool (its keep-alive connection)
+                await client.post("http://step/", content=b"{}")
+            assert seen == [0, 0, 0]
+            seen.clear()
+            streams = [client.stream("POST", "http://step/", content=b"{}") for _ in range(3)]
+            opened = [await s.__aenter__() for s in streams]  # three in flight at once
+            assert seen == [0, 1, 2]
+            for s in streams:
+                await s.__aexit__(None, None, None)
+            assert all(r.is_closed for r in opened)
+            seen.clear()
+            await client.post("http://step/", content=b"{}")
+            assert seen == [0]
+
+    asyncio.run(scenario())
