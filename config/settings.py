@@ -171,14 +171,13 @@ LOGIN_MAX_FAILURES = env.int("STUDIO_LOGIN_MAX_FAILURES", default=5)
 LOGIN_FAILURE_WINDOW = env.int("STUDIO_LOGIN_FAILURE_WINDOW", default=300)
 
 # ---------------------------------------------------------------------------------------------
-# Test runs (execution app): owned by the execution helper. Seconds unless named otherwise.
+# Test runs (the execution app). Seconds unless named otherwise.
 # ---------------------------------------------------------------------------------------------
 MOCKMODELS_URL = env.str("MOCKMODELS_URL", default="http://127.0.0.1:9010")
 RUN_EVENTS_REDIS_URL = env.str("RUN_EVENTS_REDIS_URL", default=REDIS_URL)  # pub/sub fan-out + secret headers
 RUN_MAX_DEADLINE = env.float("RUN_MAX_DEADLINE", default=300.0)  # the most an environment may allow
-RUN_DEADLINE_GRACE = env.float(
-    "RUN_DEADLINE_GRACE", default=10.0
-)  # past the deadline before a worker gives up
+# How long past a run's deadline a worker waits before it gives up on the run.
+RUN_DEADLINE_GRACE = env.float("RUN_DEADLINE_GRACE", default=10.0)
 RUN_HEARTBEAT_SECONDS = env.float("RUN_HEARTBEAT_SECONDS", default=2.0)
 RUN_HEARTBEAT_TIMEOUT = env.float("RUN_HEARTBEAT_TIMEOUT", default=20.0)  # silent this long: the worker died
 RUN_QUEUED_TIMEOUT = env.float("RUN_QUEUED_TIMEOUT", default=300.0)  # queued this long: the message was lost
