@@ -72,24 +72,7 @@ class EnvironmentOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Environment
-        fields = [
-            "id",
-            "name",
-            "description",
-            "service_urls",
-            "url_template",
-            "namespace",
-            "propagate_headers",
-            "step_timeout",
-            "deadline",
-            "allow_hosts",
-            "allow_networks",
-            "allow_loopback",
-            "allow_private",
-            "owner",
-            "created_at",
-            "updated_at",
-        ]
+        fields = ["id", *services.ENVIRONMENT_FIELDS, "owner", "created_at", "updated_at"]
 
 
 class EnvironmentInput(serializers.Serializer):

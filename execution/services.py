@@ -473,16 +473,8 @@ def run_cancel(*, run: Run, user: User) -> Run:
             finished_at=now,
             error="Cancelled before it started.",
         ):
-            events.emit(
-                run.pk,
-                "run.finished",
-                {
-                    "status": Run.Status.CANCELLED,
-                    "status_code": None,
-                    "error": "Cancelled before it started.",
-                    "attempt": run.attempt,
-                    "by": user.get_username(),
-                },
+            _emit_ended_without_response(
+                run, Run.Status.CANCELLED, "Cancelled before it started.", by=user.get_username()
             )
         elif Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, cancel_requested=False).update(
             cancel_requested=True
@@ -859,6 +851,15 @@ def _finished_data(fields: Mapping[str, Any], attempt: int) -> dict[str, Any]:
     }
 
 
+def _emit_ended_without_response(run: Run, status: str, error: str, **extra: Any) -> None:
+    """The final ``run.finished`` event of a run that ended before its graph answered."""
+    events.emit(
+        run.pk,
+        "run.finished",
+        {"status": status, "status_code": None, "error": error, "attempt": run.attempt, **extra},
+    )
+
+
 def _close_pending_steps(run: Run, attempt: int, status: str, error: str) -> None:
     """Steps still in flight when a run ends are marked as the run ended (cancelled or error)."""
     outcome = RunStep.Outcome.CANCELLED if status == Run.Status.CANCELLED else RunStep.Outcome.ERROR
@@ -936,16 +937,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                 reason = f"Cancelled; its worker had stopped responding ({silent})."
                 if same.update(status=Run.Status.CANCELLED, finished_at=now, heartbeat_at=None, error=reason):
                     _close_pending_steps(run, run.attempt, Run.Status.CANCELLED, reason)
-                    events.emit(
-                        run.pk,
-                        "run.finished",
-                        {
-                            "status": Run.Status.CANCELLED,
-                            "status_code": None,
-                            "error": reason,
-                            "attempt": run.attempt,
-                        },
-                    )
+                    _emit_ended_without_response(run, Run.Status.CANCELLED, reason)
                     report.cancelled.append(str(run.pk))
             elif run.attempt < settings.RUN_MAX_ATTEMPTS:
                 reason = f"The worker running attempt {run.attempt} stopped responding ({silent})."
@@ -965,16 +957,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                 )
                 if same.update(status=Run.Status.FAILED, finished_at=now, heartbeat_at=None, error=reason):
                     _close_pending_steps(run, run.attempt, Run.Status.FAILED, reason)
-                    events.emit(
-                        run.pk,
-                        "run.finished",
-                        {
-                            "status": Run.Status.FAILED,
-                            "status_code": None,
-                            "error": reason,
-                            "attempt": run.attempt,
-                        },
-                    )
+                    _emit_ended_without_response(run, Run.Status.FAILED, reason)
                     report.failed.append(str(run.pk))
     waited = now - timedelta(seconds=settings.RUN_QUEUED_TIMEOUT)
     for run in Run.objects.filter(status=Run.Status.QUEUED, enqueued_at__lt=waited).only(
@@ -1002,15 +985,6 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                     "is a Celery worker running?"
                 )
                 if same.update(status=Run.Status.FAILED, finished_at=now, error=reason):
-                    events.emit(
-                        run.pk,
-                        "run.finished",
-                        {
-                            "status": Run.Status.FAILED,
-                            "status_code": None,
-                            "error": reason,
-                            "attempt": run.attempt,
-                        },
-                    )
+                    _emit_ended_without_response(run, Run.Status.FAILED, reason)
                     report.failed.append(str(run.pk))
     return report
