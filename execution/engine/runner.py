@@ -52,6 +52,9 @@ INVALID_RESPONSE: Final = "invalid response"
 _ERROR_PREFIX: Final = b'{"error":"Failed to process request","cause":'
 # Raw condition values in the trace: enough to recognise the match, not a copy of the document.
 _RAW_CAP: Final = 1024
+# Nested node calls run as a new task every this many levels: a level is four coroutine frames, so
+# 32 levels stay far below Python's default recursion limit of 1,000 frames.
+_FRESH_STACK_EVERY: Final = 32
 
 Clock = Callable[[], float]
 HeadersIn = Mapping[str, str | list[str]] | Iterable[tuple[str, str]]
@@ -153,6 +156,7 @@ class _Run:
     events: list[TraceEvent] = field(default_factory=list)
     seq: int = 0
     deadline_hit: bool = False
+    empty_node: str | None = None  # the last zero-step Sequence that answered (status 0)
 
     def emit(
         self,
@@ -191,11 +195,40 @@ class _Run:
 
 @dataclass(frozen=True, slots=True)
 class _Where:
-    """Where a node invocation sits: its path, the step that called it, the node stack above it."""
+    """Where a node invocation sits: its call path, the step that called it, the caller's frame.
+
+    ``node`` and ``data`` are this invocation's node and input; ``caller`` links to the invocation
+    that called it (None at the root), so the whole call path can be walked for cycle detection.
+    """
 
     path: str
     parent_step: str | None
-    stack: tuple[str, ...]
+    node: str
+    data: bytes
+    caller: _Where | None = None
+    depth: int = 0
+
+
+def _repeats(run: _Run, where: _Where) -> list[str] | None:
+    """The node cycle this invocation closes, or None when it does not close one.
+
+    A cycle is closed when the same node is entered again on its own call path *with the same input*
+    and no Splitter sits on the path in between: from there KServe's router, which is deterministic
+    apart from Splitters, would repeat the same calls until its stack overflows (it crashes). A
+    node re-entered with another input, or through a Splitter, may leave the loop, and does in
+    KServe, so it runs on.
+    """
+    names = [where.node]
+    frame = where.caller
+    while frame is not None:
+        names.append(frame.node)
+        node = run.manifest.spec.nodes.get(frame.node)
+        if node is not None and node.router_type == "Splitter":
+            return None
+        if frame.node == where.node and frame.data == where.data:
+            return names[::-1]
+        frame = frame.caller
+    return None
 
 
 def _step_target(run: _Run, step: Step) -> str:
@@ -225,12 +258,12 @@ async def _route(run: _Run, node_name: str, data: bytes, where: _Where) -> tuple
         {
             "router_type": node.router_type if node is not None else None,
             "input": run.view(data),
-            "depth": len(where.stack) - 1,
+            "depth": where.depth,
         },
     )
     try:
-        if node_name in where.stack[:-1]:
-            cycle = [*where.stack[where.stack.index(node_name) :]]
+        if where.caller is not None and (cycle := _repeats(run, where)) is not None:
+            # Deliberate deviation: KServe recurses until its stack overflows and drops the connection.
             raise RouteError(500, "cycle detected: " + " -> ".join(cycle))
         if node is None:
             raise RouteError(500, "invalid route type: ")
@@ -285,8 +318,10 @@ async def _dispatch(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
 
 async def _sequence(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
     if not node.steps:
-        # Deliberate deviation: KServe returns status 0 and the connection drops.
-        raise RouteError(500, f'node "{node.name}" has no steps')
+        # KServe returns (nil, 0, nil): an Ensemble above fails to decode the empty body, a Soft step
+        # of a Sequence goes on; only where the status 0 reaches the client does KServe crash.
+        run.empty_node = node.name
+        return b"", 0
     prev_body = b""
     prev_status = 0
     for i, step in enumerate(node.steps):
@@ -434,7 +469,11 @@ async def _splitter(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
     total = 0
     chosen: Step | None = None
     for step in node.steps:
-        total += step.weight or 0  # a missing weight (a validation error) never wins
+        if step.weight is None and chosen is None:
+            # Deliberate deviation: KServe dereferences the nil weight and crashes (the webhook
+            # refuses such a graph; a test run may still meet one). Past the chosen step Go stops.
+            raise RouteError(500, f'step {step.label} of Splitter node "{node.name}" has no weight')
+        total += step.weight or 0
         cumulative.append(total)
         if chosen is None and draw < total:
             chosen = step
@@ -457,19 +496,59 @@ async def _splitter(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
 
 
 async def _ensemble(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
+    """KServe's Ensemble, including the order in which its goroutines' answers are received.
+
+    Every step runs concurrently and decodes its body into an object. Go then receives the results
+    in step index order, but each wait also listens on one channel shared by every step's errors: an
+    error (a routing error or a body that is not an object) of *any* step that arrives before the
+    awaited step's result ends the node with 500 and that error's cause. So a fast failing step
+    beats a slow Hard failure, and the first error to arrive names the cause. Where Go would find
+    both ready at once (its ``select`` then picks at random), the one that finished first wins.
+    """
     if not node.steps:
         return b"{}", 200
-    tasks = [asyncio.create_task(_call_step(run, node, step, data, where, None)) for step in node.steps]
+
+    async def member(step: Step) -> tuple[dict[str, Any] | None, int]:
+        body, status = await _call_step(run, node, step, data, where, None)
+        return go_unmarshal_object(body), status
+
+    tasks = [asyncio.create_task(member(step)) for step in node.steps]
+    finished: dict[asyncio.Task[Any], int] = {}  # task -> position in the order of completion
+
+    def record(task: asyncio.Task[Any]) -> None:
+        finished[task] = len(finished)
+
+    for task in tasks:
+        task.add_done_callback(record)
     try:
         merged: dict[str, Any] = {}
+        first_error: asyncio.Task[Any] | None = None
         for i, (step, task) in enumerate(zip(node.steps, tasks, strict=True)):
-            try:
-                body, status = await task
-                parsed = go_unmarshal_object(body)
-            except (RouteError, GoJsonError) as exc:
-                cause = exc.cause if isinstance(exc, RouteError) else str(exc)
-                _ensemble_decided(run, node, where, i, step, tasks, {"decision": "error", "error": cause})
-                raise RouteError(500, cause) from None
+            while True:
+                if first_error is None:
+                    first_error = _first_failed(finished)
+                if first_error is not None and (
+                    task not in finished or finished[first_error] <= finished[task]
+                ):
+                    exc = first_error.exception()
+                    cause = exc.cause if isinstance(exc, RouteError) else str(exc)
+                    failed = tasks.index(first_error)
+                    _ensemble_decided(
+                        run,
+                        node,
+                        where,
+                        failed,
+                        node.steps[failed],
+                        tasks,
+                        {"decision": "error", "error": cause},
+                    )
+                    raise RouteError(500, cause)
+                if task in finished:
+                    break
+                await asyncio.wait(
+                    [t for t in tasks if t not in finished], return_when=asyncio.FIRST_COMPLETED
+                )
+            parsed, status = task.result()
             if step.is_hard and not _ok(status):
                 _ensemble_decided(
                     run, node, where, i, step, tasks, {"decision": "hard-failure", "status": status}
@@ -484,6 +563,16 @@ async def _ensemble(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
             if not task.done():
                 task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _first_failed(finished: Mapping[asyncio.Task[Any], int]) -> asyncio.Task[Any] | None:
+    """The earliest finished task that failed with a routing or decode error, if any."""
+    failed = [
+        task
+        for task in finished
+        if not task.cancelled() and isinstance(task.exception(), (RouteError, GoJsonError))
+    ]
+    return min(failed, key=finished.__getitem__) if failed else None
 
 
 def _ensemble_decided(
@@ -522,9 +611,17 @@ async def _call_step(
         if step.node_name:
             started_data["kind"] = "node"
             run.emit("step.started", call_id, where.parent_step, node.name, started_data, step, target)
-            inner = _Where(f"{call_id}>{step.node_name}", call_id, (*where.stack, step.node_name))
+            inner = _Where(
+                f"{call_id}>{step.node_name}", call_id, step.node_name, request, where, where.depth + 1
+            )
+            nested = _route(run, step.node_name, request, inner)
             try:
-                body, status = await _route(run, step.node_name, request, inner)
+                if inner.depth % _FRESH_STACK_EVERY == 0:
+                    # A deep chain of nodeName calls would exhaust Python's recursion limit (each
+                    # level is four coroutine frames); a task starts on a fresh stack.
+                    body, status = await asyncio.create_task(nested)
+                else:
+                    body, status = await nested
             except RouteError as exc:
                 raise RouteError(500, exc.cause) from None
             content_type = response_content_type(body)
@@ -674,7 +771,7 @@ async def run_graph(
         redact=frozenset(config.redact_headers),
     )
     started = clock()
-    root = _Where(ROOT_NODE, None, (ROOT_NODE,))
+    root = _Where(ROOT_NODE, None, ROOT_NODE, body)
     inner = asyncio.create_task(_route(run, ROOT_NODE, body, root))
 
     def on_deadline() -> None:
@@ -686,6 +783,9 @@ async def run_graph(
     outcome: str
     try:
         out_body, status = await inner
+        if status == 0:
+            # Deliberate deviation: KServe's WriteHeader(0) panics and the client sees EOF.
+            raise RouteError(500, f'node "{run.empty_node}" has no steps')
         content_type = response_content_type(out_body)
         outcome = _outcome(status)
     except RouteError as exc:

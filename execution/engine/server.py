@@ -9,6 +9,7 @@ on one long-lived event loop in its own thread, sharing one pooled outbound clie
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import socket
 import threading
@@ -20,11 +21,14 @@ import httpx
 
 from execution.engine.config import EngineConfig
 from execution.engine.http import make_client
-from execution.engine.runner import GraphResult, run_graph
+from execution.engine.runner import GraphResult, error_body, run_graph
+from execution.engine.sniff import JSON_CONTENT_TYPE
 from execution.engine.trace import EventCallback
 from graphs.spec.model import Manifest
 
 __all__ = ["GraphServer", "serve"]
+
+logger = logging.getLogger(__name__)
 
 
 class _Server(ThreadingHTTPServer):
@@ -76,7 +80,14 @@ class _Handler(BaseHTTPRequestHandler):
         for name in self.headers:
             if name.lower() != "host" and name not in headers:  # Go strips Host from req.Header
                 headers[name] = self.headers.get_all(name) or []
-        result = self.server.graph.handle(body, headers)
+        try:
+            result = self.server.graph.handle(body, headers)
+        except Exception as exc:
+            # A defect of the engine must still answer: KServe's router gives no response only where
+            # it crashes, and a dropped connection tells the client nothing. Logged for a bug report.
+            logger.exception("graph run failed")
+            self._reply(500, error_body(f"internal error: {type(exc).__name__}: {exc}"), JSON_CONTENT_TYPE)
+            return
         self._reply(result.status, result.body, result.content_type)
 
     def _reply(self, status: int, body: bytes, content_type: str | None) -> None:

@@ -168,6 +168,20 @@ def test_graph_server_answers_errors_with_kserves_body() -> None:
     }
 
 
+def test_graph_server_always_answers_even_when_the_engine_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A defect in the engine is a 500 naming it, never a dropped connection (KServe would answer)."""
+    graph = manifest({"root": seq({"serviceUrl": "http://x.test/"})})
+
+    def broken(self: GraphServer, body: bytes, headers: dict[str, list[str]]) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(GraphServer, "handle", broken)
+    with GraphServer(graph, LOCAL, "127.0.0.1", 0) as router:
+        response = httpx.post(router.url + "/", content=b"{}")
+    assert (response.status_code, response.headers["content-type"]) == (500, "application/json")
+    assert response.json()["cause"] == "internal error: ValueError: boom"
+
+
 def test_kserve_server_timeout_cases(server: StepServer) -> None:
     """TestServerTimeout (main_test.go:916-1057) through the served router; EOF becomes our 504."""
     m1, m2 = server.url("/m1"), server.url("/m2")

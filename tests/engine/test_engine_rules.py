@@ -178,10 +178,27 @@ def test_zero_step_root_sequence_is_a_500_deviation() -> None:
     assert (result.status, result.error) == (500, 'node "root" has no steps')
 
 
-def test_zero_step_nested_sequence_uses_the_same_cause() -> None:
+def test_zero_step_sequence_in_an_ensemble_is_kserves_decode_error() -> None:
+    """KServe answers (nil, 0): the Ensemble fails to decode the empty body (recorded from KServe)."""
     result = Harness({M1: reply({})}).run(
         manifest({"root": ensemble({"serviceUrl": M1}, {"nodeName": "empty"}), "empty": seq()})
     )
+    assert (result.status, result.error) == (500, "unexpected end of JSON input")
+
+
+def test_zero_step_soft_step_of_a_sequence_goes_on_as_in_kserve() -> None:
+    """Recorded from KServe: a Soft zero-step node is skipped over and the next step answers 200."""
+    h = Harness({M1: echo})
+    graph = manifest({"root": seq({"nodeName": "empty"}, {"serviceUrl": M1}), "empty": seq()})
+    result = h.run(graph, body=b'{"a":1}')
+    assert (result.status, result.body) == (200, b'{"a":1}')
+
+
+def test_zero_step_sequence_whose_status_reaches_the_client_is_the_500_deviation() -> None:
+    """KServe writes status 0 and crashes on it; the engine names the empty node instead."""
+    h = Harness({M1: reply({"a": 1})})
+    graph = manifest({"root": seq({"serviceUrl": M1}, {"nodeName": "empty"}), "empty": seq()})
+    result = h.run(graph)
     assert (result.status, result.error) == (500, 'node "empty" has no steps')
 
 
@@ -334,6 +351,43 @@ def test_ensemble_abandons_and_cancels_slower_steps_after_an_error() -> None:
     assert finished == {0: "ok", 1: "cancelled"}
 
 
+def test_ensemble_error_that_arrives_first_beats_a_slower_hard_failure() -> None:
+    """Recorded from KServe: every wait also listens on the shared error channel."""
+    h = Harness({M1: reply({"h": 1}, status=503, delay=0.3), M2: reply(raw=b"[1]", delay=0.02)})
+    graph = manifest({"root": ensemble({"serviceUrl": M1, "dependency": "Hard"}, {"serviceUrl": M2})})
+    result = h.run(graph)
+    assert (result.status, result.error) == (
+        500,
+        "json: cannot unmarshal array into Go value of type map[string]interface {}",
+    )
+
+
+def test_ensemble_hard_failure_received_before_a_later_error_wins() -> None:
+    h = Harness({M1: reply({"h": 1}, status=503, delay=0.02), M2: reply(raw=b"Nope", delay=0.3)})
+    graph = manifest({"root": ensemble({"serviceUrl": M1, "dependency": "Hard"}, {"serviceUrl": M2})})
+    assert (h.run(graph).status, h.run(graph).body) == (503, b'{"h":1}')
+
+
+def test_ensemble_cause_is_the_first_error_to_arrive_not_the_lowest_index() -> None:
+    h = Harness({M1: reply(raw=b"Nope", delay=0.3), M2: reply(raw=b"[1]", delay=0.02)})
+    result = h.run(manifest({"root": ensemble({"serviceUrl": M1}, {"serviceUrl": M2})}))
+    assert result.error == "json: cannot unmarshal array into Go value of type map[string]interface {}"
+    decided = of_type(result, "route.decided")[0].data
+    assert (decided["decision"], decided["step_index"]) == ("error", 1)
+
+
+def test_nested_switch_without_match_beats_a_slower_hard_failure() -> None:
+    h = Harness({M1: reply({"h": 1}, status=503, delay=0.3), M2: reply({})})
+    graph = manifest(
+        {
+            "root": ensemble({"serviceUrl": M1, "dependency": "Hard"}, {"nodeName": "sw"}),
+            "sw": switch({"condition": "nomatch", "serviceUrl": M2}),
+        }
+    )
+    result = h.run(graph)
+    assert (result.status, result.error) == (500, "None of the routes matched with the switch condition")
+
+
 # --- Splitter ------------------------------------------------------------------------------------
 
 
@@ -378,6 +432,15 @@ def test_splitter_without_route_is_500() -> None:
     graph = manifest({"root": splitter({"serviceUrl": M1, "weight": 30}, {"serviceUrl": M2, "weight": 0})})
     result = Harness().run(graph, rng=FixedDraw(50))
     assert (result.status, result.error) == (500, "no route was selected by the splitter")
+
+
+def test_splitter_step_without_weight_reached_by_the_draw_is_the_500_deviation() -> None:
+    """KServe dereferences the nil weight (a crash) only for steps it reaches before choosing."""
+    h = Harness({M1: reply({"one": 1}), M2: reply({"two": 2})})
+    graph = manifest({"root": splitter({"serviceUrl": M1, "weight": 40}, {"serviceUrl": M2})})
+    assert parsed(h.run(graph, rng=FixedDraw(10))) == {"one": 1}
+    result = h.run(graph, rng=FixedDraw(60))
+    assert (result.status, result.error) == (500, 'step #1 of Splitter node "root" has no weight')
 
 
 def test_splitter_seeded_draws_are_reproducible_and_roughly_weighted() -> None:
@@ -436,6 +499,46 @@ def test_cycles_are_detected_on_the_call_stack() -> None:
     )
     result = h.run(graph)
     assert (result.status, result.error) == (500, "cycle detected: a -> b -> a")
+
+
+def test_a_cycle_the_request_leaves_runs_as_in_kserve() -> None:
+    """Re-entering a node with another input is not a cycle: here the loop ends when the count is 3."""
+    count = {"n": 0}
+
+    def counter(request: httpx.Request) -> httpx.Response:
+        count["n"] += 1
+        return httpx.Response(200, json={"n": count["n"]})
+
+    h = Harness({M1: counter, M2: reply({"done": True})})
+    graph = manifest(
+        {
+            "root": seq({"serviceUrl": M1}, {"nodeName": "check", "data": "$response"}),
+            "check": switch(
+                {"condition": "[@this].#(n>=3)", "serviceUrl": M2},
+                {"condition": "n", "nodeName": "root"},
+            ),
+        }
+    )
+    result = h.run(graph, body=b"{}")
+    assert (result.status, parsed(result), count["n"]) == (200, {"done": True}, 3)
+
+
+def test_a_cycle_through_a_splitter_is_not_cut_short() -> None:
+    """A Splitter may leave the loop on its next draw, so only the draws decide (as in KServe)."""
+    h = Harness({M1: reply({"out": 1})})
+    graph = manifest({"root": splitter({"nodeName": "root", "weight": 50}, {"serviceUrl": M1, "weight": 50})})
+    result = h.run(graph, rng=FixedDraw(10, 20, 70))
+    assert (result.status, parsed(result)) == (200, {"out": 1})
+    assert len(of_type(result, "route.decided")) == 3
+
+
+@pytest.mark.parametrize("depth", [250, 1500])
+def test_a_deep_chain_of_node_calls_runs(depth: int) -> None:
+    nodes = {f"n{i}": seq({"nodeName": f"n{i + 1}"}) for i in range(depth)}
+    nodes[f"n{depth}"] = seq({"serviceUrl": M1})
+    nodes["root"] = seq({"nodeName": "n0"})
+    result = Harness({M1: echo}).run(manifest(nodes), body=b'{"deep":true}')
+    assert (result.status, result.body) == (200, b'{"deep":true}')
 
 
 def test_a_node_reached_twice_is_not_a_cycle() -> None:
