@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from config.auth import RateLimitedLoginView
 from graphs import views as graph_views
@@ -13,7 +14,13 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The docs are pages for people: signed out, they lead to the login page instead of a bare 403.
+    path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="schema")), name="api-docs"),
+    path(
+        "api/redoc/",
+        login_required(SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html")),
+        name="api-redoc",
+    ),
     path("api/", include("graphs.urls")),
     path("api/", include("execution.urls")),
 ]

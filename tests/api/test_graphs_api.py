@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -319,12 +320,25 @@ def test_audit_log_records_who_changed_what(api: APIClient, manifest: dict) -> N
     assert ("graph.create", "alice") in actions and ("version.create", "alice") in actions
 
 
-def test_openapi_schema_and_docs_are_served(api: APIClient, user: Any) -> None:
-    schema = api.get("/api/schema/?format=json")
-    assert schema.status_code == 200
+@pytest.mark.parametrize("page", ["/api/docs/", "/api/redoc/"])
+def test_openapi_docs_are_served_from_our_own_static_files(api: APIClient, user: Any, page: str) -> None:
+    """Swagger UI and ReDoc load nothing from a CDN: the pages work offline, pinned to our version."""
+    assert api.get("/api/schema/?format=json").status_code == 200
     client = APIClient()
     client.force_login(user)
-    assert client.get("/api/docs/").status_code == 200
+    response = client.get(page)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html), "the page loads something from elsewhere"
+    asset = re.search(r"""/static/drf_spectacular_sidecar/[^"' ]+\.js""", html)
+    assert asset is not None and client.get(asset.group(0)).status_code == 200
+
+
+@pytest.mark.parametrize("page", ["/api/docs/", "/api/redoc/"])
+def test_openapi_docs_signed_out_lead_to_the_login_page(page: str) -> None:
+    response = APIClient().get(page)
+    assert (response.status_code, response["Location"]) == (302, f"/login/?next={page}")
 
 
 def test_session_requests_need_csrf(user: Any, manifest: dict) -> None:
