@@ -5,7 +5,9 @@ connection limits, no redirects, no environment proxies, and a transport that
 
 1. applies the :class:`~execution.engine.urlguard.UrlGuard` before any connection is made, and
    connects to the address it checked (the request keeps its ``Host`` header and TLS server name),
-   so a DNS answer that changes between check and connect cannot redirect the call;
+   so a DNS answer that changes between check and connect cannot redirect the call; a name that
+   does not resolve fails the request (Go's ``dial tcp: lookup HOST: no such host``) instead of
+   being handed to httpcore, which would resolve it again;
 2. stops reading a response body once it exceeds ``max_response_bytes`` (raw bytes on the wire;
    :func:`read_capped` applies the same cap to the decoded body).
 
@@ -23,9 +25,15 @@ from typing import Any, Final
 import certifi
 import httpx
 
-from execution.engine.urlguard import UrlGuard
+from execution.engine.urlguard import HostNotFound, UrlGuard
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "GuardedTransport", "ResponseTooLarge", "make_client", "read_capped"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "GuardedTransport",
+    "ResponseTooLarge",
+    "make_client",
+    "read_capped",
+]
 
 # 10 MiB: comfortably above typical inference payloads, small enough to keep a worker's memory sane.
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
@@ -143,8 +151,15 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     async def _send(self, request: httpx.Request) -> httpx.Response:
         if self._guard is None:
             return await self._inner.handle_async_request(request)
-        decision = await self._guard.resolve(str(request.url))
-        if decision.is_ip_literal or not decision.addresses:
+        try:
+            decision = await self._guard.resolve(str(request.url))
+        except HostNotFound as exc:
+            # Fail closed: passing the name on would let httpcore resolve it again, and a
+            # rebinding DNS server answers that second lookup with a forbidden address.
+            raise httpx.ConnectError(f"dial tcp: {exc}", request=request) from socket.gaierror(
+                socket.EAI_NONAME, "Name or service not known"
+            )
+        if decision.is_ip_literal:
             return await self._inner.handle_async_request(request)
         # Connect to an address we checked (IPv4 first), never to a fresh DNS answer. The Host
         # header is already set from the original URL; TLS keeps the name through sni_hostname.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import json
+import socket
 from typing import Any
 
 import httpx
