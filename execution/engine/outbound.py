@@ -210,6 +210,9 @@ async def _follow(
             raise ServiceCallError(post + "http: no Host in request URL", hops)
         first = first or current
         wire, gunzip = go_request_headers(headers)
+        if method == "POST":  # Go writes Content-Length (0 too) right after User-Agent
+            at = 1 if wire and wire[0][0] == "User-Agent" else 0
+            wire.insert(at, ("Content-Length", str(len(content))))
         request = httpx.Request(
             method,
             current,
