@@ -28,6 +28,7 @@ import httpx
 from execution.engine.urlguard import HostNotFound, UrlGuard
 
 __all__ = [
+    "CHECKED_BY",
     "DEFAULT_MAX_RESPONSE_BYTES",
     "GuardedTransport",
     "ResponseTooLarge",
@@ -39,6 +40,8 @@ __all__ = [
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
 # Connection pools per client (see ShardedTransport): 8 keeps a 32-wide Ensemble at 4 per pool.
 _POOL_SHARDS: Final = 8
+# Request extension: the UrlGuard that already checked this request's (pinned) address.
+CHECKED_BY: Final = "studio_checked_by"
 
 
 class ResponseTooLarge(Exception):
@@ -149,7 +152,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         )
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
-        if self._guard is None:
+        if self._guard is None or request.extensions.get(CHECKED_BY) == self._guard:
+            # No policy, or the same policy already checked the name and pinned this address.
             return await self._inner.handle_async_request(request)
         try:
             decision = await self._guard.resolve(str(request.url))

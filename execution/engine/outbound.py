@@ -15,8 +15,8 @@ step servers see and what the router gets back from Go 1.19's ``net/http`` clien
   (the headers stay, ``Content-Type`` included), 307/308 repeat the POST with its body; a relative
   ``Location`` resolves against the current URL; a 3xx without ``Location``, or any other 3xx, is
   the answer. The 10th redirect fails with ``Post "LOCATION": stopped after 10 redirects``.
-  ``Authorization``, ``Www-Authenticate``, ``Cookie`` and ``Cookie2`` go only to the first URL's
-  host:port or its subdomains; every hop after the first gets ``Referer`` (the previous URL,
+  ``Authorization``, ``Www-Authenticate``, ``Cookie`` and ``Cookie2`` follow a redirect only to the
+  same host:port or a subdomain of the previous URL; every hop after the first gets ``Referer`` (the previous URL,
   unless that was https and the next is http). Errors name the first method (``Post``) and the
   URL of the hop that failed, as Go's ``url.Error`` does.
 - **URL guard on every hop** (the studio's addition): each URL, the first and every ``Location``,
@@ -37,7 +37,7 @@ from typing import Any, Final
 import httpx
 
 from execution.engine.goerrors import go_url_error, transport_cause
-from execution.engine.http import ResponseTooLarge
+from execution.engine.http import CHECKED_BY, ResponseTooLarge
 from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
 __all__ = [
@@ -191,7 +191,6 @@ async def _follow(
     hops: list[dict[str, Any]],
     where: _Hop,
 ) -> ServiceReply:
-    first: httpx.URL | None = None
     method, content = "POST", body
     headers = initial_headers
     timeouts = httpx.Timeout(backstop).as_dict()
@@ -208,7 +207,6 @@ async def _follow(
             raise ServiceCallError(f"parse {_go_quote(text)}: {exc}", hops) from None
         if not current.host:
             raise ServiceCallError(post + "http: no Host in request URL", hops)
-        first = first or current
         wire, gunzip = go_request_headers(headers)
         if method == "POST":  # Go writes Content-Length (0 too) right after User-Agent
             at = 1 if wire and wire[0][0] == "User-Agent" else 0
@@ -221,7 +219,7 @@ async def _follow(
             extensions={"timeout": timeouts},
         )
         where.phase = "headers"
-        response = await _send_pinned(client, request, decision)
+        response = await _send_pinned(client, request, guard, decision)
         try:
             status = response.status_code
             location = response.headers.get("location")
@@ -246,11 +244,14 @@ async def _follow(
             ) from None
         if status in _REDIRECT_DROPS_BODY:
             method, content = "GET", b""
+        # Go 1.19 makeHeadersCopier: the first request's headers, the sensitive ones only when the
+        # target is the *previous* URL's host:port or a subdomain of it (so A -> B drops them,
+        # and B -> A, but B -> B copies them again; checked against the oracle).
         next_headers = [
             (name, value)
             for name, value in initial_headers
             if name not in _SENSITIVE
-            or is_domain_or_subdomain(_canonical_addr(target), _canonical_addr(first))
+            or is_domain_or_subdomain(_canonical_addr(target), _canonical_addr(current))
         ]
         referer = _referer(current, target)
         if referer is not None:
@@ -290,24 +291,27 @@ async def _check(
 
 
 async def _send_pinned(
-    client: httpx.AsyncClient, request: httpx.Request, decision: GuardDecision | None
+    client: httpx.AsyncClient, request: httpx.Request, guard: UrlGuard | None, decision: GuardDecision | None
 ) -> httpx.Response:
     """Send ``request`` streamed; with a decision for a name, connect only to its checked addresses.
 
     The ``Host`` header was set from the name when the request was built; TLS keeps the name
     through ``sni_hostname``. A refused connection tries the next checked address (IPv4 first);
-    nothing was sent, so this is no retry.
+    nothing was sent, so this is no retry. The pinned request carries the policy that checked it
+    (``CHECKED_BY``), so a client guarded by the same policy does not check the bare address again
+    without its host name (which an allow list of names would then refuse).
     """
     if decision is None or decision.is_ip_literal:
-        return await client.send(request, stream=True)
+        return await _transport_send(client, request)
     original = request.url
+    request.extensions = {**request.extensions, CHECKED_BY: guard}
+    if decision.scheme == "https":
+        request.extensions["sni_hostname"] = decision.host
     last_error: httpx.ConnectError | None = None
     for address in sorted(decision.addresses, key=lambda a: ":" in a):
         request.url = original.copy_with(host=address)
-        if decision.scheme == "https":
-            request.extensions = {**request.extensions, "sni_hostname": decision.host}
         try:
-            return await client.send(request, stream=True)
+            return await _transport_send(client, request)
         except httpx.ConnectError as exc:
             last_error = exc
         finally:
@@ -317,6 +321,17 @@ async def _send_pinned(
             socket.EAI_NONAME, "Name or service not known"
         )
     raise last_error
+
+
+async def _transport_send(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    """The client's transport, without ``AsyncClient.send``'s extras.
+
+    ``send`` parses a redirect's ``Location`` itself even when it does not follow it (and fails on
+    values Go reports in its own words), and keeps answers' cookies in a jar Go's client does not
+    have. Everything this module needs of a client is its transport: the pools, the guard, the cap.
+    """
+    transport: httpx.AsyncBaseTransport = client._transport
+    return await transport.handle_async_request(request)
 
 
 async def _discard(response: httpx.Response) -> None:

@@ -200,6 +200,11 @@ REDIRECT_CASES: dict[str, dict[str, Any]] = {
         "routes_b": {"/bounce": (302, "http://127.0.0.1:{A}/final")},
         "propagate": "Authorization,X-Keep",
     },
+    "other-host-then-same-host-copies-credentials-again": {
+        "routes_b": {"/x": (302, "/final")},
+        "routes": {"/start": (302, "http://127.0.0.1:{B}/x")},
+        "propagate": "Authorization,X-Keep",
+    },
     "same-host-keeps-credentials": {
         "routes": {"/start": (302, "/final")},
         "propagate": "Authorization,Cookie,X-Keep",
