@@ -18,8 +18,11 @@ Server ports are written as ``{A}`` / ``{B}`` so the files do not depend on the 
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import sys
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -230,6 +233,24 @@ REDIRECT_CASES: dict[str, dict[str, Any]] = {
         "routes": {"/start": (307, "/middle"), "/middle": (303, "/final")},
     },
 }
+# A step answering with a Content-Encoding: (encoding label, body bytes, PROPAGATE_HEADERS, client
+# headers). Go decodes gzip only when it asked for it itself (no Accept-Encoding propagated).
+_JSON = b'{"predictions":[1,2,3]}'
+ENCODING_CASES: dict[str, tuple[str, bytes, str | None, list[tuple[str, str]]]] = {
+    "gzip-decoded": ("gzip", gzip.compress(_JSON, mtime=0), None, []),
+    "gzip-label-in-capitals": ("GZIP", gzip.compress(_JSON, mtime=0), None, []),
+    "gzip-kept-when-client-asked": (
+        "gzip",
+        gzip.compress(_JSON, mtime=0),
+        "Accept-Encoding",
+        [("Accept-Encoding", "gzip")],
+    ),
+    "deflate-passes-through": ("deflate", zlib.compress(_JSON), None, []),
+    "br-label-passes-through": ("br", _JSON, None, []),
+    "gzip-label-plain-body": ("gzip", _JSON, None, []),
+    "gzip-truncated": ("gzip", gzip.compress(_JSON * 50, mtime=0)[:40], None, []),
+    "gzip-empty-body": ("gzip", b"", None, []),
+}
 DEFAULT_CLIENT_HEADERS = [
     ("Authorization", "Bearer secret"),
     ("Cookie", "session=1"),
@@ -368,12 +389,33 @@ def redirect_answer(
     )
 
 
+def encoded_reply(case: str) -> Reply:
+    label, body, _, _ = ENCODING_CASES[case]
+    return Reply(body=body, content_type="application/json", headers={"Content-Encoding": label})
+
+
+def encoding_answer(status: int, body: bytes) -> dict[str, Any]:
+    return {"status": status, "body_base64": base64.b64encode(body).decode()}
+
+
+def ask_encodings() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    with StepServer() as server:
+        for case, (_, _, propagate, headers) in ENCODING_CASES.items():
+            server.route("/", encoded_reply(case))
+            with OracleRouter(one_step(server.url("/")), propagate=propagate) as router:
+                status, _, body = router.post(b"{}", headers)
+            out[case] = encoding_answer(status, body)
+    return out
+
+
 def main() -> None:
     DATA.mkdir(exist_ok=True)
     answers = {"names": NAMES, "patterns": ask_patterns()}
     (DATA / "oracle_patterns.json").write_text(json.dumps(answers, indent=1, ensure_ascii=False) + "\n")
     (DATA / "oracle_headers.json").write_text(json.dumps(ask_headers(), indent=1) + "\n")
     (DATA / "oracle_redirects.json").write_text(json.dumps(ask_redirects(), indent=1) + "\n")
+    (DATA / "oracle_encodings.json").write_text(json.dumps(ask_encodings(), indent=1) + "\n")
 
 
 if __name__ == "__main__":
