@@ -222,7 +222,8 @@ async def _follow(
         response = await _send_pinned(client, request, guard, decision)
         try:
             status = response.status_code
-            location = response.headers.get("location")
+            locations = response.headers.get_list("location")
+            location = locations[0] if locations else None  # Go's Header.Get: the first value
             follows = status in _REDIRECT_DROPS_BODY or status in _REDIRECT_KEEPS_BODY
             if not follows or not location:
                 where.phase = "body"

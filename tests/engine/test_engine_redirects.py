@@ -143,3 +143,17 @@ def test_credentials_follow_only_to_the_same_host_port_or_a_subdomain(
 ) -> None:
     """Go 1.19's isDomainOrSubdomain on canonical host:port addresses."""
     assert is_domain_or_subdomain(sub, parent) is expected
+
+
+def test_the_first_of_several_locations_is_followed(servers: tuple[StepServer, StepServer]) -> None:
+    """Go's ``Header.Get("Location")`` is the first value (httpx's ``get`` would join them)."""
+    a, _ = servers
+
+    a.route("/two", Reply(json={"at": "two"}))
+    a.route("/three", Reply(json={"at": "three"}))
+    a.route(
+        "/start",
+        Reply(status=302, body=b"", headers={"Location": "/two", "location": "/three"}),
+    )
+    result = run_step(a.url("/start"), guard=UrlGuard(allow_loopback=True))
+    assert json.loads(result.body) == {"at": "two"}
