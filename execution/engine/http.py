@@ -237,6 +237,8 @@ def make_client(
         limits=limits,
         follow_redirects=False,
         trust_env=False,
+        # Only for direct use of the client: engine step calls build their requests themselves and
+        # send Go's headers (execution/engine/outbound.py).
         headers={"User-Agent": "inference-graph-studio-engine/0.1"},
     )
 
