@@ -196,9 +196,11 @@ class FlakyResolver:
     [
         [None, None, "127.0.0.1"],  # fails at both checks, answers the connection
         [None, "127.0.0.1"],
-        ["93.184.216.34", "127.0.0.1"],  # public at the check, loopback afterwards
+        # allowed at the check, forbidden afterwards (127.0.0.2 stands for a permitted address:
+        # a public one would send a packet off this machine)
+        ["127.0.0.2", "127.0.0.1"],
     ],
-    ids=["fail-fail-loopback", "fail-loopback", "public-loopback"],
+    ids=["fail-fail-loopback", "fail-loopback", "allowed-loopback"],
 )
 def test_dns_rebinding_never_reaches_a_forbidden_address(
     answers: list[str | None], monkeypatch: pytest.MonkeyPatch
@@ -213,7 +215,7 @@ def test_dns_rebinding_never_reaches_a_forbidden_address(
             _graph(url),  # type: ignore[arg-type]
             b"{}",
             {},
-            config=EngineConfig(guard=UrlGuard(), step_timeout=2),
+            config=EngineConfig(guard=UrlGuard(allow_networks=("127.0.0.2/32",)), step_timeout=2),
         )
         assert canary.accepted == 0
         assert result.status == 500
