@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from graphkit import manifest, seq
 from oracle_vectors import REDIRECT_CASES, ask_redirects, redirect_answer, spec_headers
@@ -21,7 +22,7 @@ from stepserver import Canary, Reply, StepServer
 
 from execution.engine import EngineConfig, GraphResult, UrlGuard, run_graph_sync
 from execution.engine.headers import split_patterns
-from execution.engine.outbound import is_domain_or_subdomain
+from execution.engine.outbound import _referer, is_domain_or_subdomain
 
 VECTORS: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "data" / "oracle_redirects.json").read_text()
@@ -157,3 +158,17 @@ def test_the_first_of_several_locations_is_followed(servers: tuple[StepServer, S
     )
     result = run_step(a.url("/start"), guard=UrlGuard(allow_loopback=True))
     assert json.loads(result.body) == {"at": "two"}
+
+
+@pytest.mark.parametrize(
+    ("last", "new", "referer"),
+    [
+        ("http://a.test/x?q=1", "http://b.test/", "http://a.test/x?q=1"),
+        ("https://a.test/x", "http://b.test/", None),  # no Referer from https to http
+        ("https://a.test/x", "https://b.test/", "https://a.test/x"),
+        ("http://user:pw@a.test/x", "http://a.test/y", "http://a.test/x"),  # user info never sent
+    ],
+)
+def test_the_referer_of_a_redirect_is_gos(last: str, new: str, referer: str | None) -> None:
+    """Go's ``refererForURL`` (the TLS cases cannot be asked of the loopback oracle)."""
+    assert _referer(httpx.URL(last), httpx.URL(new)) == referer
