@@ -96,7 +96,7 @@ def read_figures(path: Path) -> dict[str, Any]:
         return figures
     for line in path.read_text().splitlines():
         item = json.loads(line)
-        if item["name"] in ("guard_case", "guard_redirect"):
+        if item["name"] in ("guard_case", "guard_redirect", "dns_rebinding"):
             figures.setdefault(item["name"], []).append(item["value"])
         else:
             figures[item["name"]] = item["value"]
@@ -284,10 +284,10 @@ def build_rows(
         )
     )
     redirects = figures.get("guard_redirect") or []
-    held = sum(1 for c in redirects if c["not_followed"])
+    held = sum(1 for c in redirects if c["refused"])
     rows.append(
         (
-            "guard: redirects not followed",
+            "guard: redirects to forbidden targets refused",
             f"{held}/{len(redirects)}",
             "all",
             bool(redirects) and held == len(redirects),
@@ -296,6 +296,18 @@ def build_rows(
     contacts = sum(c["connections"] for c in [*cases, *redirects])
     rows.append(
         ("guard: connections to forbidden targets", str(contacts), "0", bool(cases) and contacts == 0)
+    )
+    # tests/reliability/test_guard_corpus.py: names that fail or answer a public address at check
+    # time and a forbidden one afterwards.
+    rebinding = figures.get("dns_rebinding") or []
+    reached = sum(c["connections"] for c in rebinding)
+    rows.append(
+        (
+            "DNS rebinding attempts / connections to forbidden addresses",
+            f"{len(rebinding)} / {reached}",
+            "0 connections",
+            bool(rebinding) and reached == 0,
+        )
     )
     return rows
 

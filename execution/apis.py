@@ -81,8 +81,11 @@ class EnvironmentInput(serializers.Serializer):
     service_urls = _StringMapField(required=False)
     url_template = serializers.CharField(required=False, max_length=500)
     namespace = serializers.CharField(required=False, allow_blank=True, max_length=63)
+    # Blank entries pass here so that the service explains why it refuses them.
     propagate_headers = serializers.ListField(
-        child=serializers.CharField(max_length=500), required=False, max_length=100
+        child=serializers.CharField(max_length=500, allow_blank=True, trim_whitespace=False),
+        required=False,
+        max_length=100,
     )
     step_timeout = serializers.FloatField(required=False, min_value=0.001)
     deadline = serializers.FloatField(required=False, min_value=0.001)

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from execution.engine import EngineConfig, UrlGuard
+from execution.engine.headers import split_patterns
 from graphs import spec
 
 # Exit status for an unusable graph file or bad arguments (DESIGN.md: rungraph exits 2).
@@ -33,9 +34,10 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--propagate-headers",
-        default="",
+        default=None,
         metavar="REGEX[,REGEX...]",
-        help="Client headers to forward to every step, as KServe's router.headers.propagate",
+        help="Client headers to forward to every step: KServe's PROPAGATE_HEADERS, split on every "
+        "comma (an empty entry, as in 'A,', matches every header; absent: none)",
     )
 
 
@@ -85,7 +87,11 @@ def parse_services(values: list[str]) -> dict[str, str]:
 
 
 def engine_config(options: dict[str, Any], **extra: Any) -> EngineConfig:
-    patterns = tuple(p for p in options["propagate_headers"].split(",") if p)
+    """The engine configuration of ``rungraph``/``servegraph``; invalid header patterns are
+    reported on stderr by the command (the run's warnings), as KServe logs and skips them."""
+    value = options.get("propagate_headers")
+    # As KServe's router reads PROPAGATE_HEADERS: Go's strings.Split keeps empty entries.
+    patterns = split_patterns(value) if value is not None else ()
     kwargs: dict[str, Any] = {
         "service_urls": parse_services(options["service"]),
         "propagate_headers": patterns,

@@ -40,7 +40,7 @@ from django.utils import timezone
 from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable
 from execution import events
 from execution.engine import EngineConfig, GraphResult, TraceEvent, UrlGuard, make_client, run_graph
-from execution.engine.headers import canonical_header_key
+from execution.engine.headers import PatternError, canonical_header_key, compile_go_pattern
 from execution.models import KSERVE_URL_TEMPLATE, Environment, Run, RunStep
 from graphs import services as graph_services
 from graphs import spec
@@ -84,6 +84,34 @@ def _check_url(path: str, url: str, issues: list[dict[str, Any]], *, template: b
         issues.append(_issue(path, f"{url!r} is not an http:// or https:// URL"))
 
 
+def _header_pattern_problem(pattern: Any) -> str | None:
+    """Why an environment's header pattern is refused, or None.
+
+    The list becomes KServe's ``PROPAGATE_HEADERS`` (joined with commas, split on every comma,
+    each entry compiled as a Go regexp). Two entries KServe would take are refused here because
+    they cannot mean what they look like: an empty one (it matches every header name, so every
+    client header, Authorization and Cookie included, would reach every step) and one with a
+    comma (KServe would split it into two patterns).
+    """
+    if not isinstance(pattern, str):
+        return "must be a string"
+    if pattern == "":
+        return (
+            "an empty pattern matches every header name (KServe would forward every client header, "
+            "Authorization and Cookie included); write '.*' if that is what you mean"
+        )
+    if "," in pattern:
+        return (
+            f"{pattern!r} contains a comma: KServe joins the patterns with commas and splits them "
+            "again, so it would become two patterns; write them as separate entries"
+        )
+    try:
+        compile_go_pattern(pattern)
+    except PatternError as exc:
+        return f"{pattern!r} is not a valid Go regular expression: {exc}"
+    return None
+
+
 def check_environment(values: Mapping[str, Any]) -> None:
     """Raise BadRequest listing every problem with the (merged) environment fields."""
     issues: list[dict[str, Any]] = []
@@ -95,10 +123,9 @@ def check_environment(values: Mapping[str, Any]) -> None:
     if "url_template" in values:
         _check_url("url_template", values["url_template"], issues, template=True)
     for index, pattern in enumerate(values.get("propagate_headers") or []):
-        try:
-            re.compile(pattern)
-        except (re.error, TypeError) as exc:
-            issues.append(_issue(f"propagate_headers[{index}]", f"{pattern!r} is not a valid regex: {exc}"))
+        problem = _header_pattern_problem(pattern)
+        if problem is not None:
+            issues.append(_issue(f"propagate_headers[{index}]", problem))
     for index, cidr in enumerate(values.get("allow_networks") or []):
         try:
             ipaddress.ip_network(cidr, strict=False)

@@ -1,25 +1,42 @@
-"""Header propagation as KServe's router does it (ROUTER-SEMANTICS §2.3, §2.12).
+r"""Header propagation as KServe's router does it (ROUTER-SEMANTICS §2.3, §2.12).
 
 Incoming header names are canonicalised like Go's ``textproto.CanonicalMIMEHeaderKey``
 (``x-request-id`` -> ``X-Request-Id``), then matched *unanchored* and *case-sensitively* against
-each pattern. Patterns are Go RE2 in KServe; we compile them with Python's ``re`` (the common subset
-behaves the same). Invalid patterns are skipped; the others still apply.
+each pattern. Patterns are Go regular expressions (``regexp.Compile``, RE2 syntax) in KServe. We
+compile them with RE2 (``google-re2``) and refuse, as Go 1.19 does, the three things RE2 C++
+accepts and Go does not: ``\C``, ``(?<name>…)`` and capture groups nested more than 1,000 deep
+(checked against ``../shared/oracle/kserve-router``, ``tests/engine/data/oracle_patterns.json``).
+Invalid patterns are skipped, with Go's error text; the others still apply.
+
+The pattern list is ``PROPAGATE_HEADERS`` split on every ``,`` (Go's ``strings.Split``): an empty
+entry (a trailing comma) is a valid pattern that matches every header name. :func:`split_patterns`
+does that split for every way in.
+
+Deliberate deviation: a pattern whose RE2 program exceeds RE2's default 8 MiB budget (such as
+``\pL{1000}``, which Go accepts) is skipped as too large; compiling it would take seconds and
+hundreds of megabytes per worker.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Final, Protocol
+
+import re2
 
 __all__ = [
     "CompiledPatterns",
+    "HeaderPattern",
+    "PatternError",
     "canonical_header_key",
+    "compile_go_pattern",
     "compile_patterns",
     "normalise_headers",
     "propagated_headers",
+    "split_patterns",
 ]
 
 logger = logging.getLogger(__name__)
@@ -29,20 +46,45 @@ _TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABC
 
 # Go never forwards Host (the server strips it from req.Header), and its client ignores the framing
 # headers in Header (reqWriteExcludeHeader). httpx would honour them and corrupt the request, so we
-# drop them along with the hop-by-hop ones.
-_NEVER_FORWARDED = frozenset(
-    {
-        "Host",
-        "Content-Length",
-        "Transfer-Encoding",
-        "Trailer",
-        "Connection",
-        "Keep-Alive",
-        "Upgrade",
-        "Te",
-        "Proxy-Connection",
-    }
+# drop them. Go does forward Connection, Keep-Alive, Te, Upgrade and Proxy-Connection (checked
+# against the oracle, tests/engine/data/oracle_headers.json), and so do we.
+_NEVER_FORWARDED = frozenset({"Host", "Content-Length", "Transfer-Encoding", "Trailer"})
+
+# Go 1.19 regexp/syntax maxHeight: a parse tree deeper than this is "expression nests too deeply".
+_GO_MAX_HEIGHT: Final = 1000
+
+# RE2 C++'s error texts -> Go regexp/syntax's ErrorCode texts (the argument follows in backticks).
+_GO_CODES: Final = (
+    ("invalid perl operator", "invalid or unsupported Perl syntax"),
+    ("invalid escape sequence", "invalid escape sequence"),
+    ("missing ]", "missing closing ]"),
+    ("missing )", "missing closing )"),
+    ("unexpected )", "unexpected )"),
+    ("missing argument to repetition operator", "missing argument to repetition operator"),
+    ("no argument for repetition operator", "missing argument to repetition operator"),
+    ("bad repetition operator", "invalid nested repetition operator"),
+    ("invalid repetition size", "invalid repeat count"),
+    ("invalid character class range", "invalid character class range"),
+    ("invalid character class", "invalid character class"),
+    ("invalid named capture group", "invalid named capture"),
+    ("duplicate capture group name", "duplicate capture group name"),
+    ("trailing \\", "trailing backslash at end of expression"),
+    ("invalid UTF-8", "invalid UTF-8"),
+    ("pattern too large - compile failed", "expression too large"),
 )
+
+
+class HeaderPattern(Protocol):
+    """A compiled pattern: what propagation needs of it."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    def search(self, text: str) -> object: ...
+
+
+class PatternError(ValueError):
+    """A pattern Go's ``regexp.Compile`` refuses; the message is Go's error text."""
 
 
 def canonical_header_key(name: str) -> str:
@@ -60,26 +102,115 @@ def canonical_header_key(name: str) -> str:
     return "".join(out)
 
 
+def split_patterns(value: str) -> tuple[str, ...]:
+    """``PROPAGATE_HEADERS`` as KServe's router reads it: Go's ``strings.Split(value, ",")``.
+
+    Every entry is kept, empty ones included (``"A,"`` is ``("A", "")``, and ``""`` is ``("",)``:
+    an empty pattern matches every header). Use it for every text form of the list.
+    """
+    return tuple(value.split(","))
+
+
+def _go_error(message: str) -> str:
+    """Go's ``error parsing regexp: <code>: `<arg>``` for an RE2 C++ error message."""
+    for ours, theirs in _GO_CODES:
+        if message.startswith(ours):
+            arg = message[len(ours) :].removeprefix(":").strip()
+            return f"error parsing regexp: {theirs}: `{arg}`"
+    return f"error parsing regexp: {message}"
+
+
+def _go_only_refusals(pattern: str) -> str | None:
+    r"""What Go 1.19 refuses that RE2 C++ accepts: ``\C``, ``(?<``, captures nested too deep."""
+    depth = 0
+    deepest = 0
+    stack: list[bool] = []  # per open group: is it a capture?
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if nxt == "Q":  # \Q…\E is literal text, escapes and all
+                end = pattern.find("\\E", i + 2)
+                i = n if end < 0 else end + 2
+                continue
+            if nxt == "C":
+                return "error parsing regexp: invalid escape sequence: `\\C`"
+            i += 2
+            continue
+        if in_class:
+            if ch == "[" and pattern.startswith("[:", i):
+                end = pattern.find(":]", i + 2)
+                if end > 0:
+                    i = end + 2
+                    continue
+            if ch == "]":
+                in_class = False
+            i += 1
+            continue
+        if ch == "[":
+            in_class = True
+            i += 1
+            if pattern.startswith("^", i):
+                i += 1
+            if pattern.startswith("]", i):  # a leading ] is a literal
+                i += 1
+            continue
+        if ch == "(":
+            if pattern.startswith("(?<", i):
+                return "error parsing regexp: invalid or unsupported Perl syntax: `(?<`"
+            capture = not pattern.startswith("(?", i) or pattern.startswith("(?P<", i)
+            stack.append(capture)
+            depth += capture
+            deepest = max(deepest, depth)
+        elif ch == ")" and stack:
+            depth -= stack.pop()
+        i += 1
+    if deepest + 1 > _GO_MAX_HEIGHT:  # each capture is one tree level above its contents
+        return "error parsing regexp: expression nests too deeply: `" + pattern + "`"
+    return None
+
+
+def compile_go_pattern(pattern: str) -> HeaderPattern:
+    """Compile ``pattern`` as Go's ``regexp.Compile`` would accept it; raises :class:`PatternError`.
+
+    Matching is RE2's, which is Go's for the header names patterns are matched against.
+    """
+    refused = _go_only_refusals(pattern)
+    if refused is not None:
+        raise PatternError(refused)
+    options = re2.Options()
+    options.log_errors = False  # the caller reports it (as a run warning)
+    try:
+        compiled: HeaderPattern = re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else str(exc)
+        text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        raise PatternError(_go_error(text)) from None
+    return compiled
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledPatterns:
-    """The usable patterns, plus ``(pattern, error)`` for each one that was skipped."""
+    """The usable patterns, plus ``(pattern, Go's error)`` for each one that was skipped."""
 
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[HeaderPattern, ...]
     invalid: tuple[tuple[str, str], ...]
 
 
 @functools.lru_cache(maxsize=64)
 def compile_patterns(patterns: tuple[str, ...]) -> CompiledPatterns:
-    """Compile propagation patterns; invalid ones are skipped and logged once per process.
+    """Compile propagation patterns as KServe's ``compilePatterns``: invalid ones are skipped.
 
-    Cached, so the warning appears once however many runs use the same configuration.
+    Cached, so the warning is logged once however many runs use the same configuration.
     """
-    good: list[re.Pattern[str]] = []
+    good: list[HeaderPattern] = []
     bad: list[tuple[str, str]] = []
     for text in patterns:
         try:
-            good.append(re.compile(text))
-        except re.error as exc:
+            good.append(compile_go_pattern(text))
+        except PatternError as exc:
             bad.append((text, str(exc)))
             logger.warning("header propagation pattern %r skipped: %s", text, exc)
     return CompiledPatterns(tuple(good), tuple(bad))
@@ -107,7 +238,8 @@ def propagated_headers(
     """The headers to send on a step call: matching client headers, then the JSON default.
 
     Every value of each matching header is copied; ``Content-Type: application/json`` is added when
-    no Content-Type was propagated.
+    the first propagated Content-Type is absent or empty (Go's ``req.Header.Get`` is ``""``; an
+    empty one stays, and the default follows it).
     """
     out: list[tuple[str, str]] = []
     if compiled.patterns:
@@ -116,6 +248,6 @@ def propagated_headers(
                 continue
             if any(pattern.search(name) for pattern in compiled.patterns):
                 out.append((name, value))
-    if not any(name == "Content-Type" for name, _ in out):
+    if not next((value for name, value in out if name == "Content-Type"), ""):
         out.append(("Content-Type", "application/json"))
     return out

@@ -5,7 +5,9 @@ connection limits, no redirects, no environment proxies, and a transport that
 
 1. applies the :class:`~execution.engine.urlguard.UrlGuard` before any connection is made, and
    connects to the address it checked (the request keeps its ``Host`` header and TLS server name),
-   so a DNS answer that changes between check and connect cannot redirect the call;
+   so a DNS answer that changes between check and connect cannot redirect the call; a name that
+   does not resolve fails the request (Go's ``dial tcp: lookup HOST: no such host``) instead of
+   being handed to httpcore, which would resolve it again;
 2. stops reading a response body once it exceeds ``max_response_bytes`` (raw bytes on the wire;
    :func:`read_capped` applies the same cap to the decoded body).
 
@@ -23,14 +25,23 @@ from typing import Any, Final
 import certifi
 import httpx
 
-from execution.engine.urlguard import UrlGuard
+from execution.engine.urlguard import HostNotFound, UrlGuard
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "GuardedTransport", "ResponseTooLarge", "make_client", "read_capped"]
+__all__ = [
+    "CHECKED_BY",
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "GuardedTransport",
+    "ResponseTooLarge",
+    "make_client",
+    "read_capped",
+]
 
 # 10 MiB: comfortably above typical inference payloads, small enough to keep a worker's memory sane.
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
 # Connection pools per client (see ShardedTransport): 8 keeps a 32-wide Ensemble at 4 per pool.
 _POOL_SHARDS: Final = 8
+# Request extension: the UrlGuard that already checked this request's (pinned) address.
+CHECKED_BY: Final = "studio_checked_by"
 
 
 class ResponseTooLarge(Exception):
@@ -141,10 +152,18 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         )
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
-        if self._guard is None:
+        if self._guard is None or request.extensions.get(CHECKED_BY) == self._guard:
+            # No policy, or the same policy already checked the name and pinned this address.
             return await self._inner.handle_async_request(request)
-        decision = await self._guard.resolve(str(request.url))
-        if decision.is_ip_literal or not decision.addresses:
+        try:
+            decision = await self._guard.resolve(str(request.url))
+        except HostNotFound as exc:
+            # Fail closed: passing the name on would let httpcore resolve it again, and a
+            # rebinding DNS server answers that second lookup with a forbidden address.
+            raise httpx.ConnectError(f"dial tcp: {exc}", request=request) from socket.gaierror(
+                socket.EAI_NONAME, "Name or service not known"
+            )
+        if decision.is_ip_literal:
             return await self._inner.handle_async_request(request)
         # Connect to an address we checked (IPv4 first), never to a fresh DNS answer. The Host
         # header is already set from the original URL; TLS keeps the name through sni_hostname.
@@ -218,6 +237,8 @@ def make_client(
         limits=limits,
         follow_redirects=False,
         trust_env=False,
+        # Only for direct use of the client: engine step calls build their requests themselves and
+        # send Go's headers (execution/engine/outbound.py).
         headers={"User-Agent": "inference-graph-studio-engine/0.1"},
     )
 

@@ -20,7 +20,7 @@ import httpx
 
 from execution.engine.conditions import ConditionResult, evaluate_condition
 from execution.engine.config import DEFAULT_DEADLINE_S, EngineConfig
-from execution.engine.goerrors import go_url_error, transport_cause
+from execution.engine.goerrors import go_url_error
 from execution.engine.gojson import (
     GoJsonError,
     go_json_dumps,
@@ -29,10 +29,10 @@ from execution.engine.gojson import (
     is_valid_json,
 )
 from execution.engine.headers import CompiledPatterns, compile_patterns, normalise_headers, propagated_headers
-from execution.engine.http import ResponseTooLarge, make_client, read_capped
+from execution.engine.http import make_client
+from execution.engine.outbound import ServiceCallError, call_service
 from execution.engine.sniff import JSON_CONTENT_TYPE, response_content_type
 from execution.engine.trace import EventCallback, TraceEvent, body_view
-from execution.engine.urlguard import BlockedUrl
 from graphs.spec.model import RESPONSE_DATA, ROOT_NODE, Manifest, Node, Step
 
 __all__ = [
@@ -605,6 +605,7 @@ async def _call_step(
     target = _step_target(run, step)
     started = run.clock()
     started_data: dict[str, Any] = {"request": run.view(request)}
+    finished_data: dict[str, Any] = {}  # what the call adds to step.finished (its redirects)
     if matched is not None:
         started_data["condition"] = _condition_data(step, matched)
     try:
@@ -627,10 +628,13 @@ async def _call_step(
             content_type = response_content_type(body)
         else:
             body, status, content_type = await _post(
-                run, call_id, where, node, step, target, request, started_data
+                run, call_id, where, node, step, target, request, started_data, finished_data
             )
     except RouteError as exc:
-        _step_finished(run, call_id, where, node, step, target, started, None, None, None, "error", exc.cause)
+        _step_finished(
+            run, call_id, where, node, step, target, started, None, None, None, "error", exc.cause,
+            finished_data,
+        )  # fmt: skip
         raise
     except asyncio.CancelledError:
         outcome = "timeout" if run.deadline_hit else "cancelled"
@@ -638,8 +642,9 @@ async def _call_step(
         _step_finished(run, call_id, where, node, step, target, started, None, None, None, outcome, cause)
         raise
     _step_finished(
-        run, call_id, where, node, step, target, started, status, body, content_type, _outcome(status), None
-    )
+        run, call_id, where, node, step, target, started, status, body, content_type, _outcome(status), None,
+        finished_data,
+    )  # fmt: skip
     return body, status
 
 
@@ -656,6 +661,7 @@ def _step_finished(
     content_type: str | None,
     outcome: str,
     error: str | None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     data: dict[str, Any] = {
         "status": status,
@@ -664,6 +670,7 @@ def _step_finished(
         "duration_ms": round((run.clock() - started) * 1000, 3),
         "outcome": outcome,
         "error": error,
+        **(extra or {}),
     }
     run.emit("step.finished", call_id, where.parent_step, node.name, data, step, target)
 
@@ -677,8 +684,13 @@ async def _post(
     url: str,
     request: bytes,
     started_data: dict[str, Any],
+    finished_data: dict[str, Any],
 ) -> tuple[bytes, int, str | None]:
-    """``callService``: POST ``request`` to ``url``; returns (body, status, step content type)."""
+    """``callService``: POST ``request`` to ``url``; returns (body, status, step content type).
+
+    Redirects are followed as Go's client does (:func:`~execution.engine.outbound.call_service`);
+    the hops go to ``finished_data["redirects"]`` for the step's ``step.finished`` event.
+    """
     headers = propagated_headers(run.headers, run.propagate)
     started_data.update(
         {
@@ -693,35 +705,18 @@ async def _post(
     problem = go_url_error(url)
     if problem is not None:
         raise RouteError(500, problem)
-    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
-    if scheme not in ("http", "https"):
-        raise RouteError(500, f'Post "{url}": unsupported protocol scheme "{scheme}"')
-    if run.config.guard is not None:
-        try:
-            await run.config.guard.resolve(url)
-        except BlockedUrl as exc:
-            raise RouteError(500, f'Post "{url}": blocked by URL guard: {exc.reason}') from None
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL as exc:
-        raise RouteError(500, f'parse "{url}": {exc}') from None
-    if not parsed.host:
-        raise RouteError(500, f'Post "{url}": http: no Host in request URL')
-    # httpx's own per-operation timeouts are a backstop; the Go-like total is asyncio.timeout below.
+    # httpx's own per-operation timeouts are a backstop; the Go-like total is call_service's.
     backstop = run.step_timeout if run.step_timeout is not None else run.deadline
-    phase = "headers"
     try:
-        async with asyncio.timeout(run.step_timeout):
-            async with run.client.stream(
-                "POST", parsed, content=request, headers=headers, timeout=backstop
-            ) as response:
-                phase = "body"
-                body = await read_capped(response, run.config.max_response_bytes)
-                return body, response.status_code, response.headers.get("content-type")
-    except BlockedUrl as exc:
-        raise RouteError(500, f'Post "{url}": blocked by URL guard: {exc.reason}') from None
-    except (TimeoutError, httpx.HTTPError, ResponseTooLarge, OSError) as exc:
-        raise RouteError(500, transport_cause(url, exc, phase=phase)) from None
+        reply = await call_service(
+            run.client, url, request, headers, guard=run.config.guard, timeout=run.step_timeout,
+            backstop=backstop, max_response_bytes=run.config.max_response_bytes,
+        )  # fmt: skip
+    except ServiceCallError as exc:
+        finished_data["redirects"] = list(exc.redirects)
+        raise RouteError(500, exc.cause) from None
+    finished_data["redirects"] = list(reply.redirects)
+    return reply.body, reply.status, reply.content_type
 
 
 # --- entry points ---------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ The allow lists are exceptions for loopback/private destinations, not an exclusi
 addresses are always allowed. A host name is checked through *every* address it resolves to (any
 forbidden address blocks it), and :meth:`UrlGuard.resolve` returns the checked addresses so that
 the caller can connect to one of them rather than resolve again (closing the DNS-rebinding gap).
+A name that does not resolve raises :class:`HostNotFound`: the caller fails closed instead of
+letting a later lookup decide where the connection goes.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
-__all__ = ["BlockedUrl", "GuardDecision", "UrlGuard"]
+__all__ = ["BlockedUrl", "GuardDecision", "HostNotFound", "UrlGuard"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -71,6 +73,16 @@ class BlockedUrl(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class HostNotFound(Exception):
+    """A host name did not resolve when the guard checked it. Callers must fail closed: connecting
+    anyway would let the HTTP library resolve the name again, and a rebinding DNS server answers
+    that second lookup with a forbidden address."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(f"lookup {host}: no such host")
+        self.host = host
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,24 +154,29 @@ class UrlGuard:
     # -- public API ---------------------------------------------------------------------------
 
     def check(self, url: str) -> None:
-        """Raise :class:`BlockedUrl` unless ``url`` may be called. Resolves names (blocking)."""
+        """Raise :class:`BlockedUrl` unless ``url`` may be called. Resolves names (blocking);
+        a name that does not resolve raises :class:`HostNotFound`."""
         self.resolve_sync(url)
 
     def resolve_sync(self, url: str) -> GuardDecision:
-        """Check ``url`` with a blocking ``getaddrinfo``; returns the permitted addresses."""
+        """Check ``url`` with a blocking ``getaddrinfo``; returns the permitted addresses.
+
+        Raises :class:`BlockedUrl` or :class:`HostNotFound`.
+        """
         scheme, host, port, literal = self._precheck(url)
         if literal is not None:
             return self._decide(scheme, host, port, [literal], True)
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError:
-            return GuardDecision(scheme, host, port, (), False)  # let the connection fail normally
+            raise HostNotFound(host) from None
         return self._decide(scheme, host, port, _addresses(infos), False)
 
     async def resolve(self, url: str) -> GuardDecision:
         """Check ``url`` resolving names on the event loop's resolver; returns permitted addresses.
 
-        A name that does not resolve is not blocked (the connection attempt reports it).
+        Resolves the name exactly once. Raises :class:`BlockedUrl` when any address is forbidden
+        and :class:`HostNotFound` when the name does not resolve (fail closed).
         Decisions for IP-literal URLs are cached (no DNS is involved, so they cannot change).
         """
         cached = _literal_decision(self, url)
@@ -172,7 +189,7 @@ class UrlGuard:
         try:
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError:
-            return GuardDecision(scheme, host, port, (), False)
+            raise HostNotFound(host) from None
         return self._decide(scheme, host, port, _addresses(infos), False)
 
     # -- internals ----------------------------------------------------------------------------

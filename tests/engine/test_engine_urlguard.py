@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+from typing import Any
 
 import httpx
 import pytest
@@ -163,3 +165,63 @@ def test_transport_pins_the_checked_address_and_keeps_the_host_header(server: St
     assert response.status_code == 200
     assert json.loads(response.content)["headers"]["Host"] == f"localhost:{server.port}"
     assert str(response.request.url) == url
+
+
+class FlakyResolver:
+    """``socket.getaddrinfo`` for one name: fails ``failures`` times, then answers ``address``.
+
+    A rebinding DNS server does exactly this to a client that resolves a name more than once: the
+    check sees nothing (or a public address), the connection sees the forbidden one.
+    """
+
+    def __init__(self, name: str, answers: list[str | None]) -> None:
+        self.name = name
+        self.answers = answers
+        self.lookups = 0
+        self._real = socket.getaddrinfo
+
+    def __call__(self, host: Any, port: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        text = host.decode() if isinstance(host, bytes) else str(host)
+        if text != self.name:
+            return self._real(host, port, *args, **kwargs)
+        answer = self.answers[min(self.lookups, len(self.answers) - 1)]
+        self.lookups += 1
+        if answer is None:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (answer, int(port or 0)))]
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        [None, None, "127.0.0.1"],  # fails at both checks, answers the connection
+        [None, "127.0.0.1"],
+        # allowed at the check, forbidden afterwards (127.0.0.2 stands for a permitted address:
+        # a public one would send a packet off this machine)
+        ["127.0.0.2", "127.0.0.1"],
+    ],
+    ids=["fail-fail-loopback", "fail-loopback", "allowed-loopback"],
+)
+def test_dns_rebinding_never_reaches_a_forbidden_address(
+    answers: list[str | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name is resolved once per connection; what is connected to is what was checked."""
+    canary = Canary()
+    resolver = FlakyResolver("rebind.test", answers)
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    try:
+        url = f"http://rebind.test:{canary.port}/"
+        result = run_graph_sync(
+            _graph(url),  # type: ignore[arg-type]
+            b"{}",
+            {},
+            config=EngineConfig(guard=UrlGuard(allow_networks=("127.0.0.2/32",)), step_timeout=2),
+        )
+        assert canary.accepted == 0
+        assert result.status == 500
+        if answers[0] is None:
+            # Fail closed, worded as Go's resolver error.
+            assert result.error == f'Post "{url}": dial tcp: lookup rebind.test: no such host'
+            assert resolver.lookups == 1
+    finally:
+        canary.close()

@@ -137,3 +137,41 @@ def test_servegraph_serves_every_path_and_readyz(servers: Any, tmp_path: Path) -
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+ECHO_HEADERS = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: headers
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+      - serviceUrl: {url}
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, []),
+        ("X-A", ["X-A"]),
+        ("X-A,", ["X-A", "X-B"]),  # Go's strings.Split keeps the empty pattern: it matches everything
+        ("", ["X-A", "X-B"]),
+    ],
+)
+def test_propagate_headers_is_split_as_kserve_splits_it(
+    value: str | None, expected: list[str], tmp_path: Path
+) -> None:
+    with StepServer() as server:
+        server.route("/echo", Echo(headers=True))
+        path = tmp_path / "headers.yaml"
+        path.write_text(ECHO_HEADERS.format(url=server.url("/echo")))
+        args = [str(path), "--header", "X-A: 1", "--header", "X-B: 2"]
+        if value is not None:
+            args += ["--propagate-headers", value]
+        result = run(*args)
+    sent = result["body"]["headers"]
+    assert [name for name in ("X-A", "X-B") if name in sent] == expected

@@ -109,3 +109,36 @@ def test_the_local_environment_points_at_the_mock_server(
     assert body["url_template"] == settings.MOCKMODELS_URL + "/v1/models/{name}:predict"
     # An environment without an owner is the system's: only staff may change it.
     assert api.patch(f"/api/environments/{local_env.pk}/", {"deadline": 1}, format="json").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("", "an empty pattern matches every header name"),
+        ("X{1,3}", "contains a comma"),
+        ("(?!X)Abc", "not a valid Go regular expression: error parsing regexp: invalid or unsupported Perl"),
+        ("\\C", "not a valid Go regular expression: error parsing regexp: invalid escape sequence"),
+    ],
+    ids=["empty", "comma", "lookahead", "backslash-C"],
+)
+def test_header_patterns_go_would_refuse_or_misread_are_refused(
+    api: APIClient, pattern: str, message: str
+) -> None:
+    """Patterns are checked as KServe reads them: Go regexps, joined and split on commas."""
+    response = api.post(
+        "/api/environments/", {"name": "pat", "propagate_headers": ["^X-A$", pattern]}, format="json"
+    )
+    assert response.status_code == 400
+    issues = response.json()["issues"]
+    assert [issue["path"] for issue in issues] == ["propagate_headers[1]"]
+    assert message in issues[0]["message"]
+    assert not Environment.objects.filter(name="pat").exists()
+
+
+def test_go_regexp_syntax_python_lacks_is_accepted(api: APIClient) -> None:
+    patterns = ["^\\pL+-Id\\z", "[[:alpha:]]+-[[:digit:]]", "\\QX-Request\\E", "(?U)X-.+"]
+    response = api.post(
+        "/api/environments/", {"name": "go-syntax", "propagate_headers": patterns}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    assert Environment.objects.get(name="go-syntax").propagate_headers == patterns

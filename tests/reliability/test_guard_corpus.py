@@ -13,8 +13,14 @@ nothing else private). Proof that nothing was contacted comes from three witness
   resolve to metadata, private or loopback addresses) and refuses every other name but
   ``localhost``.
 
-Redirects are not followed: a step on an allowed host answering 302 towards a forbidden target
-yields the 302 itself as the step's result, and the canary sees nothing.
+Redirects are followed as Go's client follows them, and the guard checks every hop: a step on an
+allowed host answering 302 towards a forbidden target fails with the guard's refusal (naming the
+redirect), and the canary sees nothing.
+
+DNS rebinding: a name whose lookups fail (or answer a public address) at check time and answer
+a forbidden address afterwards. The engine resolves a name once per connection and connects only
+to what it checked, failing closed when the lookup fails; ``make reliability`` reports the attempts
+and the connections they got to forbidden addresses (goal 0).
 """
 
 from __future__ import annotations
@@ -274,7 +280,7 @@ def test_a_forbidden_target_is_refused_before_any_connection(
 
 @pytest.mark.parametrize("path", sorted(REDIRECTS))
 @pytest.mark.parametrize("host", [ALLOWED_IP, ALLOWED_NAME])
-def test_a_redirect_to_a_forbidden_target_is_not_followed(
+def test_a_redirect_to_a_forbidden_target_is_refused_at_that_hop(
     path: str,
     host: str,
     allowed_server: Any,
@@ -287,17 +293,68 @@ def test_a_redirect_to_a_forbidden_target_is_not_followed(
     result = run_step(url)
     finished = step_finished(result)
     stray = [a for a in recorder.addresses if a != (ALLOWED_IP, allowed_server.port)]
+    refused = result.status == 500 and any(word in (result.error or "") for word in REFUSAL_WORDS)
     record_figure(
         "guard_redirect",
-        {
-            "url": url,
-            "not_followed": result.status == 302,
-            "connections": len(stray) + canaries.accepted - seen_before,
-        },
+        {"url": url, "refused": refused, "connections": len(stray) + canaries.accepted - seen_before},
     )
-    assert (result.status, finished.data["status"]) == (302, 302), (result.status, result.error)
+    assert refused, (result.status, result.error)
+    assert finished.data["outcome"] == "error"
+    assert [hop["status"] for hop in finished.data["redirects"]] == [302]
+    if "blocked by URL guard" in (result.error or ""):
+        assert result.error is not None and result.error.endswith(f'(redirect 1 from "{url}")')
     assert recorder.addresses == [(ALLOWED_IP, allowed_server.port)], recorder.addresses
     assert canaries.accepted == seen_before
+
+
+# Lookups of one name in order; the last answer repeats. None: the lookup fails.
+REBINDING = {
+    "fail-fail-loopback": [None, None, "127.0.0.1"],
+    "fail-loopback": [None, "127.0.0.1"],
+    "fail-fail-metadata": [None, None, "169.254.169.254"],
+    "public-loopback": ["93.184.216.34", "127.0.0.1"],
+    "public-metadata": ["93.184.216.34", "169.254.169.254"],
+    "allowed-loopback": [ALLOWED_IP, "127.0.0.1"],
+}
+
+
+@pytest.mark.parametrize("answers", list(REBINDING.values()), ids=list(REBINDING))
+def test_dns_rebinding_gets_no_connection_to_a_forbidden_address(
+    answers: list[str | None],
+    canaries: Canaries,
+    recorder: ConnectRecorder,
+    monkeypatch: pytest.MonkeyPatch,
+    record_figure: Any,
+) -> None:
+    """The name is looked up once per connection; the connection goes where the check looked."""
+    lookups: list[str | None] = []
+    checked = socket.getaddrinfo  # the corpus's hermetic resolver (installed by ``recorder``)
+
+    def rebinding(host: Any, port: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        if str(host).rstrip(".").lower() != "rebind.corpus.test":
+            return checked(host, port, *args, **kwargs)
+        answer = answers[min(len(lookups), len(answers) - 1)]
+        lookups.append(answer)
+        if answer is None:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (answer, int(port or 0)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    url = f"http://rebind.corpus.test:{canaries.port}/"
+    seen_before = canaries.accepted
+    result = run_step(url)
+    # The allowed or public address a check saw may be connected to (the recorder stops the public
+    # one at the socket); anything else is what the rebinding was after.
+    forbidden = [
+        a for a in recorder.addresses if a[0] != ALLOWED_IP and not ipaddress.ip_address(a[0]).is_global
+    ]
+    contacted = len(forbidden) + canaries.accepted - seen_before
+    record_figure("dns_rebinding", {"answers": answers, "connections": contacted})
+    assert contacted == 0, (recorder.addresses, result.error)
+    assert result.status == 500
+    assert len(lookups) == 1, lookups
+    if answers[0] is None:
+        assert result.error == f'Post "{url}": dial tcp: lookup rebind.corpus.test: no such host'
 
 
 @pytest.mark.parametrize("host", [ALLOWED_IP, ALLOWED_NAME])
