@@ -72,7 +72,7 @@ class EnvironmentOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Environment
-        fields = ["id", *services.ENVIRONMENT_FIELDS, "owner", "created_at", "updated_at"]
+        fields = ["id", *services.ENVIRONMENT_FIELDS, "owner", "system", "created_at", "updated_at"]
 
 
 class EnvironmentInput(serializers.Serializer):
@@ -94,6 +94,11 @@ class EnvironmentInput(serializers.Serializer):
     )
     allow_loopback = serializers.BooleanField(required=False)
     allow_private = serializers.BooleanField(required=False)
+    visibility = serializers.ChoiceField(
+        choices=Environment.Visibility.choices,
+        required=False,
+        help_text="private (default): only you (and staff) see and use it; shared (staff only): everyone",
+    )
 
 
 class EnvironmentListCreateApi(APIView):
@@ -269,7 +274,9 @@ class RunListCreateApi(APIView):
             child=serializers.CharField(max_length=8192, allow_blank=True), required=False
         )
         environment = serializers.CharField(
-            required=False, max_length=63, help_text="Id or name; default local"
+            required=False,
+            max_length=63,
+            help_text="Id or name of an environment you may use; default: the system's 'local'",
         )
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
 
