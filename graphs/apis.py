@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
 from config.pagination import paginate, paginated
+from config.params import MAX_DB_INT, int_param, parse_db_int
 from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from graphs import selectors, services, spec
@@ -28,7 +29,7 @@ from graphs.serializers import (
     VersionSummarySerializer,
 )
 
-_IF_MATCH = re.compile(r'^\s*(?:W/)?"?v?(\d+)"?\s*$')
+_IF_MATCH = re.compile(r'^\s*(?:W/)?"?v?([0-9]+)"?\s*$')
 
 
 def etag(graph_version_number: int | None) -> str:
@@ -41,9 +42,9 @@ def base_version_from(request: Request, body_value: int | None) -> int | None:
     if header is None or header.strip() == "*":
         return body_value
     match = _IF_MATCH.match(header)
-    if match is None:
-        raise BadRequest(f'If-Match must look like "v3" (the ETag of the graph), got {header!r}.')
-    number = int(match.group(1))
+    number = parse_db_int(match.group(1)) if match is not None else None
+    if number is None:
+        raise BadRequest(f'If-Match must look like "v3" (the ETag of the graph), got {header[:80]!r}.')
     if body_value is not None and body_value != number:
         raise BadRequest(f"If-Match says version {number} but base_version says {body_value}.")
     return number
@@ -130,7 +131,9 @@ class GraphVersionListCreateApi(APIView):
         manifest = _ObjectField()
         layout = _ObjectField(required=False, default=dict)
         message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
-        base_version = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+        base_version = serializers.IntegerField(
+            required=False, allow_null=True, min_value=0, max_value=MAX_DB_INT, default=None
+        )
 
     @extend_schema(operation_id="graphs_versions_list", responses=paginated(VersionSummarySerializer))
     def get(self, request: Request, name: str) -> Response:
@@ -179,15 +182,40 @@ class GraphVersionDetailApi(APIView):
 
 
 class GraphVersionRollbackApi(APIView):
+    class RollbackInput(serializers.Serializer):
+        base_version = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            min_value=0,
+            max_value=MAX_DB_INT,
+            default=None,
+            help_text="The latest version the client saw (or If-Match); 409 if someone saved since",
+        )
+
     @extend_schema(
         operation_id="graphs_versions_rollback",
-        request=None,
-        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
+        request=RollbackInput,
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The ETag ("v{n}") of the latest version the client saw',
+            )
+        ],
+        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer, 409: OpenApiTypes.OBJECT},
     )
     def post(self, request: Request, name: str, number: int) -> Response:
+        data = self.RollbackInput(data=request.data)
+        data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
-        result = services.graph_version_rollback(graph=graph, number=number, author=request.user)
+        result = services.graph_version_rollback(
+            graph=graph,
+            number=number,
+            author=request.user,
+            base_version=base_version_from(request, data.validated_data["base_version"]),
+        )
         response = Response(
             VersionOutputSerializer(result.version).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
@@ -207,9 +235,9 @@ class GraphDiffApi(APIView):
         numbers = []
         for key in ("from", "to"):
             raw = request.query_params.get(key)
-            if raw is None or not raw.isdigit():
-                raise BadRequest(f"Query parameter {key!r} must be a version number, got {raw!r}.")
-            numbers.append(int(raw))
+            if raw is None:
+                raise BadRequest(f"Query parameter {key!r} must be a version number, got None.")
+            numbers.append(int_param(raw, key))
         a, b = (selectors.version_get(graph=graph, number=n) for n in numbers)
         changes = spec.diff(spec.manifest_from_document(a.manifest), spec.manifest_from_document(b.manifest))
         return Response({"from": a.number, "to": b.number, **changes.to_dict()})

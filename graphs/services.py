@@ -307,8 +307,15 @@ def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version:
     )
 
 
-def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveResult:
-    """Append a new version whose manifest and layout equal version ``number``'s."""
+def graph_version_rollback(
+    *, graph: Graph, number: int, author: User, base_version: int | None
+) -> SaveResult:
+    """Append a new version whose manifest and layout equal version ``number``'s.
+
+    ``base_version`` is the precondition of a save: the version the client saw as the latest. When
+    someone saved since, raises Conflict (409) with the diff exactly as ``graph_version_create``
+    does, and nothing is saved; None skips the check (as a save without ``If-Match``).
+    """
     target = GraphVersion.objects.filter(graph=graph, number=number).first()
     if target is None:
         raise NotFound(f"Graph {graph.name!r} has no version {number}.")
@@ -318,7 +325,7 @@ def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveRe
         layout=target.layout,
         author=author,
         message=f"Roll back to version {number}",
-        base_version=None,
+        base_version=base_version,
         parent=target,
     )
     if result.created:

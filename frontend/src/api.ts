@@ -296,8 +296,15 @@ export class Api {
     return { status: response.status === 201 ? 201 : 200, version: (await response.json()) as Version };
   }
 
-  rollback(name: string, n: number): Promise<Version> {
-    return this.json("POST", `graphs/${encodeURIComponent(name)}/versions/${n}/rollback/`);
+  /**
+   * Saves a new version with the content of version `n`, on top of `base` (If-Match "v{base}",
+   * the latest version the editor knows). A 409 throws an ApiError whose body is a `ConflictBody`:
+   * someone saved since, and nothing was rolled back.
+   */
+  rollback(name: string, n: number, base: number | null): Promise<Version> {
+    const headers: Record<string, string> = {};
+    if (base !== null) headers["If-Match"] = `"v${base}"`;
+    return this.json("POST", `graphs/${encodeURIComponent(name)}/versions/${n}/rollback/`, { headers });
   }
 
   diff(name: string, from: number, to: number): Promise<Diff> {

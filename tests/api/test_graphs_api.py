@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from graphs.models import Graph, GraphVersion
+from graphs.models import AuditEvent, Graph, GraphVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -265,6 +265,54 @@ def test_rollback_creates_a_new_version_with_the_old_content(api: APIClient, man
     v1 = api.get("/api/graphs/model-chainer/versions/1/").json()
     assert body["manifest"] == v1["manifest"] and body["spec_hash"] == v1["spec_hash"]
     assert body["manifest"]["spec"] == original["spec"]
+
+
+def _three_versions(api: APIClient, manifest: dict) -> None:
+    """v1 (two steps), v2 (one step), v3 (v2 plus a third step)."""
+    create(api, manifest)
+    manifest["spec"]["nodes"]["root"]["steps"].pop()
+    assert save(api, "model-chainer", manifest, 1).status_code == 201
+    manifest["spec"]["nodes"]["root"]["steps"].append({"name": "third", "serviceUrl": "http://m/3"})
+    assert save(api, "model-chainer", manifest, 2).status_code == 201
+
+
+@pytest.mark.parametrize("how", ["if-match", "body"])
+def test_a_stale_rollback_is_409_with_the_diff_and_reverts_nothing(
+    api: APIClient, manifest: dict, how: str
+) -> None:
+    """A rollback decided while looking at v2 must not silently revert v3, saved since."""
+    _three_versions(api, manifest)
+    url = "/api/graphs/model-chainer/versions/1/rollback/"
+    response = (
+        api.post(url, {}, format="json", HTTP_IF_MATCH='"v2"')
+        if how == "if-match"
+        else api.post(url, {"base_version": 2}, format="json")
+    )
+    assert response.status_code == 409, response.json()
+    body = response.json()
+    assert (body["latest_version"], body["base_version"], body["latest"]["number"]) == (3, 2, 3)
+    assert body["diff"]["nodes"]["changed"][0]["node"] == "root"
+    assert GraphVersion.objects.count() == 3
+    assert api.get("/api/graphs/model-chainer/")["ETag"] == '"v3"'
+    assert not AuditEvent.objects.filter(action="version.rollback").exists()
+
+
+def test_a_rollback_on_top_of_the_latest_version_succeeds(api: APIClient, manifest: dict) -> None:
+    _three_versions(api, manifest)
+    response = api.post("/api/graphs/model-chainer/versions/1/rollback/", HTTP_IF_MATCH='"v3"')
+    assert response.status_code == 201 and response.json()["number"] == 4
+    assert response["ETag"] == '"v4"'
+    assert AuditEvent.objects.filter(action="version.rollback", version_number=4).exists()
+
+
+@pytest.mark.parametrize("if_match", ["banana", '"v' + "9" * 25 + '"', '"v²"'])
+def test_a_rollback_with_a_malformed_precondition_is_400(
+    api: APIClient, manifest: dict, if_match: str
+) -> None:
+    _three_versions(api, manifest)
+    response = api.post("/api/graphs/model-chainer/versions/1/rollback/", HTTP_IF_MATCH=if_match)
+    assert response.status_code == 400
+    assert GraphVersion.objects.count() == 3
 
 
 def test_diff_reports_changed_steps(api: APIClient, manifest: dict) -> None:
