@@ -20,6 +20,7 @@ from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from graphs import selectors, services, spec
 from graphs.imports import graph_import
+from graphs.models import GraphMember
 from graphs.serializers import (
     AuditEventOutputSerializer,
     GraphOutputSerializer,
@@ -335,6 +336,11 @@ class ValidateApi(APIView):
 class GraphMemberListCreateApi(APIView):
     class MemberAddInput(serializers.Serializer):
         user = serializers.CharField(max_length=150)
+        role = serializers.ChoiceField(
+            choices=GraphMember.Role.choices,
+            default=GraphMember.Role.EDITOR,
+            help_text="viewer: reads and runs; editor (default): also saves and rolls back",
+        )
 
     @extend_schema(operation_id="graphs_members_list", responses=MemberOutputSerializer(many=True))
     def get(self, request: Request, name: str) -> Response:
@@ -351,7 +357,9 @@ class GraphMemberListCreateApi(APIView):
         user = get_user_model().objects.filter(username=data.validated_data["user"]).first()
         if user is None:
             raise BadRequest(f"There is no user named {data.validated_data['user']!r}.")
-        member = services.graph_member_add(graph=graph, user=user, actor=request.user)
+        member = services.graph_member_add(
+            graph=graph, user=user, actor=request.user, role=data.validated_data["role"]
+        )
         return Response(MemberOutputSerializer(member).data, status=status.HTTP_201_CREATED)
 
 

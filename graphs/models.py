@@ -40,9 +40,14 @@ class Graph(models.Model):
 
 
 class GraphMember(models.Model):
-    """A user the owner allowed to save versions of the graph."""
+    """A user the owner added to the graph, with a role.
+
+    A ``viewer`` reads and runs the graph (as every user may); an ``editor`` also saves versions
+    and rolls back. Only the owner (or a superuser) manages members and archives the graph.
+    """
 
     class Role(models.TextChoices):
+        VIEWER = "viewer", "Viewer"
         EDITOR = "editor", "Editor"
 
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="members")

@@ -59,6 +59,7 @@ class GraphOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     latest_version = VersionOutputSerializer(read_only=True, allow_null=True)
     editors = serializers.SerializerMethodField()
+    viewers = serializers.SerializerMethodField()
     archived = serializers.SerializerMethodField()
 
     class Meta:
@@ -69,6 +70,7 @@ class GraphOutputSerializer(serializers.ModelSerializer):
             "description",
             "owner",
             "editors",
+            "viewers",
             "created_at",
             "updated_at",
             "archived",
@@ -76,7 +78,10 @@ class GraphOutputSerializer(serializers.ModelSerializer):
         ]
 
     def get_editors(self, obj: Graph) -> list[str]:
-        return sorted(m.user.username for m in obj.members.all())
+        return sorted(m.user.username for m in obj.members.all() if m.role == GraphMember.Role.EDITOR)
+
+    def get_viewers(self, obj: Graph) -> list[str]:
+        return sorted(m.user.username for m in obj.members.all() if m.role == GraphMember.Role.VIEWER)
 
     def get_archived(self, obj: Graph) -> bool:
         return obj.archived_at is not None

@@ -106,15 +106,18 @@ def audit(
 
 
 def can_write(graph: Graph, user: User) -> bool:
+    """Whether ``user`` may save versions of ``graph`` and roll it back: its owner, a superuser or
+    a member with the ``editor`` role (a ``viewer`` may not)."""
     if getattr(user, "is_superuser", False) or graph.owner_id == user.pk:
         return True
-    return GraphMember.objects.filter(graph=graph, user=user).exists()
+    return GraphMember.objects.filter(graph=graph, user=user, role=GraphMember.Role.EDITOR).exists()
 
 
 def ensure_can_write(graph: Graph, user: User) -> None:
     if not can_write(graph, user):
         raise Forbidden(
-            f"You may read graph {graph.name!r} but not change it: ask its owner to add you as an editor."
+            f"You may read and run graph {graph.name!r} but not change it: "
+            "ask its owner to make you an editor."
         )
 
 
@@ -348,12 +351,38 @@ def graph_restore(*, graph: Graph, actor: User) -> Graph:
     return graph
 
 
-def graph_member_add(*, graph: Graph, user: User, actor: User) -> GraphMember:
+def graph_member_add(
+    *, graph: Graph, user: User, actor: User, role: str = GraphMember.Role.EDITOR
+) -> GraphMember:
+    """Make ``user`` a member of ``graph`` with ``role``; a member already there gets the new role.
+
+    Only the owner or a superuser may (Forbidden, 403); an unknown role is a BadRequest (400).
+    Audited as ``member.add`` or ``member.role`` (with the old and new role); idempotent.
+    """
     if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
         raise Forbidden("Only the graph's owner can change who may edit it.")
-    member, created = GraphMember.objects.get_or_create(graph=graph, user=user)
-    if created:
-        audit(actor, "member.add", graph, user=user.get_username())
+    if role not in GraphMember.Role.values:
+        raise BadRequest(
+            f"role must be one of {', '.join(GraphMember.Role.values)}, got {role!r}.",
+            issues=[
+                {
+                    "code": "member.role-unknown",
+                    "severity": "error",
+                    "path": "role",
+                    "message": f"{role!r} is not a role",
+                }
+            ],
+        )
+    with transaction.atomic():
+        member, created = GraphMember.objects.select_for_update().get_or_create(
+            graph=graph, user=user, defaults={"role": role}
+        )
+        if created:
+            audit(actor, "member.add", graph, user=user.get_username(), role=role)
+        elif member.role != role:
+            audit(actor, "member.role", graph, user=user.get_username(), role=[member.role, role])
+            member.role = role
+            member.save(update_fields=["role"])
     return member
 
 
