@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
 from config.pagination import paginate, paginated
+from config.params import int_param
 from config.types import AuthedRequest as Request
 from execution import events, selectors, services
 from execution.engine.conditions import evaluate_condition
@@ -401,9 +402,10 @@ class RunEventsApi(APIView):
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")
         raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "0"
-        if not raw.strip().isdigit():
-            raise BadRequest(f"Last-Event-ID must be an event number, got {raw!r}.")
-        response = StreamingHttpResponse(events.stream(run_id, int(raw)), content_type="text/event-stream")
+        last_event_id = int_param(raw, "Last-Event-ID")
+        response = StreamingHttpResponse(
+            events.stream(run_id, last_event_id), content_type="text/event-stream"
+        )
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
         return response

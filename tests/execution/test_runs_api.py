@@ -363,3 +363,15 @@ def test_run_list_filters_refuse_numbers_the_database_cannot_hold(
     response = api.get(f"/api/graphs/model-chainer/runs/?{query}")
     assert response.status_code == 400, response.content[:300]
     assert response.json()["issues"][0]["code"] == "request.invalid-number"
+
+
+@pytest.mark.parametrize("last", ["9" * 25, "\u00b2", "-1", "x"])
+def test_an_event_number_that_is_not_a_number_is_a_400(
+    api: APIClient, graph: Any, local_env: Any, last: str
+) -> None:
+    run_id = start(api).json()["id"]
+    by_query = api.get(f"/api/runs/{run_id}/events/", {"last_event_id": last})
+    assert by_query.status_code == 400
+    assert by_query.json()["issues"][0]["code"] == "request.invalid-number"
+    if last.isascii():  # a header value is Latin-1 on the wire
+        assert api.get(f"/api/runs/{run_id}/events/", HTTP_LAST_EVENT_ID=last).status_code == 400
