@@ -23,6 +23,7 @@ from graphs.imports import graph_import
 from graphs.models import GraphMember
 from graphs.serializers import (
     AuditEventOutputSerializer,
+    GraphListItemSerializer,
     GraphOutputSerializer,
     IssueSerializer,
     MemberOutputSerializer,
@@ -76,16 +77,17 @@ class GraphListCreateApi(APIView):
             OpenApiParameter("archived", bool, description="List archived graphs instead"),
             OpenApiParameter("mine", bool, description="Only graphs I own or edit"),
         ],
-        responses=paginated(GraphOutputSerializer),
+        responses=paginated(GraphListItemSerializer),
     )
     def get(self, request: Request) -> Response:
+        """The graphs, by name, each with a summary of its latest version (never the manifest)."""
         qs = selectors.graph_list(
             user=request.user,
             search=request.query_params.get("search", "")[:200],
             archived=request.query_params.get("archived", "").lower() in ("1", "true", "yes"),
             mine=request.query_params.get("mine", "").lower() in ("1", "true", "yes"),
         )
-        return paginate(request, self, qs, GraphOutputSerializer)
+        return paginate(request, self, qs, GraphListItemSerializer)
 
     @extend_schema(
         operation_id="graphs_create", request=GraphCreateInput, responses={201: GraphOutputSerializer}

@@ -55,6 +55,30 @@ class VersionSummarySerializer(VersionOutputSerializer):
         fields = ["number", "spec_hash", "message", "author", "created_at", "parent", "valid", "issues"]
 
 
+class VersionBriefSerializer(serializers.ModelSerializer):
+    """A list entry's latest version: what it is, never its manifest, layout or issues."""
+
+    author = serializers.CharField(source="author.username", read_only=True)
+    issue_counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GraphVersion
+        fields = [
+            "number",
+            "spec_hash",
+            "message",
+            "author",
+            "created_at",
+            "valid",
+            "node_count",
+            "step_count",
+            "issue_counts",
+        ]
+
+    def get_issue_counts(self, obj: GraphVersion) -> dict[str, int]:
+        return {"error": obj.error_count, "warning": obj.warning_count}
+
+
 class GraphOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     latest_version = VersionOutputSerializer(read_only=True, allow_null=True)
@@ -85,6 +109,12 @@ class GraphOutputSerializer(serializers.ModelSerializer):
 
     def get_archived(self, obj: Graph) -> bool:
         return obj.archived_at is not None
+
+
+class GraphListItemSerializer(GraphOutputSerializer):
+    """A row of the graph list: the graph with a summary of its latest version."""
+
+    latest_version = VersionBriefSerializer(read_only=True, allow_null=True)  # type: ignore[assignment]
 
 
 class MemberOutputSerializer(serializers.ModelSerializer):

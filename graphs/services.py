@@ -8,16 +8,18 @@ IMMEDIATE transaction mode serialises writers) with a unique constraint as the b
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
+from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unprocessable
 from graphs import spec
 from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
 from graphs.serializers import version_data
@@ -81,6 +83,73 @@ def _with_name(manifest: Mapping[str, Any], name: str) -> dict[str, Any]:
         doc["metadata"] = metadata
     metadata["name"] = name
     return doc
+
+
+# The reader's limit issues (graphs.spec.reader): what every way in answers a manifest over a limit.
+_LIMIT_CODES = frozenset(
+    {
+        "load.too-large",
+        "load.too-deep",
+        "load.too-many-values",
+        "load.too-many-aliases",
+        "load.too-many-nodes",
+        "load.too-many-steps",
+    }
+)
+
+
+def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
+    """Refuse a manifest over the limits that YAML/JSON import applies, with the same issue codes.
+
+    The manifest is read as its compact JSON text by the same reader as an import
+    (``spec.load_documents``): at most ``STUDIO_MAX_MANIFEST_BYTES`` bytes (PayloadTooLarge, 413,
+    ``load.too-large``), and the reader's nesting depth, value, graph node and step limits
+    (BadRequest, 400, ``load.too-deep``, ``load.too-many-nodes``, …). Anything else the reader
+    would refuse (another kind, say) is left to ``validate``: the manifest is saved invalid.
+    """
+    limit = settings.STUDIO_MAX_MANIFEST_BYTES
+    try:
+        text = json.dumps(manifest, separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:
+        text = None
+    if text is None:
+        issue = {
+            "code": "load.too-deep",
+            "severity": "error",
+            "message": f"the document nests deeper than {spec.MAX_DEPTH} levels (max_depth)",
+        }
+        raise BadRequest(issue["message"], issues=[issue])
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        message = f"the manifest is {size:,} bytes; the limit is {limit:,} bytes (max_bytes)"
+        raise PayloadTooLarge(
+            message, issues=[{"code": "load.too-large", "severity": "error", "message": message}]
+        )
+    try:
+        spec.load_documents(text, max_bytes=limit)
+    except spec.SpecError as exc:
+        issues = [issue.to_dict() for issue in exc.issues if issue.code in _LIMIT_CODES]
+        if issues:
+            raise BadRequest(issues[0]["message"], issues=issues) from exc
+
+
+def summary_counts(manifest: Mapping[str, Any], issues: list[dict[str, Any]]) -> dict[str, int]:
+    """The list summary of a version: its graph nodes and steps (counted as the reader's limits
+    count them) and its issues by severity."""
+    spec_doc = manifest.get("spec")
+    nodes = spec_doc.get("nodes") if isinstance(spec_doc, Mapping) else None
+    nodes = nodes if isinstance(nodes, Mapping) else {}
+    steps = sum(
+        len(node["steps"])
+        for node in nodes.values()
+        if isinstance(node, Mapping) and isinstance(node.get("steps"), list)
+    )
+    return {
+        "node_count": len(nodes),
+        "step_count": steps,
+        "error_count": sum(1 for issue in issues if issue.get("severity") == "error"),
+        "warning_count": sum(1 for issue in issues if issue.get("severity") == "warning"),
+    }
 
 
 @dataclass(frozen=True)
@@ -217,8 +286,12 @@ def graph_version_create(
     ``issues`` may be passed when the caller validated the same manifest already with its source
     positions (an import), so that the stored issues keep their YAML line and column.
     ``parent`` is the version the content comes from (default: the latest; a rollback names the
-    version it restores).
+    version it restores). A manifest over the import's limits is refused
+    (``check_manifest_limits``; an import's documents were read by the reader already and come
+    with their ``issues``).
     """
+    if issues is None:
+        check_manifest_limits(manifest)
     name = _manifest_name(manifest)
     if name is None:
         manifest = _with_name(manifest, graph.name)
@@ -267,6 +340,7 @@ def graph_version_create(
                     spec_hash=spec_hash,
                     valid=valid,
                     issues=issues,
+                    **summary_counts(document, issues),
                     message=message[:500],
                     author=author,
                     parent=parent or latest,

@@ -51,6 +51,24 @@ export interface GraphSummary {
   latest_version: Version | null;
 }
 
+/** A list entry's latest version: a summary, never the manifest (GET /api/graphs/). */
+export interface VersionBrief {
+  number: number;
+  spec_hash: string;
+  message: string;
+  author: string;
+  created_at: string;
+  valid: boolean;
+  node_count: number;
+  step_count: number;
+  issue_counts: { error: number; warning: number };
+}
+
+/** A row of the graph list: the graph with a summary of its latest version. */
+export interface GraphListItem extends Omit<GraphSummary, "latest_version"> {
+  latest_version: VersionBrief | null;
+}
+
 export interface Page<T> {
   count: number;
   next: string | null;
@@ -254,7 +272,7 @@ export class Api {
     return (await response.json()) as T;
   }
 
-  listGraphs(search = "", page?: number): Promise<Page<GraphSummary>> {
+  listGraphs(search = "", page?: number): Promise<Page<GraphListItem>> {
     return this.json("GET", "graphs/", { query: { search, page } });
   }
 
