@@ -195,3 +195,38 @@ def test_the_local_environment_points_at_the_mock_server(
     assert body["url_template"] == settings.MOCKMODELS_URL + "/v1/models/{name}:predict"
     # An environment without an owner is the system's: only staff may change it.
     assert api.patch(f"/api/environments/{local_env.pk}/", {"deadline": 1}, format="json").status_code == 403
+
+
+def test_changes_made_in_the_admin_are_audited_too(api: APIClient, user: Any) -> None:
+    from django.test import Client
+
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    user.is_staff = user.is_superuser = True
+    user.save()
+    admin = Client()
+    admin.force_login(user)
+    form = {
+        "name": "staging",
+        "description": "",
+        "service_urls": "{}",
+        "url_template": "http://{name}.example/v1/models/{name}:predict",
+        "namespace": "",
+        "propagate_headers": "[]",
+        "step_timeout": "5",
+        "deadline": "25",
+        "allow_hosts": "[]",
+        "allow_networks": "[]",
+        "visibility": "private",
+        "owner": str(user.pk),
+    }
+    changed = admin.post(f"/admin/execution/environment/{pk}/change/", form)
+    assert changed.status_code == 302, changed.content[:500]
+    assert Environment.objects.get(pk=pk).deadline == 25
+    deleted = admin.post(f"/admin/execution/environment/{pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 302 and not Environment.objects.filter(pk=pk).exists()
+    events = list(AuditEvent.objects.filter(details__via="admin").order_by("id"))
+    assert [(e.action, e.actor, e.details["environment"]) for e in events] == [
+        ("environment.update", user, pk),
+        ("environment.delete", user, pk),
+    ]
+    assert "deadline" in events[0].details["fields"]
