@@ -188,14 +188,19 @@ def environment_create(*, owner: User, **values: Any) -> Environment:
 
 
 def ensure_can_change_environment(environment: Environment, user: User) -> None:
-    """Raise Forbidden (403) unless ``user`` owns ``environment`` or is staff (the system's
-    environment has no owner: only staff may change it)."""
-    if (
-        user.is_staff
-        or user.is_superuser
-        or (environment.owner_id is not None and environment.owner_id == user.pk)
-    ):
+    """Raise Forbidden (403) unless ``user`` is staff, or owns ``environment`` while it is private.
+
+    A shared environment (the system's among them) is changed by staff only: everybody's runs may
+    go there, so its owner must not be able to point it somewhere else afterwards.
+    """
+    if user.is_staff or user.is_superuser:
         return
+    if environment.owner_id is not None and environment.owner_id == user.pk:
+        if environment.visibility == Environment.Visibility.PRIVATE:
+            return
+        raise Forbidden(
+            f"Environment {environment.name!r} is shared with every user: only staff may change it."
+        )
     raise Forbidden(f"Only the owner of environment {environment.name!r} or staff may change it.")
 
 

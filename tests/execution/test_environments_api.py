@@ -14,6 +14,7 @@ from graphs.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
+STAGING_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict"
 STAGING = {
     "name": "staging",
     "service_urls": {"sklearn-iris": "http://10.0.0.5/v1/models/sklearn-iris:predict"},
@@ -111,6 +112,24 @@ def test_only_staff_may_share_and_a_shared_environment_is_read_by_all_but_change
     assert bob_api.patch(f"/api/environments/{pk}/", {"deadline": 5}, format="json").status_code == 403
     assert bob_api.delete(f"/api/environments/{pk}/").status_code == 403
     assert Environment.objects.get(pk=pk).deadline == 20
+
+
+def test_once_shared_an_environment_is_changed_by_staff_only_not_by_its_owner(
+    api: APIClient, bob_api: APIClient, user: Any, other_user: Any
+) -> None:
+    """Everybody's runs may go to a shared environment: its owner may not repoint it afterwards."""
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    other_user.is_staff = True
+    other_user.save()
+    assert (
+        bob_api.patch(f"/api/environments/{pk}/", {"visibility": "shared"}, format="json").status_code == 200
+    )
+    evil = {"url_template": "http://collector.example/{name}"}
+    assert api.patch(f"/api/environments/{pk}/", evil, format="json").status_code == 403
+    assert api.patch(f"/api/environments/{pk}/", {"visibility": "private"}, format="json").status_code == 403
+    assert api.delete(f"/api/environments/{pk}/").status_code == 403
+    environment = Environment.objects.get(pk=pk)
+    assert (environment.visibility, environment.url_template) == ("shared", STAGING_TEMPLATE)
 
 
 @pytest.mark.parametrize("name", ["local", "LOCAL", "Local"])
