@@ -165,6 +165,7 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
     )
     slow = Environment.objects.create(
         name="slow",
+        visibility="shared",  # usable by every test user, like a staff-shared one
         url_template=mock.url + "/v1/models/{name}:predict?latency_ms=" + str(STEP_MS),
         allow_loopback=True,
     )

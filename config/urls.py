@@ -1,11 +1,15 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import include, path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from config.auth import RateLimitedLoginView
+from config.params import DbIntConverter
 from graphs import views as graph_views
+
+# <dbint:…> in the apps' routes: ids and version numbers a database column can hold (else 404).
+register_converter(DbIntConverter, "dbint")
 
 urlpatterns = [
     path("", graph_views.graph_list_page, name="graph-list-page"),

@@ -6,12 +6,17 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from execution.models import Environment, Run, RunEvent, RunStep
+from graphs.services import audit
 
 
 @admin.register(Environment)
 class EnvironmentAdmin(admin.ModelAdmin):
+    """Staff edit environments here too; every change is audited like one made through the API."""
+
     list_display = [
         "name",
+        "visibility",
+        "system",
         "url_template",
         "step_timeout",
         "deadline",
@@ -21,7 +26,36 @@ class EnvironmentAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     search_fields = ["name", "description"]
-    readonly_fields = ["created_at", "updated_at"]
+    readonly_fields = ["system", "created_at", "updated_at"]
+
+    def save_model(self, request: HttpRequest, obj: Environment, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        audit(
+            request.user,  # type: ignore[arg-type]  # the admin requires a logged-in staff user
+            "environment.update" if change else "environment.create",
+            environment=obj.pk,
+            environment_name=obj.name,
+            fields=sorted(form.changed_data),
+            via="admin",
+        )
+
+    def delete_model(self, request: HttpRequest, obj: Environment) -> None:
+        self._audit_delete(request, obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        for environment in queryset:
+            self._audit_delete(request, environment)
+        super().delete_queryset(request, queryset)
+
+    def _audit_delete(self, request: HttpRequest, environment: Environment) -> None:
+        audit(
+            request.user,  # type: ignore[arg-type]
+            "environment.delete",
+            environment=environment.pk,
+            environment_name=environment.name,
+            via="admin",
+        )
 
 
 class _ReadOnly:

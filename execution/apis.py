@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
 from config.pagination import paginate, paginated
+from config.params import int_param
 from config.types import AuthedRequest as Request
 from execution import events, selectors, services
 from execution.engine.conditions import evaluate_condition
@@ -72,7 +73,7 @@ class EnvironmentOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Environment
-        fields = ["id", *services.ENVIRONMENT_FIELDS, "owner", "created_at", "updated_at"]
+        fields = ["id", *services.ENVIRONMENT_FIELDS, "owner", "system", "created_at", "updated_at"]
 
 
 class EnvironmentInput(serializers.Serializer):
@@ -97,6 +98,11 @@ class EnvironmentInput(serializers.Serializer):
     )
     allow_loopback = serializers.BooleanField(required=False)
     allow_private = serializers.BooleanField(required=False)
+    visibility = serializers.ChoiceField(
+        choices=Environment.Visibility.choices,
+        required=False,
+        help_text="private (default): only you (and staff) see and use it; shared (staff only): everyone",
+    )
 
 
 class EnvironmentListCreateApi(APIView):
@@ -272,7 +278,9 @@ class RunListCreateApi(APIView):
             child=serializers.CharField(max_length=8192, allow_blank=True), required=False
         )
         environment = serializers.CharField(
-            required=False, max_length=63, help_text="Id or name; default local"
+            required=False,
+            max_length=63,
+            help_text="Id or name of an environment you may use; default: the system's 'local'",
         )
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
 
@@ -397,9 +405,10 @@ class RunEventsApi(APIView):
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")
         raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "0"
-        if not raw.strip().isdigit():
-            raise BadRequest(f"Last-Event-ID must be an event number, got {raw!r}.")
-        response = StreamingHttpResponse(events.stream(run_id, int(raw)), content_type="text/event-stream")
+        last_event_id = int_param(raw, "Last-Event-ID")
+        response = StreamingHttpResponse(
+            events.stream(run_id, last_event_id), content_type="text/event-stream"
+        )
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
         return response

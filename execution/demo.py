@@ -141,7 +141,7 @@ def seed() -> Iterator[str]:
         user.set_password(DEMO_PASSWORD)
         user.save()
         yield f"Created the demo user {DEMO_USER!r} (password {DEMO_PASSWORD!r})."
-    environment, created = services.ensure_local_environment(owner=user)
+    environment, created = services.ensure_local_environment()
     if created:
         yield f"Created the environment {environment.name!r} -> {environment.url_template}"
     for name, (manifest, layout, description, _request) in DEMO_GRAPHS.items():

@@ -17,7 +17,18 @@ KSERVE_URL_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{na
 
 
 class Environment(models.Model):
-    """Where test runs send their step calls, and how long they may take."""
+    """Where test runs send their step calls, and how long they may take.
+
+    Using an environment is a permission (it decides where a run's payload and forwarded headers
+    go, and which networks its steps may reach): a ``private`` one serves its owner only, a
+    ``shared`` one everybody; only staff may share. The ``system`` environment is the default of
+    runs that name none; it belongs to no user and only staff may change it
+    (``execution.selectors`` holds the rule, ``execution.services`` the writes).
+    """
+
+    class Visibility(models.TextChoices):
+        PRIVATE = "private", "Private to its owner"
+        SHARED = "shared", "Shared with every user"
 
     name = models.CharField(max_length=63, unique=True)
     description = models.TextField(blank=True, default="")
@@ -50,6 +61,15 @@ class Environment(models.Model):
         on_delete=models.SET_NULL,
         related_name="environments",
     )
+    visibility = models.CharField(
+        max_length=10,
+        choices=Visibility.choices,
+        default=Visibility.PRIVATE,
+        help_text="private: only the owner (and staff) may see and use it; shared: every user",
+    )
+    system = models.BooleanField(
+        default=False, help_text="The default environment of runs that name none; owned by no user"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -58,6 +78,13 @@ class Environment(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(step_timeout__gt=0), name="environment_step_timeout_positive"),
             models.CheckConstraint(condition=Q(deadline__gt=0), name="environment_deadline_positive"),
+            models.UniqueConstraint(
+                fields=["system"], condition=Q(system=True), name="one_system_environment"
+            ),
+            models.CheckConstraint(
+                condition=Q(system=False) | Q(owner__isnull=True, visibility="shared"),
+                name="system_environment_is_shared_and_ownerless",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,35 +1,66 @@
-"""Every read of the execution app, with its access rule: any logged-in user may read
-environments, runs and their events (graphs are readable by all; so are their test runs)."""
+"""Every read of the execution app, with its access rules.
+
+Runs and their events: any logged-in user may read them (graphs are readable by all; so are their
+test runs). Environments: a user sees and uses the shared ones (the system default among them),
+their own private ones, and staff all of them (``environment_usable``); any other environment is
+answered as if it did not exist when read, and refused (403) when a run names it."""
 
 from __future__ import annotations
 
 import uuid
 
 from django.contrib.auth.models import User
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
-from config.exceptions import BadRequest, NotFound
+from config.exceptions import BadRequest, Forbidden, NotFound
+from config.params import int_param
 from execution.models import Environment, Run, RunStep
 from graphs.models import Graph
 
 
+def _usable_by(user: User) -> Q:
+    """The environments ``user`` may see and use: the one access rule, as a filter."""
+    if user.is_staff or user.is_superuser:
+        return Q()
+    return Q(visibility=Environment.Visibility.SHARED) | Q(owner_id=user.pk)
+
+
+def environment_usable(environment: Environment, user: User) -> bool:
+    """Whether ``user`` may see ``environment`` and start runs in it (``_usable_by`` for one row)."""
+    return (
+        user.is_staff
+        or user.is_superuser
+        or environment.visibility == Environment.Visibility.SHARED
+        or (environment.owner_id is not None and environment.owner_id == user.pk)
+    )
+
+
 def environment_list(*, user: User) -> QuerySet[Environment]:
-    return Environment.objects.select_related("owner").order_by("name")
+    """The environments ``user`` may use, by name."""
+    return Environment.objects.select_related("owner").filter(_usable_by(user)).order_by("name")
 
 
 def environment_get(*, pk: int, user: User) -> Environment:
-    environment = Environment.objects.select_related("owner").filter(pk=pk).first()
+    """The environment ``pk`` if ``user`` may use it; NotFound (404) otherwise, as if there were
+    none (another user's private environment is not disclosed)."""
+    environment = Environment.objects.select_related("owner").filter(_usable_by(user), pk=pk).first()
     if environment is None:
         raise NotFound(f"There is no environment {pk}.")
     return environment
 
 
 def environment_find(*, ref: int | str, user: User) -> Environment:
-    """An environment by id (a number) or by name."""
-    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
-        environment = Environment.objects.filter(pk=int(ref)).first()
+    """An environment by id (a number) or by name, for a run that ``user`` starts.
+
+    Raises BadRequest (400, ``run.environment-unknown``) when there is none and Forbidden (403,
+    ``run.environment-forbidden``) when it is another user's private environment.
+    """
+    if isinstance(ref, int) or (isinstance(ref, str) and ref.isascii() and ref.isdigit()):
+        environment = Environment.objects.filter(pk=int_param(str(ref), "environment")).first()
     else:
         environment = Environment.objects.filter(name=ref).first()
+    if environment is not None:
+        ensure_can_use_environment(environment, user)
     if environment is None:
         raise BadRequest(
             f"There is no environment {ref!r}.",
@@ -43,6 +74,23 @@ def environment_find(*, ref: int | str, user: User) -> Environment:
             ],
         )
     return environment
+
+
+def ensure_can_use_environment(environment: Environment, user: User) -> None:
+    """Raise Forbidden (403) unless ``user`` may start runs in ``environment``."""
+    if not environment_usable(environment, user):
+        raise Forbidden(
+            f"You may not use environment {environment.name!r}: it is private to its owner. "
+            "Use a shared environment or one of your own.",
+            issues=[
+                {
+                    "code": "run.environment-forbidden",
+                    "severity": "error",
+                    "path": "environment",
+                    "message": f"environment {environment.name!r} is private to its owner",
+                }
+            ],
+        )
 
 
 def _runs() -> QuerySet[Run]:
@@ -59,17 +107,15 @@ def run_list(
 ) -> QuerySet[Run]:
     qs = _runs().filter(graph=graph)
     if version:
-        if not version.isdigit():
-            raise BadRequest(f"version must be a version number, got {version!r}.")
-        qs = qs.filter(version__number=int(version))
+        qs = qs.filter(version__number=int_param(version, "version"))
     if status:
         if status not in Run.Status.values:
             raise BadRequest(f"status must be one of {', '.join(Run.Status.values)}, got {status!r}.")
         qs = qs.filter(status=status)
     if environment:
         qs = (
-            qs.filter(environment_id=int(environment))
-            if environment.isdigit()
+            qs.filter(environment_id=int_param(environment, "environment"))
+            if environment.isascii() and environment.isdigit()
             else qs.filter(environment_name=environment)
         )
     return qs.order_by("-created_at")

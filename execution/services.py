@@ -39,6 +39,7 @@ from django.utils import timezone
 
 from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable
 from execution import events
+from execution import selectors as execution_selectors
 from execution.engine import EngineConfig, GraphResult, TraceEvent, UrlGuard, make_client, run_graph
 from execution.engine.headers import PatternError, canonical_header_key, compile_go_pattern
 from execution.models import KSERVE_URL_TEMPLATE, Environment, Run, RunStep
@@ -71,6 +72,7 @@ ENVIRONMENT_FIELDS = (
     "allow_networks",
     "allow_loopback",
     "allow_private",
+    "visibility",
 )
 
 
@@ -142,13 +144,69 @@ def check_environment(values: Mapping[str, Any]) -> None:
         )
 
 
-def environment_create(*, owner: User | None, **values: Any) -> Environment:
-    """Create an environment; the name must be free (400 otherwise)."""
+def _name_issues(name: Any) -> list[dict[str, Any]]:
+    # Case-insensitively: ``Local`` next to ``local`` would be a lure in every environment picker.
+    if isinstance(name, str) and name.lower() == LOCAL_ENVIRONMENT:
+        return [
+            _issue(
+                "name",
+                f"{LOCAL_ENVIRONMENT!r} is the name of the system's default environment",
+                "environment.name-reserved",
+            )
+        ]
+    return []
+
+
+def _check_name(name: Any) -> None:
+    issues = _name_issues(name)
+    if issues:
+        raise BadRequest(
+            f"The name {name!r} is reserved for the system's default environment; choose another.",
+            issues=issues,
+        )
+
+
+def _check_visibility(visibility: Any, actor: User) -> None:
+    if visibility == Environment.Visibility.SHARED and not (actor.is_staff or actor.is_superuser):
+        raise Forbidden(
+            "Only staff may share an environment with every user; keep it private.",
+            issues=[
+                _issue("visibility", "only staff may share an environment", "environment.share-forbidden")
+            ],
+        )
+
+
+def _audit_value(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool | list | dict) or value is None else str(value)
+
+
+def _environment_audit(actor: User | None, action: str, environment: Environment, **details: Any) -> None:
+    graph_services.audit(
+        actor, action, environment=environment.pk, environment_name=environment.name, **details
+    )
+
+
+def environment_create(*, owner: User, **values: Any) -> Environment:
+    """Create an environment owned by ``owner`` and audit it (``environment.create``).
+
+    Private unless ``visibility="shared"``, which only staff may ask for (Forbidden, 403). Raises
+    BadRequest (400) for bad fields, the system default's name (``environment.name-reserved``) or
+    a name already taken (``environment.name-taken``).
+    """
     values = {k: v for k, v in values.items() if k in ENVIRONMENT_FIELDS}
+    _check_name(values.get("name"))
+    _check_visibility(values.get("visibility"), owner)
     check_environment(values)
     try:
         with transaction.atomic():
-            return Environment.objects.create(owner=owner, **values)
+            environment = Environment.objects.create(owner=owner, **values)
+            _environment_audit(
+                owner,
+                "environment.create",
+                environment,
+                values={k: _audit_value(getattr(environment, k)) for k in ENVIRONMENT_FIELDS},
+            )
+            return environment
     except IntegrityError as exc:
         raise BadRequest(
             f"An environment named {values.get('name')!r} already exists.",
@@ -157,23 +215,58 @@ def environment_create(*, owner: User | None, **values: Any) -> Environment:
 
 
 def ensure_can_change_environment(environment: Environment, user: User) -> None:
-    if getattr(user, "is_staff", False) or (
-        environment.owner_id is not None and environment.owner_id == user.pk
-    ):
+    """Raise Forbidden (403) unless ``user`` is staff, or owns ``environment`` while it is private.
+
+    A shared environment (the system's among them) is changed by staff only: everybody's runs may
+    go there, so its owner must not be able to point it somewhere else afterwards.
+    """
+    if user.is_staff or user.is_superuser:
         return
+    if environment.owner_id is not None and environment.owner_id == user.pk:
+        if environment.visibility == Environment.Visibility.PRIVATE:
+            return
+        raise Forbidden(
+            f"Environment {environment.name!r} is shared with every user: only staff may change it."
+        )
     raise Forbidden(f"Only the owner of environment {environment.name!r} or staff may change it.")
 
 
 def environment_update(*, environment: Environment, actor: User, **values: Any) -> Environment:
+    """Change the fields given and audit what changed (``environment.update``, old and new values).
+
+    Forbidden (403) unless the owner or staff, or when a non-staff user shares it; BadRequest (400)
+    for bad fields, a taken or reserved name, or renaming the system default.
+    """
     ensure_can_change_environment(environment, actor)
     values = {k: v for k, v in values.items() if k in ENVIRONMENT_FIELDS}
+    if "visibility" in values and values["visibility"] != environment.visibility:
+        _check_visibility(values["visibility"], actor)
+    if environment.system and (
+        values.get("name", environment.name) != environment.name
+        or values.get("visibility", environment.visibility) != environment.visibility
+    ):
+        raise BadRequest(
+            "The system's default environment keeps its name and stays shared.",
+            issues=[
+                _issue("name", "the system default cannot be renamed or made private", "environment.system")
+            ],
+        )
+    if not environment.system and values.get("name", environment.name) != environment.name:
+        _check_name(values["name"])
     merged = {key: getattr(environment, key) for key in ENVIRONMENT_FIELDS} | values
     check_environment(merged)
+    changes = {
+        key: [_audit_value(getattr(environment, key)), _audit_value(value)]
+        for key, value in values.items()
+        if getattr(environment, key) != value
+    }
     for key, value in values.items():
         setattr(environment, key, value)
     try:
         with transaction.atomic():
             environment.save()
+            if changes:
+                _environment_audit(actor, "environment.update", environment, changes=changes)
     except IntegrityError as exc:
         raise BadRequest(
             f"An environment named {values.get('name')!r} already exists.",
@@ -183,9 +276,22 @@ def environment_update(*, environment: Environment, actor: User, **values: Any) 
 
 
 def environment_delete(*, environment: Environment, actor: User) -> None:
-    """Delete it; its runs keep their configuration snapshot and environment name."""
+    """Delete it and audit it (``environment.delete``, with its last values); its runs keep their
+    configuration snapshot and environment name. The system default cannot be deleted (403)."""
     ensure_can_change_environment(environment, actor)
-    environment.delete()
+    if environment.system:
+        raise Forbidden(
+            f"{environment.name!r} is the system's default environment; it cannot be deleted "
+            "(staff may change its settings)."
+        )
+    with transaction.atomic():
+        _environment_audit(
+            actor,
+            "environment.delete",
+            environment,
+            values={k: _audit_value(getattr(environment, k)) for k in ENVIRONMENT_FIELDS},
+        )
+        environment.delete()
 
 
 def local_environment_values() -> dict[str, Any]:
@@ -201,12 +307,30 @@ def local_environment_values() -> dict[str, Any]:
     }
 
 
-def ensure_local_environment(owner: User | None = None) -> tuple[Environment, bool]:
-    """The ``local`` environment pointing at MOCKMODELS_URL; created when missing (idempotent)."""
-    environment, created = Environment.objects.get_or_create(
-        name=LOCAL_ENVIRONMENT, defaults={"owner": owner, **local_environment_values()}
-    )
-    return environment, created
+def ensure_local_environment() -> tuple[Environment, bool]:
+    """The system's default environment ``local`` (pointing at MOCKMODELS_URL); created when
+    missing, owned by no user, shared, and audited with no actor. Idempotent and safe to run
+    concurrently (the unique name and the one-system-environment constraint decide a race).
+
+    Nobody can hold the name first: creating or renaming an environment to it is refused, and the
+    migration that introduced visibility renamed a ``local`` an ordinary user had created.
+    """
+    environment = Environment.objects.filter(system=True).first()
+    if environment is not None:
+        return environment, False
+    try:
+        with transaction.atomic():
+            environment = Environment.objects.create(
+                name=LOCAL_ENVIRONMENT,
+                owner=None,
+                system=True,
+                visibility=Environment.Visibility.SHARED,
+                **local_environment_values(),
+            )
+            _environment_audit(None, "environment.create", environment, system=True)
+    except IntegrityError:
+        return Environment.objects.get(system=True), False
+    return environment, True
 
 
 def environment_config(environment: Environment) -> dict[str, Any]:
@@ -312,16 +436,6 @@ def payload_text(payload: Any, content_type: str | None) -> tuple[str, str]:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False), content_type or "application/json"
 
 
-def _default_environment() -> Environment:
-    environment = Environment.objects.filter(name=LOCAL_ENVIRONMENT).first()
-    if environment is None:
-        raise BadRequest(
-            "No environment given and there is no 'local' environment; create one or name one.",
-            issues=[_issue("environment", "required", "run.environment-missing")],
-        )
-    return environment
-
-
 def check_runnable(graph: Graph, version: GraphVersion) -> None:
     if not version.valid:
         errors = [i for i in version.issues if i.get("severity") == "error"]
@@ -355,10 +469,14 @@ def run_create(
     Returns ``(run, created)``. With an ``idempotency_key`` already used by ``user``, returns that
     run (created=False) if it is for the same graph and request, else raises Conflict (409). An
     invalid version raises Unprocessable (422) with its issues; nothing is stored then.
+    Without ``environment`` the run goes to the system's default (created when missing); an
+    environment ``user`` may not use (another user's private one) raises Forbidden (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
     """
     check_runnable(graph, version)
-    environment = environment or _default_environment()
+    if environment is None:
+        environment, _ = ensure_local_environment()  # the system's default: shared with everyone
+    execution_selectors.ensure_can_use_environment(environment, user)
     body, content_type = payload_text(payload, content_type)
     clean = check_headers(headers or {})
     stored_headers, new_secrets = split_secret_headers(clean)

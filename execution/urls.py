@@ -5,7 +5,7 @@ from execution import apis
 urlpatterns = [
     path("conditions/evaluate/", apis.ConditionEvaluateApi.as_view(), name="conditions-evaluate"),
     path("environments/", apis.EnvironmentListCreateApi.as_view(), name="environments"),
-    path("environments/<int:pk>/", apis.EnvironmentDetailApi.as_view(), name="environment"),
+    path("environments/<dbint:pk>/", apis.EnvironmentDetailApi.as_view(), name="environment"),
     path("graphs/<str:name>/runs/", apis.RunListCreateApi.as_view(), name="graph-runs"),
     path("runs/<uuid:run_id>/", apis.RunDetailApi.as_view(), name="run"),
     path("runs/<uuid:run_id>/rerun/", apis.RunRerunApi.as_view(), name="run-rerun"),

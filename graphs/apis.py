@@ -15,12 +15,15 @@ from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
 from config.pagination import paginate, paginated
+from config.params import MAX_DB_INT, int_param, parse_db_int
 from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from graphs import selectors, services, spec
 from graphs.imports import graph_import
+from graphs.models import GraphMember
 from graphs.serializers import (
     AuditEventOutputSerializer,
+    GraphListItemSerializer,
     GraphOutputSerializer,
     IssueSerializer,
     MemberOutputSerializer,
@@ -28,7 +31,7 @@ from graphs.serializers import (
     VersionSummarySerializer,
 )
 
-_IF_MATCH = re.compile(r'^\s*(?:W/)?"?v?(\d+)"?\s*$')
+_IF_MATCH = re.compile(r'^\s*(?:W/)?"?v?([0-9]+)"?\s*$')
 
 
 def etag(graph_version_number: int | None) -> str:
@@ -41,9 +44,9 @@ def base_version_from(request: Request, body_value: int | None) -> int | None:
     if header is None or header.strip() == "*":
         return body_value
     match = _IF_MATCH.match(header)
-    if match is None:
-        raise BadRequest(f'If-Match must look like "v3" (the ETag of the graph), got {header!r}.')
-    number = int(match.group(1))
+    number = parse_db_int(match.group(1)) if match is not None else None
+    if number is None:
+        raise BadRequest(f'If-Match must look like "v3" (the ETag of the graph), got {header[:80]!r}.')
     if body_value is not None and body_value != number:
         raise BadRequest(f"If-Match says version {number} but base_version says {body_value}.")
     return number
@@ -74,16 +77,17 @@ class GraphListCreateApi(APIView):
             OpenApiParameter("archived", bool, description="List archived graphs instead"),
             OpenApiParameter("mine", bool, description="Only graphs I own or edit"),
         ],
-        responses=paginated(GraphOutputSerializer),
+        responses=paginated(GraphListItemSerializer),
     )
     def get(self, request: Request) -> Response:
+        """The graphs, by name, each with a summary of its latest version (never the manifest)."""
         qs = selectors.graph_list(
             user=request.user,
             search=request.query_params.get("search", "")[:200],
             archived=request.query_params.get("archived", "").lower() in ("1", "true", "yes"),
             mine=request.query_params.get("mine", "").lower() in ("1", "true", "yes"),
         )
-        return paginate(request, self, qs, GraphOutputSerializer)
+        return paginate(request, self, qs, GraphListItemSerializer)
 
     @extend_schema(
         operation_id="graphs_create", request=GraphCreateInput, responses={201: GraphOutputSerializer}
@@ -130,7 +134,9 @@ class GraphVersionListCreateApi(APIView):
         manifest = _ObjectField()
         layout = _ObjectField(required=False, default=dict)
         message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
-        base_version = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
+        base_version = serializers.IntegerField(
+            required=False, allow_null=True, min_value=0, max_value=MAX_DB_INT, default=None
+        )
 
     @extend_schema(operation_id="graphs_versions_list", responses=paginated(VersionSummarySerializer))
     def get(self, request: Request, name: str) -> Response:
@@ -179,15 +185,40 @@ class GraphVersionDetailApi(APIView):
 
 
 class GraphVersionRollbackApi(APIView):
+    class RollbackInput(serializers.Serializer):
+        base_version = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            min_value=0,
+            max_value=MAX_DB_INT,
+            default=None,
+            help_text="The latest version the client saw (or If-Match); 409 if someone saved since",
+        )
+
     @extend_schema(
         operation_id="graphs_versions_rollback",
-        request=None,
-        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
+        request=RollbackInput,
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The ETag ("v{n}") of the latest version the client saw',
+            )
+        ],
+        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer, 409: OpenApiTypes.OBJECT},
     )
     def post(self, request: Request, name: str, number: int) -> Response:
+        data = self.RollbackInput(data=request.data)
+        data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
-        result = services.graph_version_rollback(graph=graph, number=number, author=request.user)
+        result = services.graph_version_rollback(
+            graph=graph,
+            number=number,
+            author=request.user,
+            base_version=base_version_from(request, data.validated_data["base_version"]),
+        )
         response = Response(
             VersionOutputSerializer(result.version).data,
             status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
@@ -207,9 +238,9 @@ class GraphDiffApi(APIView):
         numbers = []
         for key in ("from", "to"):
             raw = request.query_params.get(key)
-            if raw is None or not raw.isdigit():
-                raise BadRequest(f"Query parameter {key!r} must be a version number, got {raw!r}.")
-            numbers.append(int(raw))
+            if raw is None:
+                raise BadRequest(f"Query parameter {key!r} must be a version number, got None.")
+            numbers.append(int_param(raw, key))
         a, b = (selectors.version_get(graph=graph, number=n) for n in numbers)
         changes = spec.diff(spec.manifest_from_document(a.manifest), spec.manifest_from_document(b.manifest))
         return Response({"from": a.number, "to": b.number, **changes.to_dict()})
@@ -307,6 +338,11 @@ class ValidateApi(APIView):
 class GraphMemberListCreateApi(APIView):
     class MemberAddInput(serializers.Serializer):
         user = serializers.CharField(max_length=150)
+        role = serializers.ChoiceField(
+            choices=GraphMember.Role.choices,
+            default=GraphMember.Role.EDITOR,
+            help_text="viewer: reads and runs; editor (default): also saves and rolls back",
+        )
 
     @extend_schema(operation_id="graphs_members_list", responses=MemberOutputSerializer(many=True))
     def get(self, request: Request, name: str) -> Response:
@@ -323,7 +359,9 @@ class GraphMemberListCreateApi(APIView):
         user = get_user_model().objects.filter(username=data.validated_data["user"]).first()
         if user is None:
             raise BadRequest(f"There is no user named {data.validated_data['user']!r}.")
-        member = services.graph_member_add(graph=graph, user=user, actor=request.user)
+        member = services.graph_member_add(
+            graph=graph, user=user, actor=request.user, role=data.validated_data["role"]
+        )
         return Response(MemberOutputSerializer(member).data, status=status.HTTP_201_CREATED)
 
 

@@ -40,9 +40,14 @@ class Graph(models.Model):
 
 
 class GraphMember(models.Model):
-    """A user the owner allowed to save versions of the graph."""
+    """A user the owner added to the graph, with a role.
+
+    A ``viewer`` reads and runs the graph (as every user may); an ``editor`` also saves versions
+    and rolls back. Only the owner (or a superuser) manages members and archives the graph.
+    """
 
     class Role(models.TextChoices):
+        VIEWER = "viewer", "Viewer"
         EDITOR = "editor", "Editor"
 
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="members")
@@ -65,6 +70,12 @@ class GraphVersion(models.Model):
     valid = models.BooleanField(default=True)
     issues = models.JSONField(default=list, blank=True)
     message = models.CharField(max_length=500, blank=True, default="")
+    # A summary of the manifest and its issues, so that lists never load either (versions are
+    # immutable, so these never go stale).
+    node_count = models.PositiveIntegerField(default=0)
+    step_count = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    warning_count = models.PositiveIntegerField(default=0)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

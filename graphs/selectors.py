@@ -12,9 +12,13 @@ from graphs.models import AuditEvent, Graph, GraphVersion
 def graph_list(
     *, user: User, search: str = "", archived: bool = False, mine: bool = False
 ) -> QuerySet[Graph]:
-    qs = Graph.objects.select_related(
-        "owner", "latest_version", "latest_version__author", "latest_version__parent"
-    ).prefetch_related("members__user")
+    """Graphs for the list, by name. The latest version's manifest, layout and issues are not
+    loaded (a list entry carries its summary columns only)."""
+    qs = (
+        Graph.objects.select_related("owner", "latest_version", "latest_version__author")
+        .defer("latest_version__manifest", "latest_version__layout", "latest_version__issues")
+        .prefetch_related("members__user")
+    )
     qs = qs.filter(archived_at__isnull=not archived)
     if search:
         qs = qs.filter(Q(name__icontains=search) | Q(description__icontains=search))

@@ -55,10 +55,35 @@ class VersionSummarySerializer(VersionOutputSerializer):
         fields = ["number", "spec_hash", "message", "author", "created_at", "parent", "valid", "issues"]
 
 
+class VersionBriefSerializer(serializers.ModelSerializer):
+    """A list entry's latest version: what it is, never its manifest, layout or issues."""
+
+    author = serializers.CharField(source="author.username", read_only=True)
+    issue_counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GraphVersion
+        fields = [
+            "number",
+            "spec_hash",
+            "message",
+            "author",
+            "created_at",
+            "valid",
+            "node_count",
+            "step_count",
+            "issue_counts",
+        ]
+
+    def get_issue_counts(self, obj: GraphVersion) -> dict[str, int]:
+        return {"error": obj.error_count, "warning": obj.warning_count}
+
+
 class GraphOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     latest_version = VersionOutputSerializer(read_only=True, allow_null=True)
     editors = serializers.SerializerMethodField()
+    viewers = serializers.SerializerMethodField()
     archived = serializers.SerializerMethodField()
 
     class Meta:
@@ -69,6 +94,7 @@ class GraphOutputSerializer(serializers.ModelSerializer):
             "description",
             "owner",
             "editors",
+            "viewers",
             "created_at",
             "updated_at",
             "archived",
@@ -76,10 +102,19 @@ class GraphOutputSerializer(serializers.ModelSerializer):
         ]
 
     def get_editors(self, obj: Graph) -> list[str]:
-        return sorted(m.user.username for m in obj.members.all())
+        return sorted(m.user.username for m in obj.members.all() if m.role == GraphMember.Role.EDITOR)
+
+    def get_viewers(self, obj: Graph) -> list[str]:
+        return sorted(m.user.username for m in obj.members.all() if m.role == GraphMember.Role.VIEWER)
 
     def get_archived(self, obj: Graph) -> bool:
         return obj.archived_at is not None
+
+
+class GraphListItemSerializer(GraphOutputSerializer):
+    """A row of the graph list: the graph with a summary of its latest version."""
+
+    latest_version = VersionBriefSerializer(read_only=True, allow_null=True)  # type: ignore[assignment]
 
 
 class MemberOutputSerializer(serializers.ModelSerializer):

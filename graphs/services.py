@@ -8,16 +8,18 @@ IMMEDIATE transaction mode serialises writers) with a unique constraint as the b
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, Unprocessable
+from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unprocessable
 from graphs import spec
 from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
 from graphs.serializers import version_data
@@ -83,6 +85,73 @@ def _with_name(manifest: Mapping[str, Any], name: str) -> dict[str, Any]:
     return doc
 
 
+# The reader's limit issues (graphs.spec.reader): what every way in answers a manifest over a limit.
+_LIMIT_CODES = frozenset(
+    {
+        "load.too-large",
+        "load.too-deep",
+        "load.too-many-values",
+        "load.too-many-aliases",
+        "load.too-many-nodes",
+        "load.too-many-steps",
+    }
+)
+
+
+def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
+    """Refuse a manifest over the limits that YAML/JSON import applies, with the same issue codes.
+
+    The manifest is read as its compact JSON text by the same reader as an import
+    (``spec.load_documents``): at most ``STUDIO_MAX_MANIFEST_BYTES`` bytes (PayloadTooLarge, 413,
+    ``load.too-large``), and the reader's nesting depth, value, graph node and step limits
+    (BadRequest, 400, ``load.too-deep``, ``load.too-many-nodes``, …). Anything else the reader
+    would refuse (another kind, say) is left to ``validate``: the manifest is saved invalid.
+    """
+    limit = settings.STUDIO_MAX_MANIFEST_BYTES
+    try:
+        text = json.dumps(manifest, separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:
+        text = None
+    if text is None:
+        issue = {
+            "code": "load.too-deep",
+            "severity": "error",
+            "message": f"the document nests deeper than {spec.MAX_DEPTH} levels (max_depth)",
+        }
+        raise BadRequest(issue["message"], issues=[issue])
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        message = f"the manifest is {size:,} bytes; the limit is {limit:,} bytes (max_bytes)"
+        raise PayloadTooLarge(
+            message, issues=[{"code": "load.too-large", "severity": "error", "message": message}]
+        )
+    try:
+        spec.load_documents(text, max_bytes=limit)
+    except spec.SpecError as exc:
+        issues = [issue.to_dict() for issue in exc.issues if issue.code in _LIMIT_CODES]
+        if issues:
+            raise BadRequest(issues[0]["message"], issues=issues) from exc
+
+
+def summary_counts(manifest: Mapping[str, Any], issues: list[dict[str, Any]]) -> dict[str, int]:
+    """The list summary of a version: its graph nodes and steps (counted as the reader's limits
+    count them) and its issues by severity."""
+    spec_doc = manifest.get("spec")
+    nodes = spec_doc.get("nodes") if isinstance(spec_doc, Mapping) else None
+    nodes = nodes if isinstance(nodes, Mapping) else {}
+    steps = sum(
+        len(node["steps"])
+        for node in nodes.values()
+        if isinstance(node, Mapping) and isinstance(node.get("steps"), list)
+    )
+    return {
+        "node_count": len(nodes),
+        "step_count": steps,
+        "error_count": sum(1 for issue in issues if issue.get("severity") == "error"),
+        "warning_count": sum(1 for issue in issues if issue.get("severity") == "warning"),
+    }
+
+
 @dataclass(frozen=True)
 class SaveResult:
     version: GraphVersion
@@ -106,15 +175,18 @@ def audit(
 
 
 def can_write(graph: Graph, user: User) -> bool:
+    """Whether ``user`` may save versions of ``graph`` and roll it back: its owner, a superuser or
+    a member with the ``editor`` role (a ``viewer`` may not)."""
     if getattr(user, "is_superuser", False) or graph.owner_id == user.pk:
         return True
-    return GraphMember.objects.filter(graph=graph, user=user).exists()
+    return GraphMember.objects.filter(graph=graph, user=user, role=GraphMember.Role.EDITOR).exists()
 
 
 def ensure_can_write(graph: Graph, user: User) -> None:
     if not can_write(graph, user):
         raise Forbidden(
-            f"You may read graph {graph.name!r} but not change it: ask its owner to add you as an editor."
+            f"You may read and run graph {graph.name!r} but not change it: "
+            "ask its owner to make you an editor."
         )
 
 
@@ -214,8 +286,12 @@ def graph_version_create(
     ``issues`` may be passed when the caller validated the same manifest already with its source
     positions (an import), so that the stored issues keep their YAML line and column.
     ``parent`` is the version the content comes from (default: the latest; a rollback names the
-    version it restores).
+    version it restores). A manifest over the import's limits is refused
+    (``check_manifest_limits``; an import's documents were read by the reader already and come
+    with their ``issues``).
     """
+    if issues is None:
+        check_manifest_limits(manifest)
     name = _manifest_name(manifest)
     if name is None:
         manifest = _with_name(manifest, graph.name)
@@ -264,6 +340,7 @@ def graph_version_create(
                     spec_hash=spec_hash,
                     valid=valid,
                     issues=issues,
+                    **summary_counts(document, issues),
                     message=message[:500],
                     author=author,
                     parent=parent or latest,
@@ -307,8 +384,15 @@ def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version:
     )
 
 
-def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveResult:
-    """Append a new version whose manifest and layout equal version ``number``'s."""
+def graph_version_rollback(
+    *, graph: Graph, number: int, author: User, base_version: int | None
+) -> SaveResult:
+    """Append a new version whose manifest and layout equal version ``number``'s.
+
+    ``base_version`` is the precondition of a save: the version the client saw as the latest. When
+    someone saved since, raises Conflict (409) with the diff exactly as ``graph_version_create``
+    does, and nothing is saved; None skips the check (as a save without ``If-Match``).
+    """
     target = GraphVersion.objects.filter(graph=graph, number=number).first()
     if target is None:
         raise NotFound(f"Graph {graph.name!r} has no version {number}.")
@@ -318,7 +402,7 @@ def graph_version_rollback(*, graph: Graph, number: int, author: User) -> SaveRe
         layout=target.layout,
         author=author,
         message=f"Roll back to version {number}",
-        base_version=None,
+        base_version=base_version,
         parent=target,
     )
     if result.created:
@@ -341,12 +425,38 @@ def graph_restore(*, graph: Graph, actor: User) -> Graph:
     return graph
 
 
-def graph_member_add(*, graph: Graph, user: User, actor: User) -> GraphMember:
+def graph_member_add(
+    *, graph: Graph, user: User, actor: User, role: str = GraphMember.Role.EDITOR
+) -> GraphMember:
+    """Make ``user`` a member of ``graph`` with ``role``; a member already there gets the new role.
+
+    Only the owner or a superuser may (Forbidden, 403); an unknown role is a BadRequest (400).
+    Audited as ``member.add`` or ``member.role`` (with the old and new role); idempotent.
+    """
     if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
         raise Forbidden("Only the graph's owner can change who may edit it.")
-    member, created = GraphMember.objects.get_or_create(graph=graph, user=user)
-    if created:
-        audit(actor, "member.add", graph, user=user.get_username())
+    if role not in GraphMember.Role.values:
+        raise BadRequest(
+            f"role must be one of {', '.join(GraphMember.Role.values)}, got {role!r}.",
+            issues=[
+                {
+                    "code": "member.role-unknown",
+                    "severity": "error",
+                    "path": "role",
+                    "message": f"{role!r} is not a role",
+                }
+            ],
+        )
+    with transaction.atomic():
+        member, created = GraphMember.objects.select_for_update().get_or_create(
+            graph=graph, user=user, defaults={"role": role}
+        )
+        if created:
+            audit(actor, "member.add", graph, user=user.get_username(), role=role)
+        elif member.role != role:
+            audit(actor, "member.role", graph, user=user.get_username(), role=[member.role, role])
+            member.role = role
+            member.save(update_fields=["role"])
     return member
 
 

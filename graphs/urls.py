@@ -9,15 +9,17 @@ urlpatterns = [
     path("graphs/<str:name>/restore/", apis.GraphRestoreApi.as_view(), name="graph-restore"),
     path("graphs/<str:name>/versions/", apis.GraphVersionListCreateApi.as_view(), name="graph-versions"),
     path(
-        "graphs/<str:name>/versions/<int:number>/", apis.GraphVersionDetailApi.as_view(), name="graph-version"
+        "graphs/<str:name>/versions/<dbint:number>/",
+        apis.GraphVersionDetailApi.as_view(),
+        name="graph-version",
     ),
     path(
-        "graphs/<str:name>/versions/<int:number>/rollback/",
+        "graphs/<str:name>/versions/<dbint:number>/rollback/",
         apis.GraphVersionRollbackApi.as_view(),
         name="graph-version-rollback",
     ),
     path(
-        "graphs/<str:name>/versions/<int:number>/export/",
+        "graphs/<str:name>/versions/<dbint:number>/export/",
         apis.GraphVersionExportApi.as_view(),
         name="graph-version-export",
     ),

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 
+from config.exceptions import NotFound
+from config.params import parse_db_int
 from graphs import selectors
 
 
@@ -30,9 +32,13 @@ def graph_list_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def editor_page(request: HttpRequest, name: str) -> HttpResponse:
-    graph = selectors.graph_get(name=name, user=request.user)  # type: ignore[arg-type]  # login_required
-    raw_version = request.GET.get("version", "")
-    version = int(raw_version) if raw_version.isdigit() else None
+    """The editor of graph ``name``; 404 when there is none. ``?version=`` opens a version read-only
+    (anything but a version number is ignored: the page opens the latest)."""
+    try:
+        graph = selectors.graph_get(name=name, user=request.user)  # type: ignore[arg-type]  # login_required
+    except NotFound as exc:  # the API's error; a page answers Django's 404 page
+        raise Http404(exc.detail) from exc
+    version = parse_db_int(request.GET.get("version", ""))
     config = _studio_config(request, graph=graph.name, version=version)
     context = {"studio_config": config, "bundle": "editor", "page_title": graph.name}
     return render(request, "graphs/app_shell.html", context)

@@ -51,6 +51,24 @@ export interface GraphSummary {
   latest_version: Version | null;
 }
 
+/** A list entry's latest version: a summary, never the manifest (GET /api/graphs/). */
+export interface VersionBrief {
+  number: number;
+  spec_hash: string;
+  message: string;
+  author: string;
+  created_at: string;
+  valid: boolean;
+  node_count: number;
+  step_count: number;
+  issue_counts: { error: number; warning: number };
+}
+
+/** A row of the graph list: the graph with a summary of its latest version. */
+export interface GraphListItem extends Omit<GraphSummary, "latest_version"> {
+  latest_version: VersionBrief | null;
+}
+
 export interface Page<T> {
   count: number;
   next: string | null;
@@ -254,7 +272,7 @@ export class Api {
     return (await response.json()) as T;
   }
 
-  listGraphs(search = "", page?: number): Promise<Page<GraphSummary>> {
+  listGraphs(search = "", page?: number): Promise<Page<GraphListItem>> {
     return this.json("GET", "graphs/", { query: { search, page } });
   }
 
@@ -296,8 +314,15 @@ export class Api {
     return { status: response.status === 201 ? 201 : 200, version: (await response.json()) as Version };
   }
 
-  rollback(name: string, n: number): Promise<Version> {
-    return this.json("POST", `graphs/${encodeURIComponent(name)}/versions/${n}/rollback/`);
+  /**
+   * Saves a new version with the content of version `n`, on top of `base` (If-Match "v{base}",
+   * the latest version the editor knows). A 409 throws an ApiError whose body is a `ConflictBody`:
+   * someone saved since, and nothing was rolled back.
+   */
+  rollback(name: string, n: number, base: number | null): Promise<Version> {
+    const headers: Record<string, string> = {};
+    if (base !== null) headers["If-Match"] = `"v${base}"`;
+    return this.json("POST", `graphs/${encodeURIComponent(name)}/versions/${n}/rollback/`, { headers });
   }
 
   diff(name: string, from: number, to: number): Promise<Diff> {

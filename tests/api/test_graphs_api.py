@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
-from graphs.models import Graph, GraphVersion
+from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -268,6 +269,54 @@ def test_rollback_creates_a_new_version_with_the_old_content(api: APIClient, man
     assert body["manifest"]["spec"] == original["spec"]
 
 
+def _three_versions(api: APIClient, manifest: dict) -> None:
+    """v1 (two steps), v2 (one step), v3 (v2 plus a third step)."""
+    create(api, manifest)
+    manifest["spec"]["nodes"]["root"]["steps"].pop()
+    assert save(api, "model-chainer", manifest, 1).status_code == 201
+    manifest["spec"]["nodes"]["root"]["steps"].append({"name": "third", "serviceUrl": "http://m/3"})
+    assert save(api, "model-chainer", manifest, 2).status_code == 201
+
+
+@pytest.mark.parametrize("how", ["if-match", "body"])
+def test_a_stale_rollback_is_409_with_the_diff_and_reverts_nothing(
+    api: APIClient, manifest: dict, how: str
+) -> None:
+    """A rollback decided while looking at v2 must not silently revert v3, saved since."""
+    _three_versions(api, manifest)
+    url = "/api/graphs/model-chainer/versions/1/rollback/"
+    response = (
+        api.post(url, {}, format="json", HTTP_IF_MATCH='"v2"')
+        if how == "if-match"
+        else api.post(url, {"base_version": 2}, format="json")
+    )
+    assert response.status_code == 409, response.json()
+    body = response.json()
+    assert (body["latest_version"], body["base_version"], body["latest"]["number"]) == (3, 2, 3)
+    assert body["diff"]["nodes"]["changed"][0]["node"] == "root"
+    assert GraphVersion.objects.count() == 3
+    assert api.get("/api/graphs/model-chainer/")["ETag"] == '"v3"'
+    assert not AuditEvent.objects.filter(action="version.rollback").exists()
+
+
+def test_a_rollback_on_top_of_the_latest_version_succeeds(api: APIClient, manifest: dict) -> None:
+    _three_versions(api, manifest)
+    response = api.post("/api/graphs/model-chainer/versions/1/rollback/", HTTP_IF_MATCH='"v3"')
+    assert response.status_code == 201 and response.json()["number"] == 4
+    assert response["ETag"] == '"v4"'
+    assert AuditEvent.objects.filter(action="version.rollback", version_number=4).exists()
+
+
+@pytest.mark.parametrize("if_match", ["banana", '"v' + "9" * 25 + '"', '"v²"'])
+def test_a_rollback_with_a_malformed_precondition_is_400(
+    api: APIClient, manifest: dict, if_match: str
+) -> None:
+    _three_versions(api, manifest)
+    response = api.post("/api/graphs/model-chainer/versions/1/rollback/", HTTP_IF_MATCH=if_match)
+    assert response.status_code == 400
+    assert GraphVersion.objects.count() == 3
+
+
 def test_diff_reports_changed_steps(api: APIClient, manifest: dict) -> None:
     create(api, manifest)
     manifest["spec"]["nodes"]["root"]["steps"][1]["data"] = "$response"
@@ -347,3 +396,74 @@ def test_session_requests_need_csrf(user: Any, manifest: dict) -> None:
     response = client.post("/api/graphs/", {"manifest": manifest}, format="json")
     assert response.status_code == 403
     assert "CSRF" in response.json()["detail"]
+
+
+def test_a_viewer_reads_and_runs_but_may_not_save_roll_back_or_archive(
+    api: APIClient, bob_api: APIClient, manifest: dict, other_user: Any
+) -> None:
+    create(api, manifest)
+    added = api.post("/api/graphs/model-chainer/members/", {"user": "bob", "role": "viewer"}, format="json")
+    assert added.status_code == 201 and added.json()["role"] == "viewer"
+    assert GraphMember.objects.get(user=other_user).role == "viewer"
+    detail = bob_api.get("/api/graphs/model-chainer/").json()
+    assert (detail["editors"], detail["viewers"]) == ([], ["bob"])
+    changed = copy.deepcopy(manifest)
+    changed["spec"]["nodes"]["root"]["steps"].pop()
+    assert save(bob_api, "model-chainer", changed, 1).status_code == 403
+    assert bob_api.post("/api/graphs/model-chainer/versions/1/rollback/").status_code == 403
+    assert bob_api.delete("/api/graphs/model-chainer/").status_code == 403
+    imported = bob_api.post(
+        "/api/graphs/import/?graph=model-chainer", json.dumps(changed), content_type="application/json"
+    )
+    assert imported.status_code == 403
+    assert GraphVersion.objects.count() == 1 and Graph.objects.get().archived_at is None
+
+
+def test_the_owner_promotes_a_viewer_to_editor_and_back(
+    api: APIClient, bob_api: APIClient, manifest: dict, other_user: Any
+) -> None:
+    create(api, manifest)
+    members = "/api/graphs/model-chainer/members/"
+    api.post(members, {"user": "bob", "role": "viewer"}, format="json")
+    promoted = api.post(members, {"user": "bob", "role": "editor"}, format="json")
+    assert promoted.status_code == 201 and promoted.json()["role"] == "editor"
+    changed = copy.deepcopy(manifest)
+    changed["spec"]["nodes"]["root"]["steps"].pop()
+    assert save(bob_api, "model-chainer", changed, 1).status_code == 201
+    api.post(members, {"user": "bob", "role": "viewer"}, format="json")
+    assert bob_api.post("/api/graphs/model-chainer/versions/1/rollback/").status_code == 403
+    assert GraphVersion.objects.count() == 2
+    assert [(m["user"], m["role"]) for m in api.get(members).json()] == [("bob", "viewer")]
+    roles = [
+        e.details for e in AuditEvent.objects.filter(action__in=["member.add", "member.role"]).order_by("id")
+    ]
+    assert roles == [
+        {"user": "bob", "role": "viewer"},
+        {"user": "bob", "role": ["viewer", "editor"]},
+        {"user": "bob", "role": ["editor", "viewer"]},
+    ]
+
+
+def test_an_unknown_role_is_refused_and_adds_nobody(api: APIClient, manifest: dict, other_user: Any) -> None:
+    create(api, manifest)
+    for role in ("owner", "admin", "", None, 3):
+        response = api.post(
+            "/api/graphs/model-chainer/members/", {"user": "bob", "role": role}, format="json"
+        )
+        assert response.status_code == 400, role
+        assert response.json()["issues"][0]["path"] == "role"
+    assert not GraphMember.objects.exists()
+
+
+def test_members_without_a_role_are_editors_and_only_the_owner_manages_members(
+    api: APIClient, bob_api: APIClient, manifest: dict, other_user: Any
+) -> None:
+    create(api, manifest)
+    assert api.post("/api/graphs/model-chainer/members/", {"user": "bob"}, format="json").json()["role"] == (
+        "editor"
+    )
+    refused = bob_api.post(
+        "/api/graphs/model-chainer/members/", {"user": "bob", "role": "viewer"}, format="json"
+    )
+    assert refused.status_code == 403  # an editor does not manage members, not even themself
+    assert GraphMember.objects.get().role == "editor"

@@ -48,7 +48,7 @@ def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
     """The worker is up and the ``local`` environment points at the session's mock model server."""
     from execution import services
 
-    environment, _ = services.ensure_local_environment(owner=studio_user)
+    environment, _ = services.ensure_local_environment()
     return environment
 
 
@@ -60,6 +60,7 @@ def slow_environment(stack: Any, mock_server: Any) -> Any:
     def _make(name: str, latency_ms: int) -> Any:
         return Environment.objects.create(
             name=name,
+            visibility="shared",  # usable by every test user, like a staff-shared one
             url_template=f"{mock_server.url}/v1/models/{{name}}:predict?latency_ms={latency_ms}",
             allow_loopback=True,
             step_timeout=60.0,

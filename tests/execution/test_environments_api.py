@@ -1,4 +1,6 @@
-"""The environments API: any logged-in user reads; the owner or staff writes."""
+"""The environments API: a user sees and uses the shared environments and their own private ones
+(staff all of them); the owner or staff writes; only staff share; the system owns ``local``; every
+change is audited."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from execution.models import Environment
+from graphs.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
+STAGING_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict"
 STAGING = {
     "name": "staging",
     "service_urls": {"sklearn-iris": "http://10.0.0.5/v1/models/sklearn-iris:predict"},
@@ -74,19 +78,120 @@ def test_a_taken_name_and_bad_fields_are_refused_with_issues(api: APIClient) -> 
     assert not Environment.objects.filter(name="bad").exists()
 
 
-def test_everyone_reads_but_only_the_owner_or_staff_writes(
+def test_a_private_environment_is_invisible_to_other_users_and_visible_to_staff(
     api: APIClient, bob_api: APIClient, other_user: Any
 ) -> None:
     pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
-    assert bob_api.get("/api/environments/").json()["count"] == 1
+    assert bob_api.get("/api/environments/").json()["count"] == 0
+    assert bob_api.get(f"/api/environments/{pk}/").status_code == 404
+    assert bob_api.patch(f"/api/environments/{pk}/", {"deadline": 5}, format="json").status_code == 404
+    assert bob_api.delete(f"/api/environments/{pk}/").status_code == 404
+    assert Environment.objects.get(pk=pk).deadline == 20
+    other_user.is_staff = True
+    other_user.save()
+    assert [e["name"] for e in bob_api.get("/api/environments/").json()["results"]] == ["staging"]
+    assert bob_api.patch(f"/api/environments/{pk}/", {"deadline": 5}, format="json").status_code == 200
+    assert Environment.objects.get(pk=pk).deadline == 5
+
+
+def test_only_staff_may_share_and_a_shared_environment_is_read_by_all_but_changed_by_its_owner(
+    api: APIClient, bob_api: APIClient, user: Any
+) -> None:
+    refused = api.post("/api/environments/", {**STAGING, "visibility": "shared"}, format="json")
+    assert refused.status_code == 403
+    assert refused.json()["issues"][0]["code"] == "environment.share-forbidden"
+    assert not Environment.objects.filter(name="staging").exists()
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    assert api.patch(f"/api/environments/{pk}/", {"visibility": "shared"}, format="json").status_code == 403
+    assert Environment.objects.get(pk=pk).visibility == "private"
+    user.is_staff = True
+    user.save()
+    shared = api.patch(f"/api/environments/{pk}/", {"visibility": "shared"}, format="json")
+    assert shared.status_code == 200 and shared.json()["visibility"] == "shared"
     assert bob_api.get(f"/api/environments/{pk}/").json()["name"] == "staging"
     assert bob_api.patch(f"/api/environments/{pk}/", {"deadline": 5}, format="json").status_code == 403
     assert bob_api.delete(f"/api/environments/{pk}/").status_code == 403
     assert Environment.objects.get(pk=pk).deadline == 20
+
+
+def test_once_shared_an_environment_is_changed_by_staff_only_not_by_its_owner(
+    api: APIClient, bob_api: APIClient, user: Any, other_user: Any
+) -> None:
+    """Everybody's runs may go to a shared environment: its owner may not repoint it afterwards."""
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
     other_user.is_staff = True
     other_user.save()
-    assert bob_api.patch(f"/api/environments/{pk}/", {"deadline": 5}, format="json").status_code == 200
-    assert Environment.objects.get(pk=pk).deadline == 5
+    assert (
+        bob_api.patch(f"/api/environments/{pk}/", {"visibility": "shared"}, format="json").status_code == 200
+    )
+    evil = {"url_template": "http://collector.example/{name}"}
+    assert api.patch(f"/api/environments/{pk}/", evil, format="json").status_code == 403
+    assert api.patch(f"/api/environments/{pk}/", {"visibility": "private"}, format="json").status_code == 403
+    assert api.delete(f"/api/environments/{pk}/").status_code == 403
+    environment = Environment.objects.get(pk=pk)
+    assert (environment.visibility, environment.url_template) == ("shared", STAGING_TEMPLATE)
+
+
+@pytest.mark.parametrize("name", ["local", "LOCAL", "Local"])
+def test_nobody_may_take_the_system_default_name(api: APIClient, user: Any, name: str) -> None:
+    user.is_staff = True  # not even staff: the name belongs to the system
+    user.save()
+    response = api.post("/api/environments/", {**STAGING, "name": name}, format="json")
+    assert response.status_code == 400
+    assert response.json()["issues"][0]["code"] == "environment.name-reserved"
+    assert not Environment.objects.exists()
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    renamed = api.patch(f"/api/environments/{pk}/", {"name": name}, format="json")
+    assert renamed.status_code == 400 and renamed.json()["issues"][0]["code"] == "environment.name-reserved"
+    assert Environment.objects.get(pk=pk).name == "staging"
+
+
+def test_the_system_default_belongs_to_no_user_and_only_staff_may_change_it(
+    api: APIClient, bob_api: APIClient, other_user: Any, local_env: Environment
+) -> None:
+    body = bob_api.get(f"/api/environments/{local_env.pk}/").json()
+    assert (body["owner"], body["system"], body["visibility"]) == (None, True, "shared")
+    url = f"/api/environments/{local_env.pk}/"
+    assert bob_api.patch(url, {"deadline": 1}, format="json").status_code == 403
+    assert bob_api.delete(url).status_code == 403
+    other_user.is_staff = True
+    other_user.save()
+    assert bob_api.patch(url, {"deadline": 7}, format="json").status_code == 200
+    assert bob_api.patch(url, {"name": "mine"}, format="json").status_code == 400
+    assert bob_api.patch(url, {"visibility": "private"}, format="json").status_code == 400
+    assert bob_api.delete(url).status_code == 403
+    local_env.refresh_from_db()
+    assert (local_env.name, local_env.deadline, local_env.visibility) == ("local", 7, "shared")
+
+
+def test_every_environment_change_is_audited(api: APIClient, user: Any) -> None:
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    api.patch(f"/api/environments/{pk}/", {"deadline": 30, "step_timeout": 5}, format="json")
+    api.patch(f"/api/environments/{pk}/", {"deadline": 30}, format="json")  # no change, no event
+    api.delete(f"/api/environments/{pk}/")
+    events = list(AuditEvent.objects.filter(action__startswith="environment.").order_by("id"))
+    assert [(e.action, e.actor) for e in events] == [
+        ("environment.create", user),
+        ("environment.update", user),
+        ("environment.delete", user),
+    ]
+    assert all(e.details["environment"] == pk and e.details["environment_name"] == "staging" for e in events)
+    assert events[0].details["values"]["allow_networks"] == ["10.0.0.0/8"]
+    assert events[1].details["changes"] == {"deadline": [20.0, 30]}
+    assert events[2].details["values"]["deadline"] == 30
+
+
+def test_refused_changes_are_not_audited(api: APIClient, bob_api: APIClient) -> None:
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    assert bob_api.delete(f"/api/environments/{pk}/").status_code == 404
+    assert api.post("/api/environments/", {**STAGING, "name": "local"}, format="json").status_code == 400
+    assert list(AuditEvent.objects.values_list("action", flat=True)) == ["environment.create"]
+
+
+def test_an_environment_id_too_large_for_the_database_is_a_404(api: APIClient) -> None:
+    for pk in ("9" * 25, str(2**63)):
+        assert api.get(f"/api/environments/{pk}/").status_code == 404
+        assert api.patch(f"/api/environments/{pk}/", {"deadline": 1}, format="json").status_code == 404
 
 
 def test_owner_updates_and_deletes(api: APIClient) -> None:
@@ -142,3 +247,38 @@ def test_go_regexp_syntax_python_lacks_is_accepted(api: APIClient) -> None:
     )
     assert response.status_code == 201, response.json()
     assert Environment.objects.get(name="go-syntax").propagate_headers == patterns
+
+
+def test_changes_made_in_the_admin_are_audited_too(api: APIClient, user: Any) -> None:
+    from django.test import Client
+
+    pk = api.post("/api/environments/", STAGING, format="json").json()["id"]
+    user.is_staff = user.is_superuser = True
+    user.save()
+    admin = Client()
+    admin.force_login(user)
+    form = {
+        "name": "staging",
+        "description": "",
+        "service_urls": "{}",
+        "url_template": "http://{name}.example/v1/models/{name}:predict",
+        "namespace": "",
+        "propagate_headers": "[]",
+        "step_timeout": "5",
+        "deadline": "25",
+        "allow_hosts": "[]",
+        "allow_networks": "[]",
+        "visibility": "private",
+        "owner": str(user.pk),
+    }
+    changed = admin.post(f"/admin/execution/environment/{pk}/change/", form)
+    assert changed.status_code == 302, changed.content[:500]
+    assert Environment.objects.get(pk=pk).deadline == 25
+    deleted = admin.post(f"/admin/execution/environment/{pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 302 and not Environment.objects.filter(pk=pk).exists()
+    events = list(AuditEvent.objects.filter(details__via="admin").order_by("id"))
+    assert [(e.action, e.actor, e.details["environment"]) for e in events] == [
+        ("environment.update", user, pk),
+        ("environment.delete", user, pk),
+    ]
+    assert "deadline" in events[0].details["fields"]

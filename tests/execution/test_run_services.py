@@ -135,7 +135,7 @@ def test_a_non_2xx_answer_fails_the_run_with_the_status(seeded: Environment, use
 
 
 def test_the_guard_refuses_loopback_unless_the_environment_allows_it(seeded: Environment, user: Any) -> None:
-    strict = Environment.objects.create(name="strict", url_template=seeded.url_template)
+    strict = Environment.objects.create(name="strict", url_template=seeded.url_template, visibility="shared")
     run = execute("cat-dog-breed", {"instances": [{"animal": "dog"}]}, environment=strict)
     step = run.steps.get(call_id="root/0")
     assert run.status == "failed" and run.response_status == 500

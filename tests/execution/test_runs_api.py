@@ -128,11 +128,6 @@ def test_unknown_graph_and_environment(api: APIClient, graph: Any, local_env: An
     assert start(api, environment="local").status_code == 202
 
 
-def test_no_environment_and_no_local_one_is_a_clear_400(api: APIClient, graph: Any) -> None:
-    response = start(api)
-    assert response.status_code == 400 and "local" in response.json()["detail"]
-
-
 def test_a_raw_string_payload_is_stored_as_sent(api: APIClient, graph: Any, local_env: Any) -> None:
     body = start(api, payload="not json {").json()
     assert body["request"]["body"] == "not json {" and body["request"]["content_type"].startswith(
@@ -291,3 +286,92 @@ def test_only_the_starter_graph_writers_or_staff_may_cancel(
     assert Run.objects.get(pk=run_id).status == "queued"
     graph_services.graph_member_add(graph=graph, user=other_user, actor=graph.owner)
     assert bob_api.post(f"/api/runs/{run_id}/cancel/").json()["status"] == "cancelled"
+
+
+def _private(owner: Any, name: str = "alices-lab") -> Environment:
+    return services.environment_create(
+        owner=owner,
+        name=name,
+        allow_loopback=True,
+        url_template=("http://127.0.0.1:9/v1/models/{name}:predict"),
+    )
+
+
+def test_a_run_may_not_use_another_users_private_environment(
+    api: APIClient, bob_api: APIClient, graph: Any, user: Any, local_env: Any
+) -> None:
+    lab = _private(user)
+    for ref in ("alices-lab", str(lab.pk)):
+        response = start(bob_api, environment=ref)
+        assert response.status_code == 403, response.json()
+        assert response.json()["issues"][0]["code"] == "run.environment-forbidden"
+        assert "private" in response.json()["detail"]
+    assert not Run.objects.exists()
+    mine = start(api, environment="alices-lab")
+    assert mine.status_code == 202 and mine.json()["environment"] == {"id": lab.pk, "name": "alices-lab"}
+
+
+def test_a_rerun_may_not_borrow_the_first_runs_private_environment(
+    api: APIClient, bob_api: APIClient, graph: Any, user: Any, local_env: Any
+) -> None:
+    _private(user)
+    first = start(api, environment="alices-lab").json()["id"]
+    response = bob_api.post(f"/api/runs/{first}/rerun/")
+    assert response.status_code == 403 and response.json()["issues"][0]["code"] == "run.environment-forbidden"
+    assert Run.objects.count() == 1
+
+
+def test_staff_may_use_any_environment(
+    bob_api: APIClient, other_user: Any, graph: Any, user: Any, local_env: Any
+) -> None:
+    _private(user)
+    other_user.is_staff = True
+    other_user.save()
+    assert start(bob_api, environment="alices-lab").status_code == 202
+
+
+def test_runs_without_an_environment_go_to_the_system_default_created_on_first_use(
+    api: APIClient, bob_api: APIClient, graph: Any, settings: Any
+) -> None:
+    """No ``local`` exists (a fresh docker-compose deployment): nobody can take the name first, and
+    the first default run creates the system's own, owned by no user."""
+    squat = api.post(
+        "/api/environments/", {"name": "local", "url_template": "http://evil.test/{name}"}, format="json"
+    )
+    assert squat.status_code == 400 and not Environment.objects.exists()
+    response = start(bob_api)
+    assert response.status_code == 202, response.json()
+    environment = Environment.objects.get()
+    assert (environment.name, environment.owner, environment.system) == ("local", None, True)
+    assert environment.url_template == settings.MOCKMODELS_URL + "/v1/models/{name}:predict"
+    assert response.json()["environment"] == {"id": environment.pk, "name": "local"}
+    assert start(api).json()["environment"]["id"] == environment.pk
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "environment=" + "9" * 25,
+        "environment=" + str(2**63),
+        "version=" + "9" * 25,
+        "version=%C2%B2",  # "²": str.isdigit() says yes, int() says no
+    ],
+)
+def test_run_list_filters_refuse_numbers_the_database_cannot_hold(
+    api: APIClient, graph: Any, query: str
+) -> None:
+    response = api.get(f"/api/graphs/model-chainer/runs/?{query}")
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["issues"][0]["code"] == "request.invalid-number"
+
+
+@pytest.mark.parametrize("last", ["9" * 25, "\u00b2", "-1", "x"])
+def test_an_event_number_that_is_not_a_number_is_a_400(
+    api: APIClient, graph: Any, local_env: Any, last: str
+) -> None:
+    run_id = start(api).json()["id"]
+    by_query = api.get(f"/api/runs/{run_id}/events/", {"last_event_id": last})
+    assert by_query.status_code == 400
+    assert by_query.json()["issues"][0]["code"] == "request.invalid-number"
+    if last.isascii():  # a header value is Latin-1 on the wire
+        assert api.get(f"/api/runs/{run_id}/events/", HTTP_LAST_EVENT_ID=last).status_code == 400

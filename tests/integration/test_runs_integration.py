@@ -43,6 +43,7 @@ def graph_of(user: Any, name: str, steps: list[dict[str, Any]], router: str = "S
 def slow_env(mock: mockmodels.MockModelServer, name: str, latency_ms: int, **extra: Any) -> Environment:
     return Environment.objects.create(
         name=name,
+        visibility="shared",  # usable by every test user, like a staff-shared one
         url_template=mock.url + "/v1/models/{name}:predict?latency_ms=" + str(latency_ms),
         allow_loopback=True,
         **extra,

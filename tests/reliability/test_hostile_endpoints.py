@@ -107,7 +107,11 @@ def test_hanging_flooding_and_dripping_steps_fail_cleanly_with_bounded_worker_me
     from execution.models import Environment, Run
 
     environment = Environment.objects.create(
-        name="hostile", allow_loopback=True, step_timeout=STEP_TIMEOUT, deadline=30
+        name="hostile",
+        visibility="shared",
+        allow_loopback=True,
+        step_timeout=STEP_TIMEOUT,
+        deadline=30,
     )
     limit = 10 * MB  # settings.RUN_MAX_RESPONSE_BYTES, the worker's default
     expected = {

@@ -29,6 +29,7 @@ def test_a_redis_restart_mid_run_loses_no_run_and_workers_consume_again(
     graph = make_graph("redis-restart", [{"serviceName": "success-200"}, {"serviceName": "echo"}])
     environment = Environment.objects.create(
         name="slow-redis",
+        visibility="shared",  # usable by every test user, like a staff-shared one
         url_template=fault_mock.url + "/v1/models/{name}:predict?latency_ms=" + str(STEP_LATENCY_MS),
         allow_loopback=True,
         step_timeout=10,

@@ -60,6 +60,7 @@ def test_twenty_worker_kills_mid_run_leave_no_run_stuck_and_rerun_as_attempt_two
     graph = make_graph("killed-worker", [{"serviceName": "success-200"}, {"serviceName": "echo"}])
     environment = Environment.objects.create(
         name="slow-kill",
+        visibility="shared",  # usable by every test user, like a staff-shared one
         url_template=fault_mock.url + "/v1/models/{name}:predict?latency_ms=" + str(STEP_LATENCY_MS),
         allow_loopback=True,
         step_timeout=10,

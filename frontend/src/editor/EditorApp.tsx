@@ -437,13 +437,14 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       action: async () => {
         setBusy("rollback");
         try {
-          const version = await api.rollback(graphName, n);
+          const version = await api.rollback(graphName, n, base);
           setView(null);
           loadVersion(version);
           setHistoryKey((k) => k + 1);
           setNotice({ kind: "ok", text: `Rolled back: version ${version.number} has the content of version ${n}.` });
         } catch (err) {
           setNotice({ kind: "error", text: `Roll back failed: ${describeApiError(err)}` });
+          if (err instanceof ApiError && err.status === 409) setHistoryKey((k) => k + 1); // show what was saved since
         } finally {
           setBusy(null);
         }

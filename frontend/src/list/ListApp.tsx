@@ -1,6 +1,6 @@
 /** The graph list page: search, create, import, archive, open. */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
-import { Api, contentTypeFor, type GraphSummary, type StudioConfig } from "../api";
+import { Api, contentTypeFor, type GraphListItem, type StudioConfig, type VersionBrief } from "../api";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
@@ -23,7 +23,7 @@ export function nameProblem(name: string): string | null {
 export function ListApp({ config }: { config: StudioConfig }) {
   const api = useRef(new Api(config)).current;
   const [search, setSearch] = useState("");
-  const [graphs, setGraphs] = useState<GraphSummary[]>([]);
+  const [graphs, setGraphs] = useState<GraphListItem[]>([]);
   const [count, setCount] = useState(0);
   const [next, setNext] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -63,7 +63,7 @@ export function ListApp({ config }: { config: StudioConfig }) {
     if (!next) return;
     setBusy("more");
     try {
-      const page = await api.nextPage<GraphSummary>(next);
+      const page = await api.nextPage<GraphListItem>(next);
       setGraphs((g) => [...g, ...page.results]);
       setNext(page.next);
     } catch (err) {
@@ -167,7 +167,7 @@ export function ListApp({ config }: { config: StudioConfig }) {
                   <td className="desc">{g.description}</td>
                   <td>
                     {g.latest_version ? (
-                      <span className="version-cell">
+                      <span className="version-cell" title={versionSummary(g.latest_version)}>
                         v{g.latest_version.number}
                         {g.latest_version.valid === false && <span className="badge badge-error">invalid</span>}
                       </span>
@@ -232,6 +232,15 @@ export function ListApp({ config }: { config: StudioConfig }) {
       </Modal>
     </div>
   );
+}
+
+/** "3 nodes · 5 steps · 1 error" for the version cell's tooltip. */
+function versionSummary(v: VersionBrief): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const parts = [plural(v.node_count, "node"), plural(v.step_count, "step")];
+  if (v.issue_counts.error) parts.push(plural(v.issue_counts.error, "error"));
+  if (v.issue_counts.warning) parts.push(plural(v.issue_counts.warning, "warning"));
+  return parts.join(" · ");
 }
 
 function CreateForm({ api, onCancel }: { api: Api; onCancel: () => void }) {

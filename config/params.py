@@ -1,0 +1,60 @@
+"""Numbers from URLs and query strings, checked before they reach the database.
+
+A database integer column holds at most a signed 64-bit value (SQLite and PostgreSQL ``bigint``);
+a larger number makes the driver raise ``OverflowError`` (a 500). ``str.isdigit`` also accepts
+characters such as ``"²"`` that ``int()`` refuses. Both are answered here: a query parameter with
+400, a path segment by not matching the route (404).
+"""
+
+from __future__ import annotations
+
+import re
+
+from config.exceptions import BadRequest
+
+# The largest signed 64-bit integer: the widest integer column of SQLite and PostgreSQL.
+MAX_DB_INT = 2**63 - 1
+_ASCII_DIGITS = re.compile(r"[0-9]{1,19}", re.ASCII)  # 19 digits: len(str(MAX_DB_INT))
+
+
+def parse_db_int(raw: str) -> int | None:
+    """``raw`` as a non-negative integer a database column can hold, else None."""
+    if not _ASCII_DIGITS.fullmatch(raw):
+        return None
+    value = int(raw)
+    return value if value <= MAX_DB_INT else None
+
+
+def int_param(raw: str, name: str) -> int:
+    """The query parameter ``name`` as a non-negative database integer; BadRequest (400) otherwise."""
+    value = parse_db_int(raw.strip())
+    if value is None:
+        shown = raw if len(raw) <= 40 else raw[:40] + "…"
+        raise BadRequest(
+            f"{name} must be a whole number from 0 to {MAX_DB_INT}, got {shown!r}.",
+            issues=[
+                {
+                    "code": "request.invalid-number",
+                    "severity": "error",
+                    "path": name,
+                    "message": f"{shown!r} is not a number from 0 to {MAX_DB_INT}",
+                }
+            ],
+        )
+    return value
+
+
+class DbIntConverter:
+    """A path converter like ``<int:…>`` that matches only numbers a database column can hold, so
+    that ``/api/environments/99999999999999999999/`` is a 404 rather than an ``OverflowError``."""
+
+    regex = "[0-9]{1,19}"
+
+    def to_python(self, value: str) -> int:
+        number = parse_db_int(value)
+        if number is None:
+            raise ValueError(value)  # Django's resolver: this route does not match
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(value)
