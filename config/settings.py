@@ -151,13 +151,19 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=600)}
 
 if not DEBUG:
+    # HTTPS by default, as cookiecutter-django's production settings: behind a TLS-terminating
+    # proxy that sets X-Forwarded-Proto. A plain-HTTP deployment (docker-compose.yml on localhost)
+    # turns each one off by its variable.
     SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
-    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=0)
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    # 60 s: cookiecutter-django's first value, so a mistake costs a minute; raise it (to a year,
+    # 31536000, for preload lists) once every subdomain is known to serve HTTPS.
+    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=60)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
-    SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=False)
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=True)
+    if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=True):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,

@@ -66,6 +66,13 @@ def test_every_environment_variable_is_read_by_the_settings(compose: dict[str, A
         assert compose["services"][name]["environment"] == env
 
 
+def test_plain_http_compose_turns_https_redirect_and_hsts_off(compose: dict[str, Any]) -> None:
+    """The settings default to HTTPS with DJANGO_DEBUG=0; compose serves http://localhost:8000/."""
+    env = compose["x-studio-env"]
+    for name in ("DJANGO_SECURE_COOKIES", "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_HSTS_SECONDS"):
+        assert re.fullmatch(rf"\$\{{{name}:-0\}}", env[name]), name
+
+
 def test_no_secret_is_written_into_the_file(compose: dict[str, Any]) -> None:
     assert compose["x-studio-env"]["DJANGO_SECRET_KEY"].startswith("${DJANGO_SECRET_KEY:?")
 
