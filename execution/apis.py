@@ -94,6 +94,12 @@ class EnvironmentInput(serializers.Serializer):
     )
     allow_loopback = serializers.BooleanField(required=False)
     allow_private = serializers.BooleanField(required=False)
+    secret_headers = serializers.ListField(
+        child=serializers.CharField(max_length=200), required=False, max_length=100
+    )
+
+    def validate_secret_headers(self, value: list[str]) -> list[str]:
+        return [name.lower() for name in value]  # HTTP header names are case-insensitive
 
 
 class EnvironmentListCreateApi(APIView):

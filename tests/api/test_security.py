@@ -51,7 +51,8 @@ def _production_env(**extra: str) -> dict[str, str]:
     inherited = {
         k: v
         for k, v in os.environ.items()
-        if k != "DJANGO_ALLOW_ASYNC_UNSAFE" and not k.startswith(("DJANGO_", "STUDIO_", "CSRF_", "ALLOWED_HOSTS"))
+        if k != "DJANGO_ALLOW_ASYNC_UNSAFE"
+        and not k.startswith(("DJANGO_", "STUDIO_", "CSRF_", "ALLOWED_HOSTS"))
     }
     return {**inherited, "DJANGO_SETTINGS_MODULE": "config.settings", **extra}
 
