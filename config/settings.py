@@ -72,9 +72,15 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker) share one file: wait for the lock instead of failing at once,
-    # and take the write lock at BEGIN so select_for_update-style sections serialise.
+    # and take the write lock at BEGIN so select_for_update-style sections serialise. The wait is
+    # the brief retry before an API answers 503 (config/exceptions.py); 10 s stays well under a
+    # worker's RUN_HEARTBEAT_TIMEOUT (20 s), so a worker waiting on the lock is not taken for dead.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "timeout": env.float("STUDIO_SQLITE_TIMEOUT", default=10.0),
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL;",
+        }
     )
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -27,18 +27,18 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable
+from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable, is_database_busy
 from execution import events
 from execution.engine import EngineConfig, GraphResult, TraceEvent, UrlGuard, make_client, run_graph
 from execution.engine.config import REDACTED as ENGINE_REDACTED
@@ -49,6 +49,7 @@ from graphs import spec
 from graphs.models import Graph, GraphVersion
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LOCAL_ENVIRONMENT = "local"
 # Request headers known to carry no secret (lower case). Every other header is stored redacted: a
@@ -541,6 +542,31 @@ def _write_turn() -> contextlib.AbstractContextManager[Any]:
     return _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext()
 
 
+# How long a worker keeps retrying a write that found the database busy (each try already waits
+# SQLite's busy timeout, STUDIO_SQLITE_TIMEOUT). Kept under RUN_HEARTBEAT_TIMEOUT (20 s): a worker
+# that stays silent longer than that is taken for dead and its run is requeued.
+_BUSY_RETRY_SECONDS = 10.0
+
+
+def _retry_while_busy(write: Callable[[], T]) -> T:
+    """``write()``, tried again while the database answers "locked"/"busy", for a few seconds.
+
+    ``write`` must be a whole transaction (or a single statement), so a failed try left nothing.
+    Raises the last OperationalError once the time is up, and any other error at once.
+    """
+    deadline = time.monotonic() + _BUSY_RETRY_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            return write()
+        except OperationalError as exc:
+            if not is_database_busy(exc) or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("database busy (%s); trying again in %.2f s", exc, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+
 @dataclass
 class _Outcome:
     kind: str  # done | cancelled | crashed
@@ -686,6 +712,10 @@ class _Execution:
                     )
         finally:
             listener.unwatch(run.pk)
+            if outcome is None:
+                # Leaving without an outcome (a write failed for good): stop the engine first, so a
+                # graph nobody records is never still calling models when the run is retried.
+                self.cancel_engine("lost")
         thread.join(timeout=1.0)
         self._finish(outcome, engine_finished)
 
@@ -710,9 +740,17 @@ class _Execution:
     def _heartbeat(self) -> None:
         run = self.run
         mine = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt)
-        with _write_turn():
-            if mine.filter(cancel_requested=False).update(heartbeat_at=timezone.now()):
-                return
+        try:
+            with _write_turn():
+                if mine.filter(cancel_requested=False).update(heartbeat_at=timezone.now()):
+                    return
+        except OperationalError as exc:
+            if not is_database_busy(exc):
+                raise
+            # A busy database is not a dead run: skip this beat, the next one tries again (and the
+            # reaper's timeout is several beats long).
+            logger.warning("run %s: heartbeat skipped, the database is busy: %s", run.pk, exc)
+            return
         if mine.exists():  # still ours, but a cancel was asked for (and its message missed)
             mine.update(heartbeat_at=timezone.now())
             self.cancel_engine("cancelled")
@@ -722,10 +760,16 @@ class _Execution:
     def _persist(self, trace: list[TraceEvent]) -> None:
         if not trace:
             return
-        with _write_turn(), transaction.atomic():
-            for event in trace:
-                self._apply(event)
-            events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
+        routes = dict(self.pending_routes)
+
+        def write() -> None:
+            self.pending_routes = dict(routes)  # a failed try must not have consumed any
+            with _write_turn(), transaction.atomic():
+                for event in trace:
+                    self._apply(event)
+                events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
+
+        _retry_while_busy(write)
 
     def _event_data(self, event: TraceEvent) -> dict[str, Any]:
         return {
@@ -851,12 +895,16 @@ class _Execution:
             fields.update(
                 status=Run.Status.FAILED, error=f"Internal error while running the graph: {error!r}"
             )
-        with _write_turn(), transaction.atomic():
-            if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
-                **fields
-            ):
-                _close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
-                events.emit(run.pk, "run.finished", _finished_data(fields, self.attempt))
+
+        def write() -> None:
+            with _write_turn(), transaction.atomic():
+                if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
+                    **fields
+                ):
+                    _close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
+                    events.emit(run.pk, "run.finished", _finished_data(fields, self.attempt))
+
+        _retry_while_busy(write)
 
 
 def _stored_body(body: bytes) -> tuple[str, str, bool]:
