@@ -118,6 +118,9 @@ WHITENOISE_USE_FINDERS = True
 # Request body caps: manifests are small; anything bigger is refused with 413 naming the limit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("STUDIO_MAX_REQUEST_BYTES", default=2 * 1024 * 1024)
 STUDIO_MAX_MANIFEST_BYTES = env.int("STUDIO_MAX_MANIFEST_BYTES", default=2 * 1024 * 1024)
+# Documents per import request: 100 covers exporting a namespace's graphs with kubectl; a bigger
+# stream is split by the client (each document is committed on its own, graphs/imports.py).
+STUDIO_MAX_IMPORT_DOCUMENTS = env.int("STUDIO_MAX_IMPORT_DOCUMENTS", default=100)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
