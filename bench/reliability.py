@@ -285,6 +285,23 @@ def build_rows(
         f"the limit ({limit if limit is not None else '?'})",
         lambda v: v == limit,
     )
+    figure(
+        "import of 10,000 graphs in one request",
+        "import_10k_status",
+        "",
+        "413 (over the limit)",
+        lambda v: v == 413,
+    )
+    requests = figures.get("import_concurrent_requests")
+    failures = figures.get("import_concurrent_5xx")
+    rows.append(
+        (
+            "concurrent users' 5xx during a maximal import",
+            "—" if failures is None else f"{failures} of {requests} requests",
+            "0",
+            failures == 0 and bool(requests),
+        )
+    )
 
     cases = figures.get("guard_case") or []
     refused = sum(1 for c in cases if c["refused"])
