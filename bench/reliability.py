@@ -277,6 +277,23 @@ def build_rows(
         f"≤ {SETTLE_GOAL_S:g} s",
         lambda v: v <= SETTLE_GOAL_S,
     )
+    streams = figures.get("sse_streams_open")
+    others = figures.get("sse_other_runs_ok")
+    connections = figures.get("sse_redis_connections")
+    rows.append(
+        (
+            "SSE streams open with other users' runs unaffected",
+            "—"
+            if streams is None
+            else f"{streams} streams, {connections} Redis connections, secrets kept {others}",
+            "200, < 20 connections, all kept",
+            streams == 200
+            and isinstance(connections, int)
+            and connections < 20
+            and isinstance(others, str)
+            and others.split("/")[0] == others.split("/")[1],
+        )
+    )
     limit = figures.get("login_limit")
     figure(
         "login guesses allowed per name under Unicode variants",

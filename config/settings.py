@@ -203,6 +203,10 @@ RUN_MAX_RESPONSE_BYTES = env.int("RUN_MAX_RESPONSE_BYTES", default=10 * 1024 * 1
 RUN_SSE_KEEPALIVE_SECONDS = env.float("RUN_SSE_KEEPALIVE_SECONDS", default=15.0)
 RUN_SSE_POLL_SECONDS = env.float("RUN_SSE_POLL_SECONDS", default=0.5)  # database polling without Redis
 RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then the client reconnects
+# Event streams one web process serves: each holds a server thread, so keep this under the
+# server's threads per process (scripts/run.sh: gunicorn --threads 64, leaving 16 for requests).
+RUN_SSE_MAX_STREAMS = env.int("RUN_SSE_MAX_STREAMS", default=48)
+RUN_SSE_MAX_STREAMS_PER_USER = env.int("RUN_SSE_MAX_STREAMS_PER_USER", default=10)  # a few tabs each
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-runs": {
         "task": "execution.reap_runs",
