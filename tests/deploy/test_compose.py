@@ -92,3 +92,16 @@ def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
     assert "npm run build" in dockerfile and "frontend/dist" in dockerfile
     assert "collectstatic" in dockerfile
     assert "USER studio" in dockerfile, "the image runs as a non-root user"
+
+
+def test_web_threads_outnumber_the_event_streams_a_process_serves(compose: dict[str, Any]) -> None:
+    """Each open event stream holds a gthread thread: streams must never take every thread."""
+    from django.conf import settings
+
+    text = " ".join(command_words(compose["services"]["web"]))
+    threads = re.search(r"--threads (\d+)", text)
+    assert "--worker-class gthread" in text and threads is not None
+    assert int(threads.group(1)) > settings.RUN_SSE_MAX_STREAMS
+    script = (ROOT / "scripts" / "run.sh").read_text()
+    default = re.search(r"WEB_THREADS=\$\{WEB_THREADS:-(\d+)\}", script)
+    assert default is not None and int(default.group(1)) > settings.RUN_SSE_MAX_STREAMS
