@@ -39,6 +39,11 @@ SUITES = {
         "tests/reliability/test_hostile_endpoints.py",
     ),
     "guard corpus tests": ("tests/reliability/test_guard_corpus.py",),
+    "web attack tests (login, event streams, imports)": (
+        "tests/reliability/test_login_variants.py",
+        "tests/reliability/test_sse_streams.py",
+        "tests/reliability/test_import_load.py",
+    ),
     "fuzz": ("tests/fuzz",),
     "hostile-input tests": ("tests/api/test_hostile_input.py",),
 }
@@ -213,13 +218,13 @@ def build_rows(
         )
         rows.append((label, value, "all pass", counts["total"] > 0 and counts["failed"] == 0))
     for name, (seconds, status) in refusals.items():
-        refused = status in (400, 413)
+        answered_4xx = status in (400, 413)
         rows.append(
             (
                 f"time to refuse: {name}",
                 f"{seconds:.3f} s ({status})",
                 "< 1 s, 400/413",
-                refused and seconds < REFUSE_GOAL_S,
+                answered_4xx and seconds < REFUSE_GOAL_S,
             )
         )
 
@@ -271,6 +276,48 @@ def build_rows(
         " s",
         f"≤ {SETTLE_GOAL_S:g} s",
         lambda v: v <= SETTLE_GOAL_S,
+    )
+    streams = figures.get("sse_streams_open")
+    others = figures.get("sse_other_runs_ok")
+    connections = figures.get("sse_redis_connections")
+    rows.append(
+        (
+            "SSE streams open with other users' runs unaffected",
+            "—"
+            if streams is None
+            else f"{streams} streams, {connections} Redis connections, secrets kept {others}",
+            "200, < 20 connections, all kept",
+            streams == 200
+            and isinstance(connections, int)
+            and connections < 20
+            and isinstance(others, str)
+            and others.split("/")[0] == others.split("/")[1],
+        )
+    )
+    limit = figures.get("login_limit")
+    figure(
+        "login guesses allowed per name under Unicode variants",
+        "login_guesses_per_name",
+        "",
+        f"the limit ({limit if limit is not None else '?'})",
+        lambda v: v == limit,
+    )
+    figure(
+        "import of 10,000 graphs in one request",
+        "import_10k_status",
+        "",
+        "413 (over the limit)",
+        lambda v: v == 413,
+    )
+    requests = figures.get("import_concurrent_requests")
+    failures = figures.get("import_concurrent_5xx")
+    rows.append(
+        (
+            "concurrent users' 5xx during a maximal import",
+            "—" if failures is None else f"{failures} of {requests} requests",
+            "0",
+            failures == 0 and bool(requests),
+        )
     )
 
     cases = figures.get("guard_case") or []

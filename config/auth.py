@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import unicodedata
 from typing import Any
 
 from django.conf import settings
@@ -10,14 +12,27 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
 
+def normalise_username(raw: str) -> str:
+    """The one spelling of every name an attacker could use for the same account.
+
+    Django's login form applies NFKC to the username (``UsernameField.to_python``) and strips it;
+    casefold on top makes ``ALICE``, ``Alice`` and fullwidth ``alice`` one name. NFKC again after casefold,
+    because casefolding can produce characters NFKC would still change.
+    """
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", raw).strip().casefold())
+
+
 def _key(request: HttpRequest) -> str:
-    username = (request.POST.get("username") or "").strip().lower()[:150]
-    return f"login-failures:{request.META.get('REMOTE_ADDR', '')}:{username}"
+    # Hashed: the name is attacker-chosen text, and cache backends such as memcached refuse keys
+    # with spaces or control characters.
+    name = hashlib.sha256(normalise_username(request.POST.get("username") or "").encode()).hexdigest()
+    return f"login-failures:{request.META.get('REMOTE_ADDR', '')}:{name}"
 
 
 class RateLimitedLoginView(auth_views.LoginView):
     """Django's LoginView; after ``LOGIN_MAX_FAILURES`` failures in ``LOGIN_FAILURE_WINDOW`` seconds
-    for one address and username, further attempts answer 429 until the window passes."""
+    for one client address and username (any spelling of it, see :func:`normalise_username`),
+    further attempts answer 429 until the window passes."""
 
     redirect_authenticated_user = True
 

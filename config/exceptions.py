@@ -1,8 +1,10 @@
 """One error shape for the whole API: ``{"detail": str, "issues": [...], ...}``.
 
 Services raise :class:`ApplicationError` subclasses for expected failures; DRF's own exceptions
-(validation, authentication, throttling, 404) are reshaped here. Anything else is left alone and
-becomes a 500, so that it gets noticed.
+(validation, authentication, throttling, 404) are reshaped here. A database too busy to take a
+write (SQLite's "database is locked" after its busy timeout, ``STUDIO_SQLITE_TIMEOUT``) is a
+temporary condition: 503 with ``Retry-After``. Anything else is left alone and becomes a 500, so
+that it gets noticed.
 """
 
 from __future__ import annotations
@@ -11,10 +13,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db import OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
+
+# Seconds a client should wait after a 503 for a busy database: one import batch or a save
+# commits in well under this.
+BUSY_RETRY_AFTER = 2
 
 
 class ApplicationError(Exception):
@@ -74,6 +82,31 @@ class Unprocessable(ApplicationError):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
 
 
+def is_database_busy(exc: BaseException) -> bool:
+    """True for the OperationalError of a write lock that was not granted in time.
+
+    SQLite says "database is locked" (or "… is busy"); PostgreSQL's lock_timeout says "canceling
+    statement due to lock timeout".
+    """
+    if not isinstance(exc, OperationalError):
+        return False
+    text = str(exc).lower()
+    return "database is locked" in text or "is busy" in text or "lock timeout" in text
+
+
+def _busy_response() -> Response:
+    message = "The database is busy with other writes; nothing was saved. Try again in a few seconds."
+    set_rollback()
+    return Response(
+        {
+            "detail": message,
+            "issues": [{"code": "server.database-busy", "severity": "error", "message": message}],
+        },
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        headers={"Retry-After": str(BUSY_RETRY_AFTER)},
+    )
+
+
 def _field_issues(errors: Any, path: str = "") -> list[dict[str, Any]]:
     """Flatten DRF's nested ``ValidationError.detail`` into issues with a dotted path."""
     if isinstance(errors, Mapping):
@@ -110,6 +143,8 @@ def _field_issues(errors: Any, path: str = "") -> list[dict[str, Any]]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
         return Response(exc.body(), status=exc.status_code)
+    if is_database_busy(exc):
+        return _busy_response()
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "Not found.")
     elif isinstance(exc, PermissionDenied):

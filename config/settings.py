@@ -74,9 +74,15 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker) share one file: wait for the lock instead of failing at once,
-    # and take the write lock at BEGIN so select_for_update-style sections serialise.
+    # and take the write lock at BEGIN so select_for_update-style sections serialise. The wait is
+    # the brief retry before an API answers 503 (config/exceptions.py); 10 s stays well under a
+    # worker's RUN_HEARTBEAT_TIMEOUT (20 s), so a worker waiting on the lock is not taken for dead.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "timeout": env.float("STUDIO_SQLITE_TIMEOUT", default=10.0),
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL;",
+        }
     )
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -114,6 +120,9 @@ WHITENOISE_USE_FINDERS = True
 # Request body caps: manifests are small; anything bigger is refused with 413 naming the limit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("STUDIO_MAX_REQUEST_BYTES", default=2 * 1024 * 1024)
 STUDIO_MAX_MANIFEST_BYTES = env.int("STUDIO_MAX_MANIFEST_BYTES", default=2 * 1024 * 1024)
+# Documents per import request: 100 covers exporting a namespace's graphs with kubectl; a bigger
+# stream is split by the client (each document is committed on its own, graphs/imports.py).
+STUDIO_MAX_IMPORT_DOCUMENTS = env.int("STUDIO_MAX_IMPORT_DOCUMENTS", default=100)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -156,13 +165,19 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=600)}
 
 if not DEBUG:
+    # HTTPS by default, as cookiecutter-django's production settings: behind a TLS-terminating
+    # proxy that sets X-Forwarded-Proto. A plain-HTTP deployment (docker-compose.yml on localhost)
+    # turns each one off by its variable.
     SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=False)
-    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=0)
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    # 60 s: cookiecutter-django's first value, so a mistake costs a minute; raise it (to a year,
+    # 31536000, for preload lists) once every subdomain is known to serve HTTPS.
+    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=60)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
-    SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=False)
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_PRELOAD = env.bool("DJANGO_HSTS_PRELOAD", default=True)
+    if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=True):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,
@@ -193,6 +208,10 @@ RUN_MAX_RESPONSE_BYTES = env.int("RUN_MAX_RESPONSE_BYTES", default=10 * 1024 * 1
 RUN_SSE_KEEPALIVE_SECONDS = env.float("RUN_SSE_KEEPALIVE_SECONDS", default=15.0)
 RUN_SSE_POLL_SECONDS = env.float("RUN_SSE_POLL_SECONDS", default=0.5)  # database polling without Redis
 RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then the client reconnects
+# Event streams one web process serves: each holds a server thread, so keep this under the
+# server's threads per process (scripts/run.sh: gunicorn --threads 64, leaving 16 for requests).
+RUN_SSE_MAX_STREAMS = env.int("RUN_SSE_MAX_STREAMS", default=48)
+RUN_SSE_MAX_STREAMS_PER_USER = env.int("RUN_SSE_MAX_STREAMS_PER_USER", default=10)  # a few tabs each
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-runs": {
         "task": "execution.reap_runs",

@@ -9,7 +9,7 @@ from typing import Any
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,6 +22,10 @@ from execution import events, selectors, services
 from execution.engine.conditions import evaluate_condition
 from execution.models import Environment, Run, RunStep
 from graphs import selectors as graph_selectors
+
+# Seconds a client refused an event stream (429) waits: streams end with their runs, or after
+# RUN_SSE_MAX_SECONDS; the console falls back to reading the run meanwhile.
+SSE_RETRY_AFTER = 5
 
 
 class ConditionEvaluateApi(APIView):
@@ -103,6 +107,12 @@ class EnvironmentInput(serializers.Serializer):
         required=False,
         help_text="private (default): only you (and staff) see and use it; shared (staff only): everyone",
     )
+    secret_headers = serializers.ListField(
+        child=serializers.CharField(max_length=200), required=False, max_length=100
+    )
+
+    def validate_secret_headers(self, value: list[str]) -> list[str]:
+        return [name.lower() for name in value]  # HTTP header names are case-insensitive
 
 
 class EnvironmentListCreateApi(APIView):
@@ -406,9 +416,13 @@ class RunEventsApi(APIView):
             raise NotFound(f"There is no run {run_id}.")
         raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "0"
         last_event_id = int_param(raw, "Last-Event-ID")
-        response = StreamingHttpResponse(
-            events.stream(run_id, last_event_id), content_type="text/event-stream"
-        )
+        try:
+            content = events.open_stream(run_id, last_event_id, user_id=request.user.pk)
+        except events.StreamLimitReached as exc:
+            raise exceptions.Throttled(
+                wait=SSE_RETRY_AFTER, detail=f"Too many event streams: {exc}. Close one and try again."
+            ) from exc
+        response = StreamingHttpResponse(content, content_type="text/event-stream")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
         return response

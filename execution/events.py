@@ -9,8 +9,16 @@ skipped (logged) and streams poll the database instead: slower, never wrong.
 
 A cancel request is published on the control channel ``run:{id}:control`` for the worker running it.
 
-The Redis client is made lazily per URL and process (redis-py clients are thread-safe pools); the
-URL is ``settings.RUN_EVENTS_REDIS_URL``, read at every call so tests can point it elsewhere.
+Streams do not each subscribe: one :class:`EventHub` per process holds ONE pub/sub connection
+(a pattern subscription to every run's channel) and hands each message to the streams of that run.
+200 open streams used to hold 200 connections of the process's pool (redis-py's default cap: 100)
+and starve everything else. A process also serves at most ``RUN_SSE_MAX_STREAMS`` streams, and
+``RUN_SSE_MAX_STREAMS_PER_USER`` per user (:class:`StreamSlots`; the API answers 429 beyond).
+
+The Redis clients are made lazily per URL, purpose and process (redis-py clients are thread-safe
+pools): events (publishing), secrets (run secret headers: their own pool, so nothing else can use
+up the connections they need) and pub/sub (the hub's and the cancel listener's connections). The URL
+is ``settings.RUN_EVENTS_REDIS_URL``, read at every call so tests can point it elsewhere.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import contextlib
 import functools
 import json
 import logging
+import queue
 import threading
 import time
 import uuid
@@ -51,14 +60,20 @@ def secret_headers_key(run_id: uuid.UUID | str) -> str:
     return f"run:{run_id}:secret-headers"
 
 
-@functools.lru_cache(maxsize=8)
-def _client(url: str) -> redis.Redis:
+@functools.lru_cache(maxsize=16)
+def _client(url: str, purpose: str = "events") -> redis.Redis:
+    """One client (one connection pool) per URL and ``purpose``: pools are not shared across
+    purposes, so a burst of one kind of call cannot exhaust the connections of another."""
     # Short timeouts: a dead Redis must cost a web request milliseconds, not a hang.
     return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=30)
 
 
 def get_redis() -> redis.Redis:
     return _client(settings.RUN_EVENTS_REDIS_URL)
+
+
+def _secrets_redis() -> redis.Redis:
+    return _client(settings.RUN_EVENTS_REDIS_URL, "secrets")
 
 
 def event_payload(event: RunEvent) -> dict[str, Any]:
@@ -157,7 +172,7 @@ class CancelListener:
                     self._thread = None
                     return
             try:
-                pubsub = _client(self.url).pubsub(ignore_subscribe_messages=False)
+                pubsub = _client(self.url, "pubsub").pubsub(ignore_subscribe_messages=False)
                 pubsub.psubscribe(control_channel("*"))
                 try:
                     while True:
@@ -211,7 +226,9 @@ def store_secret_headers(run_id: uuid.UUID | str, secrets: dict[str, str]) -> bo
     if not secrets:
         return True
     try:
-        get_redis().set(secret_headers_key(run_id), json.dumps(secrets), ex=settings.RUN_SECRET_HEADERS_TTL)
+        _secrets_redis().set(
+            secret_headers_key(run_id), json.dumps(secrets), ex=settings.RUN_SECRET_HEADERS_TTL
+        )
         return True
     except redis.RedisError as exc:
         logger.warning("could not store the secret headers of run %s: %s", run_id, exc)
@@ -221,7 +238,7 @@ def store_secret_headers(run_id: uuid.UUID | str, secrets: dict[str, str]) -> bo
 def load_secret_headers(run_id: uuid.UUID | str) -> dict[str, str] | None:
     """The real values stored for a run; None when they expired or Redis cannot be reached."""
     try:
-        raw = get_redis().get(secret_headers_key(run_id))
+        raw = _secrets_redis().get(secret_headers_key(run_id))
     except redis.RedisError as exc:
         logger.warning("could not read the secret headers of run %s: %s", run_id, exc)
         return None
@@ -229,6 +246,217 @@ def load_secret_headers(run_id: uuid.UUID | str) -> dict[str, str] | None:
         return None
     value = json.loads(raw)
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
+
+
+# --- the event hub: one pub/sub connection per process for every stream ---------------------------
+
+
+class Subscription:
+    """The live events of one run for one stream, as the hub receives them (JSON text each)."""
+
+    def __init__(self, hub: EventHub, run_id: str) -> None:
+        self.hub = hub
+        self.run_id = run_id
+        self.queue: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    @property
+    def live(self) -> bool:
+        """False while the hub has no Redis connection: the stream must poll the database."""
+        return self.hub.connected
+
+    def get(self, timeout: float) -> str | None:
+        try:
+            return self.queue.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self)
+
+
+class EventHub:
+    """One pattern subscription (``run:*``) per process and Redis URL, fanned out to the streams.
+
+    The listener thread starts with the first subscriber and ends when the last one leaves. When
+    Redis goes away it retries every second; meanwhile :attr:`connected` is False and streams poll.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._subscribers: dict[str, set[Subscription]] = {}
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self._ready.is_set()
+
+    def subscribe(self, run_id: uuid.UUID | str, timeout: float = 1.0) -> Subscription:
+        """A subscription to the run's channel; waits up to ``timeout`` s for the hub to be live.
+
+        Once this returns with ``live`` true, every event published afterwards reaches it.
+        """
+        subscription = Subscription(self, str(run_id))
+        with self._lock:
+            self._subscribers.setdefault(subscription.run_id, set()).add(subscription)
+            if self._thread is None or not self._thread.is_alive():
+                self._ready.clear()
+                self._thread = threading.Thread(target=self._listen, name="run-event-hub", daemon=True)
+                self._thread.start()
+        self._ready.wait(timeout)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            streams = self._subscribers.get(subscription.run_id)
+            if streams is not None:
+                streams.discard(subscription)
+                if not streams:
+                    del self._subscribers[subscription.run_id]
+
+    def _idle(self) -> bool:
+        """True (and the thread forgotten) when nobody listens any more; call with the lock held."""
+        if self._subscribers:
+            return False
+        self._thread = None
+        self._ready.clear()
+        return True
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        name = message["channel"].decode()
+        prefix, _, run_id = name.partition(":")
+        if prefix != "run" or ":" in run_id:  # run:{id}:control is the workers' channel
+            return
+        data = message["data"].decode()
+        with self._lock:
+            streams = list(self._subscribers.get(run_id, ()))
+        for subscription in streams:
+            subscription.queue.put(data)
+
+    def _listen(self) -> None:
+        while True:
+            with self._lock:
+                if self._idle():
+                    return
+            try:
+                pubsub = _client(self.url, "pubsub").pubsub(ignore_subscribe_messages=False)
+                try:
+                    pubsub.psubscribe(channel("*"))
+                    while True:
+                        message = pubsub.get_message(timeout=1.0)
+                        if message is None:
+                            with self._lock:
+                                if self._idle():
+                                    return
+                        elif message["type"] == "psubscribe":
+                            self._ready.set()
+                        elif message["type"] == "pmessage":
+                            self._dispatch(message)
+                finally:
+                    _close(pubsub)
+            except (redis.RedisError, OSError) as exc:
+                self._ready.clear()
+                logger.warning("event hub lost Redis (%s); streams poll the database, retrying in 1 s", exc)
+                time.sleep(1.0)
+
+
+_hubs: dict[str, EventHub] = {}
+_hubs_lock = threading.Lock()
+
+
+def event_hub() -> EventHub:
+    url = settings.RUN_EVENTS_REDIS_URL
+    with _hubs_lock:
+        if url not in _hubs:
+            _hubs[url] = EventHub(url)
+        return _hubs[url]
+
+
+class StreamSlots:
+    """How many event streams this process serves, in total and per user.
+
+    Each open stream holds a server thread (gunicorn gthread) for up to ``RUN_SSE_MAX_SECONDS``, so
+    the total must stay below the server's threads, and one user must not take them all.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._per_user: dict[int, int] = {}
+
+    def acquire(self, user_id: int) -> str | None:
+        """Take a slot; None on success, else why not (the limit that was reached)."""
+        with self._lock:
+            total = sum(self._per_user.values())
+            if total >= settings.RUN_SSE_MAX_STREAMS:
+                return f"this server already serves its limit of {settings.RUN_SSE_MAX_STREAMS} event streams"
+            mine = self._per_user.get(user_id, 0)
+            if mine >= settings.RUN_SSE_MAX_STREAMS_PER_USER:
+                return f"you already have {mine} event streams open, the limit per user"
+            self._per_user[user_id] = mine + 1
+            return None
+
+    def release(self, user_id: int) -> None:
+        with self._lock:
+            left = self._per_user.get(user_id, 0) - 1
+            if left > 0:
+                self._per_user[user_id] = left
+            else:
+                self._per_user.pop(user_id, None)
+
+    def open_count(self) -> int:
+        with self._lock:
+            return sum(self._per_user.values())
+
+
+_slots = StreamSlots()
+
+
+def stream_slots() -> StreamSlots:
+    return _slots
+
+
+class StreamLimitReached(Exception):
+    """No stream slot is free for this user on this process; ``str()`` says which limit."""
+
+
+class _HeldStream:
+    """An event stream that holds its slot until closed. Django closes a streaming response's
+    content when the response ends, also when it was never iterated (a client gone at once)."""
+
+    def __init__(self, inner: Iterator[str], release: Callable[[], None]) -> None:
+        self._inner = inner
+        self._release = release
+        self._closed = False
+
+    def __iter__(self) -> _HeldStream:
+        return self
+
+    def __next__(self) -> str:
+        return next(self._inner)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            close = getattr(self._inner, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._release()
+
+
+def open_stream(run_id: uuid.UUID | str, last_seq: int, *, user_id: int) -> Iterator[str]:
+    """:func:`stream`, counted against this process's stream limits until the caller closes it.
+
+    Raises :class:`StreamLimitReached` when the process or the user has no slot left.
+    """
+    slots = stream_slots()
+    refused = slots.acquire(user_id)
+    if refused is not None:
+        raise StreamLimitReached(refused)
+    return _HeldStream(stream(run_id, last_seq), functools.partial(slots.release, user_id))
 
 
 # --- Server-Sent Events --------------------------------------------------------------------------
@@ -243,16 +471,6 @@ def _stored_after(run_id: uuid.UUID | str, after: int, before: int | None = None
     if before is not None:
         qs = qs.filter(seq__lt=before)
     return list(qs.order_by("seq"))
-
-
-def _subscribe(run_id: uuid.UUID | str) -> Any:
-    try:
-        pubsub = get_redis().pubsub(ignore_subscribe_messages=True)
-        pubsub.subscribe(channel(run_id))
-        return pubsub
-    except redis.RedisError as exc:
-        logger.warning("event stream of run %s falls back to polling: %s", run_id, exc)
-        return None
 
 
 def stream(
@@ -274,7 +492,7 @@ def stream(
     max_seconds = max_seconds if max_seconds is not None else settings.RUN_SSE_MAX_SECONDS
     # A safety net even with Redis up: a publish can be lost (Redis restarted between commit and send).
     recheck = max(poll * 10, 2.0)
-    pubsub = _subscribe(run_id)  # BEFORE reading the backlog: nothing can fall in between
+    subscription = event_hub().subscribe(run_id)  # BEFORE reading the backlog: nothing falls in between
     started = last_sent_at = last_check = time.monotonic()
     last = last_seq
     try:
@@ -291,27 +509,13 @@ def stream(
             if final:
                 return
         while time.monotonic() - started < max_seconds:
+            check_every = recheck if subscription.live else poll
             now = time.monotonic()
-            wait = max(
-                0.0,
-                min(
-                    keepalive - (now - last_sent_at),
-                    (poll if pubsub is None else recheck) - (now - last_check),
-                ),
-            )
-            message = None
-            if pubsub is not None:
-                try:
-                    message = pubsub.get_message(timeout=max(wait, 0.01))
-                except (redis.RedisError, OSError) as exc:
-                    logger.warning("event stream of run %s lost Redis, polling instead: %s", run_id, exc)
-                    _close(pubsub)
-                    pubsub = None
-            else:
-                time.sleep(max(wait, 0.01))
+            wait = max(0.0, min(keepalive - (now - last_sent_at), check_every - (now - last_check)))
+            data = subscription.get(timeout=max(wait, 0.01))
             sent = False
-            if message is not None and message.get("type") == "message":
-                payload = json.loads(message["data"])
+            if data is not None:
+                payload = json.loads(data)
                 seq = int(payload["seq"])
                 if seq > last:
                     for text, final in from_db(before=seq):  # a gap: the earlier ones are committed
@@ -325,7 +529,7 @@ def stream(
                     if payload["type"] == FINAL_EVENT:
                         return
             now = time.monotonic()
-            if now - last_check >= (poll if pubsub is None else recheck):
+            if now - last_check >= check_every:
                 last_check = now
                 for text, final in from_db():
                     yield text
@@ -344,8 +548,7 @@ def stream(
                 last_sent_at = time.monotonic()
                 yield ": keep-alive\n\n"
     finally:
-        if pubsub is not None:
-            _close(pubsub)
+        subscription.close()
 
 
 def _close(pubsub: Any) -> None:

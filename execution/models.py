@@ -54,6 +54,11 @@ class Environment(models.Model):
     allow_networks = models.JSONField(default=list, blank=True, help_text="CIDRs allowed although private")
     allow_loopback = models.BooleanField(default=False)
     allow_private = models.BooleanField(default=False)
+    secret_headers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Lower-case request header names stored redacted although harmless elsewhere",
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -5,7 +5,8 @@ A run moves ``queued -> running -> succeeded | failed | cancelled`` only through
 act on the same run at once: exactly one of them wins each transition, and the others see that
 they lost and do nothing. Every transition writes a ``RunEvent`` in the same transaction.
 
-Secret request headers (Authorization, Cookie, anything named like a token, key, password…) are
+Request headers are secret unless known to be harmless (:data:`SAFE_HEADERS`: Content-Type,
+Accept, User-Agent, tracing ids…) and not marked secret by the run's environment; secret ones are
 stored in the database redacted (``Bearer ***``). Their real values go to Redis under
 ``run:{id}:secret-headers`` with a TTL (``RUN_SECRET_HEADERS_TTL``, 1 hour) for the worker to pick
 up; the Celery message carries the run id only. If they have expired when the worker starts (or
@@ -26,21 +27,22 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable
+from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable, is_database_busy
 from execution import events
 from execution import selectors as execution_selectors
 from execution.engine import EngineConfig, GraphResult, TraceEvent, UrlGuard, make_client, run_graph
+from execution.engine.config import REDACTED as ENGINE_REDACTED
 from execution.engine.headers import PatternError, canonical_header_key, compile_go_pattern
 from execution.models import KSERVE_URL_TEMPLATE, Environment, Run, RunStep
 from graphs import services as graph_services
@@ -48,13 +50,36 @@ from graphs import spec
 from graphs.models import Graph, GraphVersion
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LOCAL_ENVIRONMENT = "local"
-# Header names whose values are secrets, besides anything matching _SECRET_NAME.
-_SECRET_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization", "x-api-key", "set-cookie"})
-_SECRET_NAME = re.compile(r"(token|secret|key|password|auth)", re.IGNORECASE)
-_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-REDACTED = "***"
+# Request headers known to carry no secret (lower case). Every other header is stored redacted: a
+# deny list by name let ``X-Credentials`` through. Content negotiation, client identification and
+# the W3C Trace Context, B3 and request-id tracing headers that meshes such as Istio forward.
+SAFE_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "content-encoding",
+        "content-language",
+        "content-type",
+        "user-agent",
+        "x-request-id",
+        "x-correlation-id",
+        "traceparent",
+        "tracestate",
+        "b3",
+        "x-b3-traceid",
+        "x-b3-spanid",
+        "x-b3-parentspanid",
+        "x-b3-sampled",
+        "x-b3-flags",
+    }
+)
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 token
+REDACTED = ENGINE_REDACTED
 
 
 # --- environments --------------------------------------------------------------------------------
@@ -73,6 +98,7 @@ ENVIRONMENT_FIELDS = (
     "allow_loopback",
     "allow_private",
     "visibility",
+    "secret_headers",
 )
 
 
@@ -133,6 +159,9 @@ def check_environment(values: Mapping[str, Any]) -> None:
             ipaddress.ip_network(cidr, strict=False)
         except (ValueError, TypeError):
             issues.append(_issue(f"allow_networks[{index}]", f"{cidr!r} is not a network (CIDR) address"))
+    for index, name in enumerate(values.get("secret_headers") or []):
+        if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+            issues.append(_issue(f"secret_headers[{index}]", f"{name!r} is not a header name"))
     step_timeout, deadline = values.get("step_timeout"), values.get("deadline")
     limit = settings.RUN_MAX_DEADLINE
     for key, value in (("step_timeout", step_timeout), ("deadline", deadline)):
@@ -378,24 +407,32 @@ def engine_config(
 # --- starting runs -------------------------------------------------------------------------------
 
 
-def is_secret_header(name: str) -> bool:
-    return name.lower() in _SECRET_HEADERS or bool(_SECRET_NAME.search(name))
+def is_secret_header(name: str, also_secret: Collection[str] = ()) -> bool:
+    """Whether a request header's value is kept out of the database: every name but the harmless
+    ones (:data:`SAFE_HEADERS`), and those too when ``also_secret`` (lower case) names them."""
+    lowered = name.lower()
+    return lowered not in SAFE_HEADERS or lowered in also_secret
 
 
 def redact_value(value: str) -> str:
-    """``Bearer abc`` -> ``Bearer ***``; anything else -> ``***``."""
+    """``Bearer abc`` -> ``Bearer ***``; anything else -> ``***`` (:data:`REDACTED`)."""
     scheme, sep, _ = value.partition(" ")
     if sep and scheme.isalpha() and len(scheme) <= 20:
         return f"{scheme} {REDACTED}"
     return REDACTED
 
 
-def split_secret_headers(headers: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """(headers with secret values redacted, {name: real value} of the secret ones)."""
+def split_secret_headers(
+    headers: Mapping[str, str], also_secret: Collection[str] = ()
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(headers with secret values redacted, {name: real value} of the secret ones).
+
+    ``also_secret``: lower-case names the environment marks secret although they are harmless.
+    """
     stored: dict[str, str] = {}
     secrets: dict[str, str] = {}
     for name, value in headers.items():
-        if is_secret_header(name):
+        if is_secret_header(name, also_secret):
             stored[name] = redact_value(value)
             secrets[name] = value
         else:
@@ -479,7 +516,7 @@ def run_create(
     execution_selectors.ensure_can_use_environment(environment, user)
     body, content_type = payload_text(payload, content_type)
     clean = check_headers(headers or {})
-    stored_headers, new_secrets = split_secret_headers(clean)
+    stored_headers, new_secrets = split_secret_headers(clean, environment.secret_headers or ())
     secrets = {**new_secrets, **(secrets or {})}  # real values given (a rerun) win over redacted ones
     if idempotency_key:
         existing = _idempotent_replay(user, idempotency_key, graph, body)
@@ -561,7 +598,7 @@ def run_rerun(*, run: Run, user: User) -> Run:
         user=user,
         payload=run.request_body,
         content_type=run.request_content_type,
-        headers=_without(run.request_headers, secrets),
+        headers=_without(run.request_headers, secrets, run.secret_header_names or []),
         environment=environment,
         seed=run.seed,
         rerun_of=run,
@@ -570,9 +607,9 @@ def run_rerun(*, run: Run, user: User) -> Run:
     return new
 
 
-def _without(headers: Mapping[str, str], secrets: Mapping[str, str]) -> dict[str, str]:
-    """The stored headers, minus redacted ones whose real value is not carried along."""
-    return {k: v for k, v in headers.items() if not is_secret_header(k) or k in secrets}
+def _without(headers: Mapping[str, str], secrets: Mapping[str, str], redacted: list[str]) -> dict[str, str]:
+    """The stored headers, minus the ``redacted`` ones whose real value is not carried along."""
+    return {k: v for k, v in headers.items() if k not in redacted or k in secrets}
 
 
 def enqueue(run: Run) -> None:
@@ -648,6 +685,31 @@ _SQLITE_WRITES = threading.Lock()
 
 def _write_turn() -> contextlib.AbstractContextManager[Any]:
     return _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext()
+
+
+# How long a worker keeps retrying a write that found the database busy (each try already waits
+# SQLite's busy timeout, STUDIO_SQLITE_TIMEOUT). Kept under RUN_HEARTBEAT_TIMEOUT (20 s): a worker
+# that stays silent longer than that is taken for dead and its run is requeued.
+_BUSY_RETRY_SECONDS = 10.0
+
+
+def _retry_while_busy(write: Callable[[], T]) -> T:
+    """``write()``, tried again while the database answers "locked"/"busy", for a few seconds.
+
+    ``write`` must be a whole transaction (or a single statement), so a failed try left nothing.
+    Raises the last OperationalError once the time is up, and any other error at once.
+    """
+    deadline = time.monotonic() + _BUSY_RETRY_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            return write()
+        except OperationalError as exc:
+            if not is_database_busy(exc) or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("database busy (%s); trying again in %.2f s", exc, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
 
 
 @dataclass
@@ -795,6 +857,10 @@ class _Execution:
                     )
         finally:
             listener.unwatch(run.pk)
+            if outcome is None:
+                # Leaving without an outcome (a write failed for good): stop the engine first, so a
+                # graph nobody records is never still calling models when the run is retried.
+                self.cancel_engine("lost")
         thread.join(timeout=1.0)
         self._finish(outcome, engine_finished)
 
@@ -819,9 +885,17 @@ class _Execution:
     def _heartbeat(self) -> None:
         run = self.run
         mine = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt)
-        with _write_turn():
-            if mine.filter(cancel_requested=False).update(heartbeat_at=timezone.now()):
-                return
+        try:
+            with _write_turn():
+                if mine.filter(cancel_requested=False).update(heartbeat_at=timezone.now()):
+                    return
+        except OperationalError as exc:
+            if not is_database_busy(exc):
+                raise
+            # A busy database is not a dead run: skip this beat, the next one tries again (and the
+            # reaper's timeout is several beats long).
+            logger.warning("run %s: heartbeat skipped, the database is busy: %s", run.pk, exc)
+            return
         if mine.exists():  # still ours, but a cancel was asked for (and its message missed)
             mine.update(heartbeat_at=timezone.now())
             self.cancel_engine("cancelled")
@@ -831,10 +905,16 @@ class _Execution:
     def _persist(self, trace: list[TraceEvent]) -> None:
         if not trace:
             return
-        with _write_turn(), transaction.atomic():
-            for event in trace:
-                self._apply(event)
-            events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
+        routes = dict(self.pending_routes)
+
+        def write() -> None:
+            self.pending_routes = dict(routes)  # a failed try must not have consumed any
+            with _write_turn(), transaction.atomic():
+                for event in trace:
+                    self._apply(event)
+                events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
+
+        _retry_while_busy(write)
 
     def _event_data(self, event: TraceEvent) -> dict[str, Any]:
         return {
@@ -960,12 +1040,16 @@ class _Execution:
             fields.update(
                 status=Run.Status.FAILED, error=f"Internal error while running the graph: {error!r}"
             )
-        with _write_turn(), transaction.atomic():
-            if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
-                **fields
-            ):
-                _close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
-                events.emit(run.pk, "run.finished", _finished_data(fields, self.attempt))
+
+        def write() -> None:
+            with _write_turn(), transaction.atomic():
+                if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
+                    **fields
+                ):
+                    _close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
+                    events.emit(run.pk, "run.finished", _finished_data(fields, self.attempt))
+
+        _retry_while_busy(write)
 
 
 def _stored_body(body: bytes) -> tuple[str, str, bool]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
+from django.db import OperationalError
 
 from execution import services
 
@@ -22,6 +23,14 @@ _HARD_LIMIT = settings.RUN_MAX_DEADLINE + 2 * settings.RUN_DEADLINE_GRACE
     ignore_result=True,
     soft_time_limit=_SOFT_LIMIT,
     time_limit=_HARD_LIMIT,
+    # A database too busy to take the claim: try again in 1, 2, 4… s instead of leaving the run
+    # queued until the reaper re-sends it. Safe because the claim is conditional: a retry of a
+    # run that was claimed returns "not-claimed".
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=30,
+    retry_jitter=True,
+    max_retries=5,
 )
 def run_graph_task(run_id: str) -> str:
     """Run one queued run. Idempotent: a run that is not QUEUED any more returns at once."""

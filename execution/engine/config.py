@@ -10,7 +10,7 @@ from typing import Final
 from execution.engine.http import DEFAULT_MAX_RESPONSE_BYTES
 from execution.engine.urlguard import UrlGuard
 
-__all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_URL_TEMPLATE", "EngineConfig"]
+__all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_URL_TEMPLATE", "REDACTED", "EngineConfig"]
 
 # KServe's controller resolves serviceName to the ISVC's cluster-local address + the v1 predict path.
 DEFAULT_URL_TEMPLATE: Final = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict"
@@ -18,6 +18,8 @@ DEFAULT_URL_TEMPLATE: Final = "http://{name}.{namespace}.svc.cluster.local/v1/mo
 DEFAULT_DEADLINE_S: Final = 60.0
 # 64 KiB of each body in the trace: enough to read any normal payload, bounded for the database.
 DEFAULT_BODY_CAP: Final = 64 * 1024
+# What stands for a secret value, in the trace and in stored runs alike (``Bearer ***`` there).
+REDACTED: Final = "***"
 DEFAULT_REDACTED: Final = ("Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key")
 
 
@@ -39,7 +41,7 @@ class EngineConfig:
     - ``body_cap``: bytes of each body kept in trace events.
     - ``max_response_bytes``: a step response larger than this fails the step.
     - ``guard``: the URL guard applied to every step URL before connecting (None: no guard).
-    - ``redact_headers``: header names whose values the trace replaces with ``[redacted]``
+    - ``redact_headers``: header names whose values the trace replaces with :data:`REDACTED`
       (they are still sent).
     """
 

@@ -19,7 +19,7 @@ from typing import Any, Final
 import httpx
 
 from execution.engine.conditions import ConditionResult, evaluate_condition
-from execution.engine.config import DEFAULT_DEADLINE_S, EngineConfig
+from execution.engine.config import DEFAULT_DEADLINE_S, REDACTED, EngineConfig
 from execution.engine.goerrors import go_url_error
 from execution.engine.gojson import (
     GoJsonError,
@@ -697,7 +697,7 @@ async def _post(
             "kind": "http",
             "method": "POST",
             "url": url,
-            "headers": [[name, "[redacted]" if name in run.redact else value] for name, value in headers],
+            "headers": [[name, REDACTED if name in run.redact else value] for name, value in headers],
             "timeout_s": run.step_timeout,
         }
     )

@@ -145,6 +145,46 @@ def test_import_size_limit_is_413_naming_the_limit(api: APIClient, settings: Any
     assert "1000 bytes" in response.json()["detail"]
 
 
+def stream_of(count: int, prefix: str = "g") -> str:
+    return "---\n".join(SEQUENCE_YAML.replace("model-chainer", f"{prefix}-{i}") for i in range(count))
+
+
+def test_an_import_over_the_document_limit_is_413_naming_the_limit(api: APIClient, settings: Any) -> None:
+    settings.STUDIO_MAX_IMPORT_DOCUMENTS = 3
+    assert post_yaml(api, stream_of(3)).status_code == 201
+    response = post_yaml(api, stream_of(4, "more"))
+    assert response.status_code == 413
+    assert "4 documents" in response.json()["detail"] and "limit of 3" in response.json()["detail"]
+    assert response.json()["issues"][0]["code"] == "import.too-many-documents"
+    assert not Graph.objects.filter(name__startswith="more-").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_document_is_committed_on_its_own(api: APIClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No transaction spans the stream: a long import never holds the database's write lock."""
+    from django.db import connection
+
+    from graphs import services
+
+    depths: list[int] = []
+    create = services.graph_create
+
+    def recording(**kwargs: Any) -> Any:
+        depths.append(len(connection.atomic_blocks))
+        return create(**kwargs)
+
+    monkeypatch.setattr(services, "graph_create", recording)
+    assert post_yaml(api, stream_of(3)).status_code == 201
+    assert depths == [0, 0, 0]
+    assert Graph.objects.filter(name__startswith="g-").count() == 3
+
+
+def test_a_stream_naming_one_graph_twice_imports_nothing(api: APIClient) -> None:
+    response = post_yaml(api, stream_of(2) + "---\n" + stream_of(1))
+    assert response.status_code == 400 and "g-0" in response.json()["detail"]
+    assert not Graph.objects.exists()
+
+
 def test_empty_import_is_400(api: APIClient) -> None:
     assert post_yaml(api, "").status_code == 400
 

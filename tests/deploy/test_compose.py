@@ -66,6 +66,13 @@ def test_every_environment_variable_is_read_by_the_settings(compose: dict[str, A
         assert compose["services"][name]["environment"] == env
 
 
+def test_plain_http_compose_turns_https_redirect_and_hsts_off(compose: dict[str, Any]) -> None:
+    """The settings default to HTTPS with DJANGO_DEBUG=0; compose serves http://localhost:8000/."""
+    env = compose["x-studio-env"]
+    for name in ("DJANGO_SECURE_COOKIES", "DJANGO_SECURE_SSL_REDIRECT", "DJANGO_HSTS_SECONDS"):
+        assert re.fullmatch(rf"\$\{{{name}:-0\}}", env[name]), name
+
+
 def test_no_secret_is_written_into_the_file(compose: dict[str, Any]) -> None:
     assert compose["x-studio-env"]["DJANGO_SECRET_KEY"].startswith("${DJANGO_SECRET_KEY:?")
 
@@ -85,3 +92,16 @@ def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
     assert "npm run build" in dockerfile and "frontend/dist" in dockerfile
     assert "collectstatic" in dockerfile
     assert "USER studio" in dockerfile, "the image runs as a non-root user"
+
+
+def test_web_threads_outnumber_the_event_streams_a_process_serves(compose: dict[str, Any]) -> None:
+    """Each open event stream holds a gthread thread: streams must never take every thread."""
+    from django.conf import settings
+
+    text = " ".join(command_words(compose["services"]["web"]))
+    threads = re.search(r"--threads (\d+)", text)
+    assert "--worker-class gthread" in text and threads is not None
+    assert int(threads.group(1)) > settings.RUN_SSE_MAX_STREAMS
+    script = (ROOT / "scripts" / "run.sh").read_text()
+    default = re.search(r"WEB_THREADS=\$\{WEB_THREADS:-(\d+)\}", script)
+    assert default is not None and int(default.group(1)) > settings.RUN_SSE_MAX_STREAMS

@@ -12,6 +12,7 @@ from graphkit import ensemble, manifest, seq, splitter, switch
 from mockkit import Harness, echo, of_type, parsed, reply
 
 from execution.engine import EngineConfig, UrlGuard, error_body, map_predictions_to_instances
+from execution.engine.config import REDACTED
 
 M1, M2, M3, M4 = (f"http://m{i}.test/" for i in range(1, 5))
 NO_MATCH_BODY = {
@@ -656,7 +657,7 @@ def test_trace_redacts_secret_header_values_but_sends_them() -> None:
         manifest({"root": seq({"serviceUrl": M1})}), headers={"Authorization": "Bearer s3cret"}, config=config
     )
     sent = of_type(result, "step.started")[0].data["headers"]
-    assert ["Authorization", "[redacted]"] in sent
+    assert ["Authorization", REDACTED] in sent
     assert "s3cret" not in json.dumps([e.as_dict() for e in result.trace])
     assert h.calls[0].headers["Authorization"] == "Bearer s3cret"
 

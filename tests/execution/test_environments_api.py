@@ -78,6 +78,21 @@ def test_a_taken_name_and_bad_fields_are_refused_with_issues(api: APIClient) -> 
     assert not Environment.objects.filter(name="bad").exists()
 
 
+def test_secret_headers_are_header_names(api: APIClient) -> None:
+    """An environment may mark more headers secret; each must be a header name (lower-cased)."""
+    good = api.post(
+        "/api/environments/", {**STAGING, "secret_headers": ["X-Tenant", "x-request-id"]}, format="json"
+    )
+    assert good.status_code == 201, good.json()
+    assert good.json()["secret_headers"] == ["x-tenant", "x-request-id"]
+    bad = api.post(
+        "/api/environments/", {**STAGING, "name": "bad", "secret_headers": ["ok", "no spaces"]}, format="json"
+    )
+    assert bad.status_code == 400
+    assert {issue["path"] for issue in bad.json()["issues"]} == {"secret_headers[1]"}
+    assert not Environment.objects.filter(name="bad").exists()
+
+
 def test_a_private_environment_is_invisible_to_other_users_and_visible_to_staff(
     api: APIClient, bob_api: APIClient, other_user: Any
 ) -> None:

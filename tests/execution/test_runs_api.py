@@ -187,6 +187,62 @@ def test_secret_headers_are_stored_redacted_and_kept_in_redis_for_the_worker(
     assert 0 < redis.Redis.from_url(redis_url).ttl(events.secret_headers_key(run.pk)) <= 3600
 
 
+def test_every_header_not_known_to_be_harmless_is_redacted(
+    api: APIClient, graph: Any, local_env: Any, redis_url: str
+) -> None:
+    """An allow list, not a guess by name: X-Credentials, X-Session or Signature hold secrets too."""
+    headers = {
+        "X-Credentials": "user:pass",
+        "X-Session": "s-1",
+        "Signature": "sig",
+        "X-Request-Id": "r-1",
+        "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "Accept": "application/json",
+        "User-Agent": "curl/8",
+    }
+    body = start(api, headers=headers).json()
+    assert body["request"]["headers"] == {
+        "X-Credentials": services.REDACTED,
+        "X-Session": services.REDACTED,
+        "Signature": services.REDACTED,
+        "X-Request-Id": "r-1",
+        "traceparent": headers["traceparent"],
+        "Accept": "application/json",
+        "User-Agent": "curl/8",
+    }
+    run = Run.objects.get(pk=body["id"])
+    assert sorted(run.secret_header_names) == ["Signature", "X-Credentials", "X-Session"]
+    stored = json.loads(redis.Redis.from_url(redis_url).get(events.secret_headers_key(run.pk)))
+    assert stored == {"X-Credentials": "user:pass", "X-Session": "s-1", "Signature": "sig"}
+
+
+def test_an_environment_marks_more_headers_as_secret(
+    api: APIClient,
+    graph: Any,
+    local_env: Any,
+    redis_url: str,
+    enqueued: list,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    local_env.secret_headers = ["x-request-id"]
+    local_env.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        first = start(api, headers={"X-Request-Id": "tenant-7", "Accept": "*/*"}).json()
+        again = api.post(f"/api/runs/{first['id']}/rerun/").json()
+    assert first["request"]["headers"] == {"X-Request-Id": services.REDACTED, "Accept": "*/*"}
+    # the rerun carries the real value along, never the redacted one as a value
+    assert json.loads(redis.Redis.from_url(redis_url).get(events.secret_headers_key(again["id"]))) == {
+        "X-Request-Id": "tenant-7"
+    }
+
+
+def test_redaction_is_spelled_the_same_in_storage_and_in_the_engine_trace() -> None:
+    from execution.engine.config import REDACTED
+
+    assert services.REDACTED == REDACTED
+    assert services.redact_value("Bearer abc") == f"Bearer {REDACTED}"
+
+
 def test_bad_headers_are_refused(api: APIClient, graph: Any, local_env: Any) -> None:
     response = start(api, headers={"Bad Name": "x"})
     assert response.status_code == 400 and not Run.objects.exists()
