@@ -10,7 +10,6 @@ export DJANGO_SETTINGS_MODULE ?= config.settings
 .PHONY: run test setup venv frontend lint bench fuzz reliability clean
 
 run: setup
-	@DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py seed_demo
 	@PORT=$(PORT) bash scripts/run.sh
 
 test: setup

@@ -346,6 +346,7 @@ def ensure_local_environment() -> tuple[Environment, bool]:
     """
     environment = Environment.objects.filter(system=True).first()
     if environment is not None:
+        _follow_mock_server(environment)
         return environment, False
     try:
         with transaction.atomic():
@@ -360,6 +361,29 @@ def ensure_local_environment() -> tuple[Environment, bool]:
     except IntegrityError:
         return Environment.objects.get(system=True), False
     return environment, True
+
+
+# The URL template the seed writes: the mock model server on some loopback port.
+_SEEDED_TEMPLATE = re.compile(r"http://(127\.0\.0\.1|localhost):\d+/v1/models/\{name\}:predict")
+
+
+def _follow_mock_server(environment: Environment) -> None:
+    """Point the system environment at MOCKMODELS_URL if it still holds a seeded mock address.
+
+    ``make run`` may start the mock server on another port than last time (``MOCK_PORT``); a
+    template the seed wrote for the old port is mended (audited, no actor). A template someone set
+    to anything else is theirs and stays.
+    """
+    wanted = local_environment_values()["url_template"]
+    current = environment.url_template
+    if current == wanted or not _SEEDED_TEMPLATE.fullmatch(current):
+        return
+    updated = Environment.objects.filter(pk=environment.pk, url_template=current).update(url_template=wanted)
+    if updated:
+        environment.url_template = wanted
+        _environment_audit(
+            None, "environment.update", environment, changes={"url_template": [current, wanted]}
+        )
 
 
 def environment_config(environment: Environment) -> dict[str, Any]:

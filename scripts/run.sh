@@ -23,6 +23,8 @@ export DJANGO_SECURE_SSL_REDIRECT=${DJANGO_SECURE_SSL_REDIRECT:-0}
 export DJANGO_HSTS_SECONDS=${DJANGO_HSTS_SECONDS:-0}
 export DJANGO_SECURE_COOKIES=${DJANGO_SECURE_COOKIES:-0}
 mkdir -p "$RUN_DIR"
+# The demo data, seeded with the mock server's address: the `local` environment follows MOCK_PORT.
+MOCKMODELS_URL="http://127.0.0.1:$MOCK_PORT" $PY manage.py seed_demo || exit 1
 
 pids=()
 supervise() {  # name, command...: run it in its own process group, and again whenever it exits

@@ -97,15 +97,15 @@ def studio(tmp_path: Path) -> Iterator[Studio]:
         WEB_WORKERS="2",
         PYTHONUNBUFFERED="1",
     )
-    env["MOCKMODELS_URL"] = f"http://127.0.0.1:{env['MOCK_PORT']}"  # what seed_demo points 'local' at
     manage = [sys.executable, "manage.py"]
+    # Seeded as an earlier `make run` on the default ports left it ('local' -> the mock on 9010);
+    # run.sh on other ports must point it at the mock server it starts.
     for command in (["migrate", "--noinput", "-v", "0"], ["seed_demo"]):
         subprocess.run([*manage, *command], cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
     created = subprocess.run(
         [*manage, "drf_create_token", "demo"], cwd=ROOT, env=env, check=True, capture_output=True, text=True
     )
     token = created.stdout.split()[2]  # "Generated token <key> for user demo"
-    env.pop("MOCKMODELS_URL")
     proc = subprocess.Popen(
         ["bash", "scripts/run.sh"],
         cwd=ROOT,
