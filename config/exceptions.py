@@ -16,6 +16,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from config.nesting import too_deep_issue
+
 
 class ApplicationError(Exception):
     """An expected failure with an HTTP status, a message and optional issues."""
@@ -44,6 +46,14 @@ class ApplicationError(Exception):
 
 class BadRequest(ApplicationError):
     status_code = status.HTTP_400_BAD_REQUEST
+
+
+class TooDeep(BadRequest):
+    """JSON text (or text that will be read as JSON) nests deeper than the limit (400)."""
+
+    def __init__(self, where: str, *, path: str) -> None:
+        issue = too_deep_issue(where, path)
+        super().__init__(issue["message"], issues=[issue])
 
 
 class Forbidden(ApplicationError):

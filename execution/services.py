@@ -37,7 +37,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable
+from config.exceptions import BadRequest, Conflict, Forbidden, TooDeep, Unprocessable
+from config.nesting import nesting_exceeds
 from execution import events
 from execution.engine import EngineConfig, GraphResult, TraceEvent, UrlGuard, make_client, run_graph
 from execution.engine.headers import canonical_header_key
@@ -272,9 +273,13 @@ def payload_text(payload: Any, content_type: str | None) -> tuple[str, str]:
     """(body text, content type) of a run's request.
 
     A string payload is the raw body, sent as-is (``text/plain`` unless it parses as JSON or a
-    content type is given); any other JSON value is sent as compact JSON.
+    content type is given); any other JSON value is sent as compact JSON. A string that nests
+    deeper than the JSON limit raises TooDeep (400) before anything parses it: the request body's
+    own check cannot see into strings, and a Switch would read this one as JSON.
     """
     if isinstance(payload, str):
+        if nesting_exceeds(payload):
+            raise TooDeep("The payload (a raw request body)", path="payload")
         if content_type:
             return payload, content_type
         try:
