@@ -116,8 +116,11 @@ class WorkerProcess:
 
     counter = 0
 
-    def __init__(self, env: dict[str, str], concurrency: int = 4) -> None:
+    def __init__(self, env: dict[str, str], concurrency: int = 4, launcher: Path | None = None) -> None:
+        """``launcher``: a script run instead of ``-m celery`` with the same arguments (a test
+        worker that installs its own instrumentation first, as tests/reliability/crashworker.py)."""
         WorkerProcess.counter += 1
+        self.launcher = launcher
         self.name = f"fault{WorkerProcess.counter}-{os.getpid()}@127.0.0.1"
         self.env = env
         self.concurrency = concurrency
@@ -129,8 +132,7 @@ class WorkerProcess:
     def start(self) -> WorkerProcess:
         argv = [
             sys.executable,
-            "-m",
-            "celery",
+            *([str(self.launcher)] if self.launcher else ["-m", "celery"]),
             "-A",
             "config.celery_app",
             "worker",
@@ -155,6 +157,12 @@ class WorkerProcess:
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+    def send(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the worker process (SIGTERM: an operator's or Kubernetes' stop)."""
+        if self.alive():
+            assert self.proc is not None
+            os.kill(self.proc.pid, sig)
 
     def kill(self) -> None:
         """SIGKILL: no warm shutdown, no acks, no last heartbeat."""
