@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import ipaddress
 import json
 import logging
@@ -220,6 +221,7 @@ def engine_config(
         deadline=float(config.get("deadline") or 60.0),
         body_cap=settings.RUN_BODY_CAP,
         max_response_bytes=settings.RUN_MAX_RESPONSE_BYTES,
+        max_run_bytes=settings.RUN_MAX_RUN_BYTES,
         guard=guard_from_config(config),
         redact_headers=tuple(sorted({*EngineConfig().redact_headers, *redact})),
     )
@@ -548,6 +550,7 @@ class _Execution:
                 timeout=config.step_timeout or 30.0,
                 guard=config.guard,
                 max_response_bytes=config.max_response_bytes,
+                max_run_bytes=config.max_run_bytes,
             ) as client:
                 return await run_graph(
                     manifest,
@@ -933,7 +936,20 @@ def run_execute(*, run_id: str) -> str:
     finally:
         with _IN_FLIGHT_LOCK:
             _IN_FLIGHT.pop(str(run.pk), None)
+        _return_freed_memory()
     return "done"
+
+
+def _return_freed_memory() -> None:
+    """Free what a finished run left in reference cycles, now rather than at some later collection.
+
+    A failed step's exception keeps its traceback, whose frames keep the bodies they were reading;
+    those cycles wait for Python's cycle collector, which a worker that allocates little between
+    runs may not run for a long time. Measured on a 40 x 9 MiB Ensemble stopped by its budget
+    (tests/reliability/test_run_memory.py): the worker stayed 73 MiB above its start after the run
+    without this, 6 to 12 MiB with it. A full collection takes milliseconds, once per run.
+    """
+    gc.collect()
 
 
 # --- the reaper ----------------------------------------------------------------------------------

@@ -25,7 +25,15 @@ import httpx
 
 from execution.engine.urlguard import UrlGuard
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "GuardedTransport", "ResponseTooLarge", "make_client", "read_capped"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "GuardedTransport",
+    "ResponseTooLarge",
+    "RunBudget",
+    "RunBudgetExceeded",
+    "make_client",
+    "read_capped",
+]
 
 # 10 MiB: comfortably above typical inference payloads, small enough to keep a worker's memory sane.
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
@@ -39,6 +47,41 @@ class ResponseTooLarge(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"response body exceeds the {limit}-byte limit")
         self.limit = limit
+
+
+class RunBudgetExceeded(httpx.HTTPError):
+    """The response bodies read by one client (one run) exceeded its byte budget; reading stopped.
+
+    An ``httpx.HTTPError``, so the engine reports it as the step's transport failure, with this
+    message as the cause.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"the response bodies of this run exceed its budget of {limit} bytes "
+            f"({limit / 1024 / 1024:g} MiB, max_run_bytes)"
+        )
+        self.limit = limit
+
+
+class RunBudget:
+    """Bytes of response bodies one run may read in total, over all its steps; shared by the
+    concurrent reads of a client (one client per run). Not thread-safe: one event loop uses it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def charge(self, size: int) -> None:
+        """Count ``size`` more bytes; raise :class:`RunBudgetExceeded` once past the limit (and on
+        every later charge, so every read still in flight stops at its next chunk)."""
+        self.used += size
+        if self.used > self.limit:
+            raise RunBudgetExceeded(self.limit)
+
+
+# The key under which a client's transport hands its RunBudget to read_capped with each response.
+_BUDGET_KEY: Final = "studio.run_budget"
 
 
 class _CappedStream(httpx.AsyncByteStream):
@@ -120,11 +163,17 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     """Wraps a transport: URL guard + address pinning before the call, size cap after it."""
 
     def __init__(
-        self, inner: httpx.AsyncBaseTransport, *, guard: UrlGuard | None, max_response_bytes: int
+        self,
+        inner: httpx.AsyncBaseTransport,
+        *,
+        guard: UrlGuard | None,
+        max_response_bytes: int,
+        budget: RunBudget | None = None,
     ) -> None:
         self._inner = inner
         self._guard = guard
         self._max = max_response_bytes
+        self._budget = budget
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self._send(request)
@@ -133,11 +182,14 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             await response.aclose()
             raise ResponseTooLarge(self._max)
         assert isinstance(response.stream, httpx.AsyncByteStream)
+        extensions = response.extensions
+        if self._budget is not None:
+            extensions = {**extensions, _BUDGET_KEY: self._budget}
         return httpx.Response(
             status_code=response.status_code,
             headers=response.headers,
             stream=_CappedStream(response.stream, self._max),
-            extensions=response.extensions,
+            extensions=extensions,
         )
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
@@ -186,6 +238,7 @@ def make_client(
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     guard: UrlGuard | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    max_run_bytes: int | None = None,
 ) -> httpx.AsyncClient:
     """Build the outbound client. The caller owns it and must ``aclose()`` it.
 
@@ -193,7 +246,8 @@ def make_client(
     tighter per-request value for every step. Keep-alive connections are pooled up to
     ``max_connections`` (all of them may stay idle-alive, so a wide Ensemble reuses its sockets).
     ``transport`` replaces the network transport (tests pass ``httpx.MockTransport``); the guard
-    and the size cap still wrap it.
+    and the size cap still wrap it. ``max_run_bytes`` (None: no budget, as KServe) is a budget for
+    every body :func:`read_capped` reads through this client, together: make one client per run.
     """
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
     shards = min(_POOL_SHARDS, max_connections)
@@ -211,7 +265,8 @@ def make_client(
             for _ in range(shards)
         ]
     )
-    wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes)
+    budget = RunBudget(max_run_bytes) if max_run_bytes is not None else None
+    wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes, budget=budget)
     return httpx.AsyncClient(
         transport=wrapped,
         timeout=timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout),
@@ -223,16 +278,24 @@ def make_client(
 
 
 async def read_capped(response: httpx.Response, limit: int) -> bytes:
-    """Read a streamed response's (decoded) body, raising :class:`ResponseTooLarge` past ``limit``."""
+    """Read a streamed response's (decoded) body, raising :class:`ResponseTooLarge` past ``limit``.
+
+    When the response came through a client made with ``max_run_bytes``, every chunk is also
+    charged to that run's budget as it arrives (:class:`RunBudgetExceeded` past it), so the bodies
+    a run holds at once, across concurrent steps, stay within the budget plus a chunk per read.
+    """
     length = response.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         raise ResponseTooLarge(limit)
+    budget = response.extensions.get(_BUDGET_KEY)
     chunks: list[bytes] = []
     seen = 0
     async for chunk in response.aiter_bytes():
         seen += len(chunk)
         if seen > limit:
             raise ResponseTooLarge(limit)
+        if isinstance(budget, RunBudget):
+            budget.charge(len(chunk))
         chunks.append(chunk)
     return b"".join(chunks)
 
