@@ -194,6 +194,58 @@ class WorkerProcess:
             return ""
 
 
+class WebProcess:
+    """The web app in a process of its own (``manage.py runserver --noreload`` on a loopback port),
+    so that a request that crashes it shows up as a dead process rather than a dead test run."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.port = free_port()
+        # Plain HTTP on loopback: no HTTPS redirect, whatever the production defaults say.
+        self.env = {**env, "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_HSTS_SECONDS": "0"}
+        self.log = Path(tempfile.gettempdir()) / f"studio-fault-web-{os.getpid()}-{self.port}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> WebProcess:
+        argv = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{self.port}"]
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(
+                argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                if not self.alive() or time.monotonic() > deadline:
+                    raise AssertionError(f"the web process did not start\n{self.log_tail()}") from None
+                time.sleep(0.05)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.alive():
+            assert self.proc is not None
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.log.unlink(missing_ok=True)
+
+    def log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+
 def wait_until(check: Callable[[], Any], *, timeout: float, what: str, interval: float = 0.02) -> Any:
     """Poll ``check`` until it returns something truthy (returned); fail naming ``what``."""
     deadline = time.monotonic() + timeout
