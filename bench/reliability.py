@@ -287,6 +287,9 @@ def build_rows(
     )
 
     attempts, crashes = figures.get("hostile_depth_attempts"), figures.get("hostile_depth_crashes")
+    if attempts is not None:  # step answers through the engine (skipped while it parses natively)
+        attempts += figures.get("hostile_depth_engine_attempts", 0)
+        crashes = (crashes or 0) + figures.get("hostile_depth_engine_crashes", 0)
     rows.append(
         (
             "hostile JSON depth attempts / crashes",

@@ -128,3 +128,46 @@ def test_hostile_nesting_is_refused_or_shown_as_text_and_crashes_no_process(
     record_figure("hostile_depth_5xx", len(server_errors))
     assert crashes == 0, (outcomes, web.log_tail(), worker.log_tail())
     assert not server_errors, server_errors
+
+
+def _engine_validates_natively() -> bool:
+    """Whether the engine still parses JSON with pygjson (native and recursive): the branch that
+    replaces it with the project's iterative gjson module makes this False."""
+    from execution.engine import conditions, gojson
+
+    return hasattr(gojson, "pygjson") or hasattr(conditions, "pygjson")
+
+
+def test_step_answers_400000_deep_crash_no_worker(
+    start_worker: Any, start_run: Any, make_graph: Any, deep_answers: Any, record_figure: Any
+) -> None:
+    """The engine reads a step's answer as JSON (the response's type, a Sequence condition, a Switch
+    below a nodeName step): 400,000 levels must fail or pass, never kill the worker."""
+    if _engine_validates_natively():
+        pytest.skip("the engine still validates JSON with native pygjson, which overflows its stack here")
+    from execution.models import Environment, Run
+
+    deep_answers.route("/crash", stepserver.Reply(body=deep(NATIVE_CRASH_DEPTH).encode()))
+    environment = Environment.objects.create(name="deep", allow_loopback=True, step_timeout=20, deadline=60)
+    url = deep_answers.url("/crash")
+    graphs = [
+        make_graph("answer-as-response", [{"serviceUrl": url}]),
+        make_graph("answer-then-condition", [{"serviceUrl": url}, {"serviceUrl": url, "condition": "0"}]),
+    ]
+    worker = start_worker()
+    crashes = 0
+    for graph in graphs:
+        run = start_run(graph, environment)
+        wait_until(
+            lambda run=run, worker=worker: (
+                Run.objects.get(pk=run.pk).status in Run.TERMINAL or not worker.alive()
+            ),
+            timeout=90,
+            what=f"{graph.name}: the run to end\n{worker.log_tail()}",
+        )
+        if not worker.alive():
+            crashes += 1
+            worker = start_worker()
+    record_figure("hostile_depth_engine_attempts", len(graphs))
+    record_figure("hostile_depth_engine_crashes", crashes)
+    assert crashes == 0, worker.log_tail()
