@@ -38,6 +38,11 @@ SUITES = {
         "tests/reliability/test_redis_restart.py",
         "tests/reliability/test_hostile_endpoints.py",
     ),
+    "hostile depth, poison run and run memory tests": (
+        "tests/reliability/test_hostile_depth.py",
+        "tests/reliability/test_poison_run.py",
+        "tests/reliability/test_run_memory.py",
+    ),
     "guard corpus tests": ("tests/reliability/test_guard_corpus.py",),
     "web attack tests (login, event streams, imports)": (
         "tests/reliability/test_login_variants.py",
@@ -52,6 +57,9 @@ RSS_GOAL_MB = 100.0
 CONSUME_GOAL_S = 30.0
 # tests/reliability: heartbeat timeout 1.5 s + 25 s for a new worker to boot and rerun the run.
 SETTLE_GOAL_S = 26.5
+# tests/reliability/test_run_memory.py: twice the 64 MiB run budget + 64 MiB, and half the budget.
+ENSEMBLE_PEAK_GOAL_MB = 192.0
+ENSEMBLE_AFTER_GOAL_MB = 32.0
 
 
 # --- the suites ----------------------------------------------------------------------------------
@@ -149,6 +157,11 @@ def hostile_inputs() -> dict[str, tuple[str, bytes, str]]:
         "JSON nested 100,000 deep": (
             "/api/graphs/",
             ('{"manifest": ' + "[" * 100_000 + "]" * 100_000 + "}").encode(),
+            "application/json",
+        ),
+        "condition document string nested 400,000 deep": (
+            "/api/conditions/evaluate/",
+            json.dumps({"document": "[" * 400_000, "condition": "a"}).encode(),
             "application/json",
         ),
     }
@@ -261,7 +274,7 @@ def build_rows(
         "all",
         lambda v: v.split("/")[0] == v.split("/")[1],
     )
-    figure("worker kills mid-run", "worker_kills", "", "20", lambda v: v >= 20)
+    figure("worker stops mid-run (SIGTERM, then SIGKILL)", "worker_kills", "", "20", lambda v: v >= 20)
     figure("killed runs settled (succeeded as attempt 2)", "killed_runs_settled", "", "all", lambda v: v > 0)
     figure(
         "reaper: kill → run settled, median",
@@ -318,6 +331,41 @@ def build_rows(
             "0",
             failures == 0 and bool(requests),
         )
+    )
+
+    attempts, crashes = figures.get("hostile_depth_attempts"), figures.get("hostile_depth_crashes")
+    if attempts is not None:  # step answers through the engine (skipped while it parses natively)
+        attempts += figures.get("hostile_depth_engine_attempts", 0)
+        crashes = (crashes or 0) + figures.get("hostile_depth_engine_crashes", 0)
+    rows.append(
+        (
+            "hostile JSON depth attempts / crashes",
+            "—" if attempts is None else f"{attempts} / {crashes} ({figures.get('hostile_depth_5xx')} x 5xx)",
+            "0 crashes, 0 x 5xx",
+            bool(attempts) and crashes == 0 and figures.get("hostile_depth_5xx") == 0,
+        )
+    )
+    figure(
+        "poison run: worker crashes before it ends failed",
+        "poison_run_worker_crashes",
+        "",
+        "1 (never requeued)",
+        lambda v: v == 1,
+    )
+    start = figures.get("ensemble_worker_rss_start_mb")
+    figure(
+        f"worker peak memory, 40 x 9 MiB ensemble (above {start} MB)",
+        "ensemble_worker_peak_growth_mb",
+        " MB",
+        f"< {ENSEMBLE_PEAK_GOAL_MB:g} MB",
+        lambda v: v < ENSEMBLE_PEAK_GOAL_MB,
+    )
+    figure(
+        "worker memory after that run (above its start)",
+        "ensemble_worker_after_growth_mb",
+        " MB",
+        f"< {ENSEMBLE_AFTER_GOAL_MB:g} MB",
+        lambda v: v < ENSEMBLE_AFTER_GOAL_MB,
     )
 
     cases = figures.get("guard_case") or []

@@ -20,6 +20,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
+from config.nesting import too_deep_issue
+
 # Seconds a client should wait after a 503 for a busy database: one import batch or a save
 # commits in well under this.
 BUSY_RETRY_AFTER = 2
@@ -52,6 +54,14 @@ class ApplicationError(Exception):
 
 class BadRequest(ApplicationError):
     status_code = status.HTTP_400_BAD_REQUEST
+
+
+class TooDeep(BadRequest):
+    """JSON text (or text that will be read as JSON) nests deeper than the limit (400)."""
+
+    def __init__(self, where: str, *, path: str) -> None:
+        issue = too_deep_issue(where, path)
+        super().__init__(issue["message"], issues=[issue])
 
 
 class Forbidden(ApplicationError):

@@ -9,42 +9,20 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-# JSON nested deeper than this is refused before Python's recursion limit turns it into a 500.
-MAX_JSON_DEPTH = 200
+from config.nesting import MAX_JSON_DEPTH, nesting_exceeds, too_deep_message
+
+__all__ = ["MAX_JSON_DEPTH", "RawTextParser", "StrictJSONParser", "loads_strict"]
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _depth_ok(text: str, limit: int) -> bool:
-    """Cheap pre-scan: the maximum bracket depth outside strings stays within ``limit``."""
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
-
-
 def loads_strict(raw: bytes | str) -> Any:
     """Parse JSON as Go's encoding/json would accept it; raise ParseError with line and column."""
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    if not _depth_ok(text, MAX_JSON_DEPTH):
-        raise ParseError(f"JSON is nested deeper than {MAX_JSON_DEPTH} levels (the limit).")
+    if nesting_exceeds(text):  # before json.loads, whose recursion a deep body would exhaust
+        raise ParseError(too_deep_message("The request body"))
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -205,6 +205,10 @@ RUN_MAX_ATTEMPTS = env.int("RUN_MAX_ATTEMPTS", default=2)
 RUN_SECRET_HEADERS_TTL = env.int("RUN_SECRET_HEADERS_TTL", default=3600)
 RUN_BODY_CAP = env.int("RUN_BODY_CAP", default=64 * 1024)  # bytes of each body kept in runs and traces
 RUN_MAX_RESPONSE_BYTES = env.int("RUN_MAX_RESPONSE_BYTES", default=10 * 1024 * 1024)
+# All response bodies of one test run together (a wide Ensemble holds every member's body at once):
+# 64 MiB is six full-size step answers, and bounds a worker to about its concurrency x 64 MiB of
+# bodies. KServe has no such limit; `servegraph`/`rungraph` follow KServe and do not set it.
+RUN_MAX_RUN_BYTES = env.int("RUN_MAX_RUN_BYTES", default=64 * 1024 * 1024)
 RUN_SSE_KEEPALIVE_SECONDS = env.float("RUN_SSE_KEEPALIVE_SECONDS", default=15.0)
 RUN_SSE_POLL_SECONDS = env.float("RUN_SSE_POLL_SECONDS", default=0.5)  # database polling without Redis
 RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then the client reconnects

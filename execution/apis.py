@@ -14,7 +14,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.exceptions import BadRequest, NotFound
+from config.exceptions import BadRequest, NotFound, TooDeep
+from config.nesting import MAX_JSON_DEPTH, nesting_exceeds, too_deep_message
 from config.pagination import paginate, paginated
 from config.params import int_param
 from config.types import AuthedRequest as Request
@@ -56,6 +57,8 @@ class ConditionEvaluateApi(APIView):
         document: Any = data.validated_data["document"]
         if isinstance(document, str):
             text = document  # already text: evaluate it as sent (it may be invalid JSON on purpose)
+            if nesting_exceeds(text):  # the body's own check cannot see into this string
+                raise TooDeep("The document", path="document")
         else:
             text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
         result = evaluate_condition(text, data.validated_data["condition"])
@@ -164,15 +167,34 @@ class EnvironmentDetailApi(APIView):
 
 
 def body_value(text: str | None, content_type: str | None, encoding: str = "utf-8") -> Any:
-    """A stored body for the API: the JSON value when it is JSON, else the text (or base64)."""
+    """A stored body for the API: the JSON value when it is JSON, else the text (or base64).
+
+    JSON nested deeper than the limit stays text (see :func:`body_note`): parsing and rendering it
+    would recurse past Python's limit, and a stored body must never make its run unreadable.
+    """
     if text is None:
         return None
-    if encoding == "utf-8" and (content_type or "").split(";")[0].strip().lower().endswith("json"):
+    if _is_json_type(content_type, encoding) and not nesting_exceeds(text):
         try:
             return json.loads(text)
         except ValueError:
             return text
     return text
+
+
+def body_note(text: str | None, content_type: str | None, encoding: str = "utf-8") -> str | None:
+    """Why :func:`body_value` shows a JSON body as text, or None when it does not."""
+    if text is not None and _is_json_type(content_type, encoding) and nesting_exceeds(text):
+        return too_deep_message("This body", MAX_JSON_DEPTH) + " It is shown as text."
+    return None
+
+
+def _is_json_type(content_type: str | None, encoding: str) -> bool:
+    return encoding == "utf-8" and (content_type or "").split(";")[0].strip().lower().endswith("json")
+
+
+def _with_note(view: dict[str, Any], note: str | None) -> dict[str, Any]:
+    return {**view, "note": note} if note is not None else view
 
 
 class RunStepOutputSerializer(serializers.ModelSerializer):
@@ -240,14 +262,15 @@ class RunOutputSerializer(serializers.ModelSerializer):
         return {"id": obj.environment_id, "name": obj.environment_name}
 
     def get_request(self, obj: Run) -> dict[str, Any]:
-        return {
+        view = {
             "body": body_value(obj.request_body, obj.request_content_type),
             "content_type": obj.request_content_type,
             "headers": obj.request_headers,
         }
+        return _with_note(view, body_note(obj.request_body, obj.request_content_type))
 
     def get_response(self, obj: Run) -> dict[str, Any]:
-        return {
+        view = {
             "status_code": obj.response_status,
             "content_type": obj.response_content_type,
             "body": body_value(obj.response_body, obj.response_content_type, obj.response_encoding),
@@ -255,6 +278,8 @@ class RunOutputSerializer(serializers.ModelSerializer):
             "size": obj.response_size,
             "truncated": obj.response_truncated,
         }
+        note = body_note(obj.response_body, obj.response_content_type, obj.response_encoding)
+        return _with_note(view, note)
 
 
 class RunSummarySerializer(RunOutputSerializer):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_shutting_down
 from django.conf import settings
-from django.db import OperationalError
+from django.db import OperationalError, connection
 
 from execution import services
 
@@ -43,3 +45,29 @@ def run_graph_task(run_id: str) -> str:
 def reap_runs_task() -> dict[str, Any]:
     """Fail, cancel or requeue runs whose worker died and re-send queued runs nobody picked up."""
     return services.reap_runs().as_dict()
+
+
+# How long the shutdown signal handler waits for the stop to be recorded: a database that does not
+# answer within this must not hold the worker's exit (the reaper then treats its runs as crashed).
+_ANNOUNCE_TIMEOUT = 5.0
+
+
+@worker_shutting_down.connect
+def announce_worker_stop(sig: str = "", how: str = "", **_: Any) -> None:
+    """The worker was asked to stop (SIGTERM, SIGINT, SIGQUIT): mark the runs it is executing, so
+    that the reaper retries them rather than failing them as possible poison runs.
+
+    Celery calls this from the main process's signal handler; the writes happen on a thread of
+    their own (with its own database connection, closed after) so the handler never waits on a
+    lock the interrupted main thread might hold, and never for more than ``_ANNOUNCE_TIMEOUT``.
+    """
+
+    def record() -> None:
+        try:
+            services.worker_stopping(reason=f"{sig or 'a signal'} ({(how or 'warm').lower()} shutdown)")
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=record, name="announce-worker-stop", daemon=True)
+    thread.start()
+    thread.join(_ANNOUNCE_TIMEOUT)

@@ -40,6 +40,10 @@ class EngineConfig:
       ``routerTimeouts.serverWrite``. With neither, KServe's 60 s.
     - ``body_cap``: bytes of each body kept in trace events.
     - ``max_response_bytes``: a step response larger than this fails the step.
+    - ``max_run_bytes``: a budget for the response bodies of the whole run, all steps together
+      (None: none, as in KServe). Enforced by the run's client, which must be made with it:
+      ``make_client(max_run_bytes=config.max_run_bytes)``; past it the step being read fails with
+      a cause naming the budget.
     - ``guard``: the URL guard applied to every step URL before connecting (None: no guard).
     - ``redact_headers``: header names whose values the trace replaces with :data:`REDACTED`
       (they are still sent).
@@ -53,5 +57,6 @@ class EngineConfig:
     deadline: float | None = None
     body_cap: int = DEFAULT_BODY_CAP
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_run_bytes: int | None = None
     guard: UrlGuard | None = None
     redact_headers: tuple[str, ...] = DEFAULT_REDACTED

@@ -1,4 +1,4 @@
-"""The one factory for outbound HTTP clients (DESIGN rule 13), and capped response reading.
+"""The one factory for outbound HTTP clients (docs/architecture.md), and the run byte budget.
 
 :func:`make_client` returns a pooled keep-alive ``httpx.AsyncClient`` with explicit timeouts,
 connection limits, no redirects, no environment proxies, and a transport that
@@ -9,7 +9,8 @@ connection limits, no redirects, no environment proxies, and a transport that
    does not resolve fails the request (Go's ``dial tcp: lookup HOST: no such host``) instead of
    being handed to httpcore, which would resolve it again;
 2. stops reading a response body once it exceeds ``max_response_bytes`` (raw bytes on the wire;
-   :func:`read_capped` applies the same cap to the decoded body).
+   ``outbound.call_service`` applies the same cap to the decoded body), and hands each response
+   the run's :class:`RunBudget` when the client has one (:func:`run_budget`).
 
 Create clients where they are used (a run, a command, a server) and close them; never at import.
 """
@@ -32,8 +33,10 @@ __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
     "GuardedTransport",
     "ResponseTooLarge",
+    "RunBudget",
+    "RunBudgetExceeded",
     "make_client",
-    "read_capped",
+    "run_budget",
 ]
 
 # 10 MiB: comfortably above typical inference payloads, small enough to keep a worker's memory sane.
@@ -50,6 +53,41 @@ class ResponseTooLarge(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"response body exceeds the {limit}-byte limit")
         self.limit = limit
+
+
+class RunBudgetExceeded(httpx.HTTPError):
+    """The response bodies read by one client (one run) exceeded its byte budget; reading stopped.
+
+    An ``httpx.HTTPError``, so the engine reports it as the step's transport failure, with this
+    message as the cause.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"the response bodies of this run exceed its budget of {limit} bytes "
+            f"({limit / 1024 / 1024:g} MiB, max_run_bytes)"
+        )
+        self.limit = limit
+
+
+class RunBudget:
+    """Bytes of response bodies one run may read in total, over all its steps; shared by the
+    concurrent reads of a client (one client per run). Not thread-safe: one event loop uses it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def charge(self, size: int) -> None:
+        """Count ``size`` more bytes; raise :class:`RunBudgetExceeded` once past the limit (and on
+        every later charge, so every read still in flight stops at its next chunk)."""
+        self.used += size
+        if self.used > self.limit:
+            raise RunBudgetExceeded(self.limit)
+
+
+# The key under which a client's transport hands its RunBudget to the reader of each response.
+_BUDGET_KEY: Final = "studio.run_budget"
 
 
 class _CappedStream(httpx.AsyncByteStream):
@@ -131,11 +169,17 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     """Wraps a transport: URL guard + address pinning before the call, size cap after it."""
 
     def __init__(
-        self, inner: httpx.AsyncBaseTransport, *, guard: UrlGuard | None, max_response_bytes: int
+        self,
+        inner: httpx.AsyncBaseTransport,
+        *,
+        guard: UrlGuard | None,
+        max_response_bytes: int,
+        budget: RunBudget | None = None,
     ) -> None:
         self._inner = inner
         self._guard = guard
         self._max = max_response_bytes
+        self._budget = budget
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self._send(request)
@@ -144,11 +188,14 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             await response.aclose()
             raise ResponseTooLarge(self._max)
         assert isinstance(response.stream, httpx.AsyncByteStream)
+        extensions = response.extensions
+        if self._budget is not None:
+            extensions = {**extensions, _BUDGET_KEY: self._budget}
         return httpx.Response(
             status_code=response.status_code,
             headers=response.headers,
             stream=_CappedStream(response.stream, self._max),
-            extensions=response.extensions,
+            extensions=extensions,
         )
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
@@ -205,6 +252,7 @@ def make_client(
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     guard: UrlGuard | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    max_run_bytes: int | None = None,
 ) -> httpx.AsyncClient:
     """Build the outbound client. The caller owns it and must ``aclose()`` it.
 
@@ -212,7 +260,8 @@ def make_client(
     tighter per-request value for every step. Keep-alive connections are pooled up to
     ``max_connections`` (all of them may stay idle-alive, so a wide Ensemble reuses its sockets).
     ``transport`` replaces the network transport (tests pass ``httpx.MockTransport``); the guard
-    and the size cap still wrap it.
+    and the size cap still wrap it. ``max_run_bytes`` (None: no budget, as KServe) is a budget for
+    every body read through this client, together (see :func:`run_budget`): make one client per run.
     """
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
     shards = min(_POOL_SHARDS, max_connections)
@@ -230,7 +279,8 @@ def make_client(
             for _ in range(shards)
         ]
     )
-    wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes)
+    budget = RunBudget(max_run_bytes) if max_run_bytes is not None else None
+    wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes, budget=budget)
     return httpx.AsyncClient(
         transport=wrapped,
         timeout=timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout),
@@ -243,19 +293,14 @@ def make_client(
     )
 
 
-async def read_capped(response: httpx.Response, limit: int) -> bytes:
-    """Read a streamed response's (decoded) body, raising :class:`ResponseTooLarge` past ``limit``."""
-    length = response.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise ResponseTooLarge(limit)
-    chunks: list[bytes] = []
-    seen = 0
-    async for chunk in response.aiter_bytes():
-        seen += len(chunk)
-        if seen > limit:
-            raise ResponseTooLarge(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+def run_budget(response: httpx.Response) -> RunBudget | None:
+    """The byte budget of the run whose client made ``response`` (None: the client has none).
+
+    Whoever reads the body charges every chunk to it as it arrives, so the bodies a run holds at
+    once, across concurrent steps, stay within the budget plus a chunk per read.
+    """
+    budget = response.extensions.get(_BUDGET_KEY)
+    return budget if isinstance(budget, RunBudget) else None
 
 
 def find_os_error(exc: BaseException) -> OSError | None:

@@ -37,7 +37,7 @@ from typing import Any, Final
 import httpx
 
 from execution.engine.goerrors import go_url_error, transport_cause
-from execution.engine.http import CHECKED_BY, ResponseTooLarge
+from execution.engine.http import CHECKED_BY, ResponseTooLarge, run_budget
 from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
 __all__ = [
@@ -355,7 +355,8 @@ def _in_memory(response: httpx.Response) -> bytes | None:
 
 
 async def _read_body(response: httpx.Response, limit: int, gunzip: bool) -> bytes:
-    """The body as Go's client returns it, at most ``limit`` bytes (raises ResponseTooLarge).
+    """The body as Go's client returns it, at most ``limit`` bytes (raises ResponseTooLarge), each
+    piece charged to the run's byte budget when its client has one (raises RunBudgetExceeded).
 
     Only a gzip answer to Go's own ``Accept-Encoding: gzip`` is decoded; the cap applies to the
     decoded bytes too, so a small compressed body cannot expand without bound.
@@ -363,10 +364,13 @@ async def _read_body(response: httpx.Response, limit: int, gunzip: bool) -> byte
     length = response.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         raise ResponseTooLarge(limit)
+    budget = run_budget(response)
     ready = _in_memory(response)
     if ready is not None:  # already decoded by httpx
         if len(ready) > limit:
             raise ResponseTooLarge(limit)
+        if budget is not None:
+            budget.charge(len(ready))
         return ready
     decode = gunzip and response.headers.get("content-encoding", "").lower() == "gzip"
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if decode else None  # 16+: gzip framing
@@ -390,6 +394,8 @@ async def _read_body(response: httpx.Response, limit: int, gunzip: bool) -> byte
         seen += len(piece)
         if seen > limit:
             raise ResponseTooLarge(limit)
+        if budget is not None:
+            budget.charge(len(piece))
         chunks.append(piece)
     if inflater is not None and started and not inflater.eof:
         raise ServiceCallError("unexpected EOF")

@@ -105,3 +105,200 @@ def test_deeply_nested_yaml_is_400(api: APIClient) -> None:
 def test_nan_is_not_json(api: APIClient) -> None:
     response = api.post("/api/validate/", '{"manifest": {"spec": NaN}}', content_type="application/json")
     assert response.status_code == 400
+
+
+# --- nesting inside strings and stored bodies (security issue #16, items 1 and 9) ------------------
+# The request body's depth check skips JSON strings, but some strings are read as JSON later: a
+# run's raw payload (a Switch validates it), the condition evaluator's document, a stored response
+# shown by the run API. Each must be refused (or shown as text) before any parser recurses.
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.fixture
+def runnable(user: Any, manifest: dict[str, Any]) -> Any:
+    """A saved graph whose root is a Switch (it reads its input as JSON), and the local environment."""
+    from execution import services
+    from graphs import services as graph_services
+
+    services.ensure_local_environment()
+    manifest["spec"]["nodes"]["root"] = {
+        "routerType": "Switch",
+        "steps": [{"serviceName": "echo", "condition": "instances"}],
+    }
+    return graph_services.graph_create(owner=user, manifest=manifest)
+
+
+def test_a_condition_document_string_nested_1100_deep_is_400_naming_the_limit(api: APIClient) -> None:
+    response = api.post(
+        "/api/conditions/evaluate/", {"document": deep(1100), "condition": "@this"}, format="json"
+    )
+    assert response.status_code == 400, response.content[:300]
+    body = response.json()
+    assert "nested deeper than 200 levels" in body["detail"] and "document" in body["detail"]
+    assert body["issues"][0]["code"] == "request.too-deep" and body["issues"][0]["path"] == "document"
+
+
+def test_a_condition_document_string_nested_100000_deep_is_400(api: APIClient) -> None:
+    response = api.post(
+        "/api/conditions/evaluate/", {"document": deep(100_000), "condition": "a"}, format="json"
+    )
+    assert response.status_code == 400 and "nested deeper" in response.json()["detail"]
+
+
+def test_a_condition_document_at_the_limit_is_still_evaluated(api: APIClient) -> None:
+    response = api.post("/api/conditions/evaluate/", {"document": deep(200), "condition": "0"}, format="json")
+    assert response.status_code == 200 and response.json()["matches"] is True
+
+
+def test_brackets_inside_strings_of_the_document_do_not_count(api: APIClient) -> None:
+    document = json.dumps({"text": "[" * 5000})
+    response = api.post(
+        "/api/conditions/evaluate/", {"document": document, "condition": "text"}, format="json"
+    )
+    assert response.status_code == 200 and response.json()["matches"] is True
+
+
+@pytest.mark.parametrize("content_type", [None, "application/json", "text/plain"])
+def test_a_run_payload_string_nested_3000_deep_is_400_and_no_run_is_stored(
+    api: APIClient, runnable: Any, content_type: str | None
+) -> None:
+    from execution.models import Run
+
+    request: dict[str, Any] = {"payload": deep(3000)}
+    if content_type:
+        request["content_type"] = content_type
+    response = api.post(f"/api/graphs/{runnable.name}/runs/", request, format="json")
+    assert response.status_code == 400, response.content[:300]
+    body = response.json()
+    assert "payload" in body["detail"] and "nested deeper than 200 levels" in body["detail"]
+    assert body["issues"][0]["path"] == "payload"
+    assert not Run.objects.exists()
+
+
+def test_a_run_payload_string_with_brackets_only_inside_its_strings_is_accepted(
+    api: APIClient, runnable: Any
+) -> None:
+    payload = json.dumps({"instances": ["[" * 3000]})
+    response = api.post(f"/api/graphs/{runnable.name}/runs/", {"payload": payload}, format="json")
+    assert response.status_code == 202, response.content[:300]
+    assert response.json()["request"]["body"] == {"instances": ["[" * 3000]}
+
+
+def test_a_run_whose_stored_response_nests_3000_deep_is_shown_as_text_with_a_note(
+    api: APIClient, runnable: Any, user: Any
+) -> None:
+    from execution import services
+    from execution.models import Run
+
+    run, _ = services.run_create(
+        graph=runnable, version=runnable.latest_version, user=user, payload={"instances": [1]}
+    )
+    Run.objects.filter(pk=run.pk).update(  # what a worker stores when a step answers this body
+        status="succeeded",
+        response_status=200,
+        response_content_type="application/json",
+        response_body=deep(3000),
+        response_size=6000,
+    )
+    response = api.get(f"/api/runs/{run.pk}/")
+    assert response.status_code == 200, response.content[:300]
+    shown = response.json()["response"]
+    assert shown["body"] == deep(3000)
+    assert "nested deeper than 200 levels" in shown["note"] and "shown as text" in shown["note"]
+    assert "note" not in response.json()["request"]
+
+
+def _api_endpoints_taking_json() -> list[tuple[str, str]]:
+    """(method, route) of every /api/ URL whose view accepts a body (POST, PUT or PATCH)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    found: list[tuple[str, str]] = []
+
+    def walk(patterns: list[Any], prefix: str) -> None:
+        for item in patterns:
+            if isinstance(item, URLResolver):
+                walk(item.url_patterns, prefix + str(item.pattern))
+            elif isinstance(item, URLPattern):
+                route = prefix + str(item.pattern)
+                view = getattr(item.callback, "view_class", None)
+                if not route.startswith("api/") or view is None:
+                    continue
+                found.extend((m, route) for m in ("post", "put", "patch") if hasattr(view, m))
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+def test_every_api_endpoint_that_takes_json_answers_4xx_to_a_100000_deep_document(
+    api: APIClient, runnable: Any, user: Any, other_user: Any
+) -> None:
+    """Every body-taking endpoint, fed a 100,000-deep body and the same depth inside string fields."""
+    from execution import services
+    from execution.models import Environment
+
+    run, _ = services.run_create(graph=runnable, version=runnable.latest_version, user=user, payload={})
+    environment = Environment.objects.create(name="mine", owner=user)
+    values = {
+        "name": runnable.name,
+        "number": "1",
+        "pk": str(environment.pk),
+        "run_id": str(run.pk),
+        "username": other_user.username,
+    }
+    text = deep(100_000)
+    in_strings = {
+        key: text
+        for key in ("document", "payload", "manifest", "condition", "yaml", "text", "message", "name")
+    }
+    endpoints = _api_endpoints_taking_json()
+    assert len(endpoints) >= 10, endpoints  # the walk found the API
+    answers = []
+    for method, route in endpoints:
+        url = "/" + route
+        for key, value in values.items():
+            url = (
+                url.replace(f"<str:{key}>", value)
+                .replace(f"<int:{key}>", value)
+                .replace(f"<dbint:{key}>", value)
+            )
+            url = url.replace(f"<uuid:{key}>", value)
+        assert "<" not in url, url
+        send = getattr(api, method)
+        for body, content_type in (
+            (text, "application/json"),
+            (json.dumps(in_strings), "application/json"),
+            (text, "application/yaml"),
+        ):
+            response = send(url, body, content_type=content_type)
+            answers.append((method.upper(), url, content_type, response.status_code))
+    server_errors = [answer for answer in answers if answer[3] >= 500]
+    assert not server_errors, server_errors
+    # Actions without a body (they never read one) may act; every other endpoint must refuse.
+    accepted = [a for a in answers if a[3] < 400 and not a[1].endswith(BODYLESS_ACTIONS)]
+    assert not accepted, accepted
+
+
+BODYLESS_ACTIONS = ("/restore/", "/rollback/", "/rerun/", "/cancel/")
+
+
+@pytest.mark.parametrize(
+    ("text", "exceeds"),
+    [
+        ("[" * 200, False),  # at the limit
+        ("[" * 201, True),
+        ("{" * 100 + "[" * 101, True),
+        ('"' + "[" * 300 + '"', False),  # inside a string
+        ('["\\"' + "[" * 300 + '"]', False),  # an escaped quote does not end the string
+        ('["\\\\"' + "[" * 300 + "]", True),  # an escaped backslash does
+        ("]]]" + "[" * 201, True),  # stray closers do not buy depth
+        ("[]" * 10_000, False),
+        ("x" * 10 + "[" * 201, True),  # invalid JSON is counted all the same
+    ],
+)
+def test_nesting_is_counted_outside_strings_only(text: str, exceeds: bool) -> None:
+    from config.nesting import nesting_exceeds
+
+    assert nesting_exceeds(text, 200) is exceeds

@@ -243,3 +243,51 @@ def test_sharded_transport_spreads_concurrent_calls_and_frees_each_pool_when_rea
             assert seen == [0]
 
     asyncio.run(scenario())
+
+
+# --- the per-run byte budget (security issue #16, item 6) -----------------------------------------
+
+MIB = 1024 * 1024
+
+
+def _run_with_budget(graph: object, budget: int | None) -> tuple[object, list[TraceEvent]]:
+    events: list[TraceEvent] = []
+    config = EngineConfig(step_timeout=10, max_run_bytes=budget)
+
+    async def main() -> object:
+        async with make_client(max_run_bytes=config.max_run_bytes) as client:
+            return await run_graph(graph, b"{}", {}, config=config, client=client, on_event=events.append)  # type: ignore[arg-type]
+
+    return asyncio.run(main()), events
+
+
+def test_an_ensemble_over_the_run_byte_budget_fails_naming_the_budget(server: StepServer) -> None:
+    """Eight members of 1 MiB against a 3 MiB budget: the run stops reading and fails with the cause."""
+    url = server.route("/mib", Huge(size=MIB))
+    graph = manifest({"root": ensemble(*({"serviceUrl": url} for _ in range(8)))})
+    result, events = _run_with_budget(graph, 3 * MIB)
+    assert result.status == 500  # type: ignore[attr-defined]
+    cause = f"the response bodies of this run exceed its budget of {3 * MIB} bytes (3 MiB, max_run_bytes)"
+    assert result.error == f'Post "{url}": {cause}'  # type: ignore[attr-defined]
+    finished = [e for e in events if e.type == "step.finished"]
+    assert any(cause in (e.data.get("error") or "") for e in finished)
+    # What the trace keeps of each body is its capped view, never the body itself.
+    kept = [e.data["response"] for e in finished if e.data.get("response")]
+    assert all(len(view["body"]) <= EngineConfig().body_cap and view["truncated"] for view in kept)
+
+
+def test_the_same_ensemble_within_the_budget_or_without_one_succeeds(server: StepServer) -> None:
+    url = server.route("/mib", Huge(size=MIB))
+    graph = manifest({"root": ensemble(*({"serviceUrl": url} for _ in range(8)))})
+    for budget in (9 * MIB, None):
+        result, _ = _run_with_budget(graph, budget)
+        assert result.status == 200, (budget, result.error)  # type: ignore[attr-defined]
+
+
+def test_the_budget_counts_a_sequence_s_bodies_together(server: StepServer) -> None:
+    url = server.route("/mib", Huge(size=MIB))
+    graph = manifest({"root": seq(*({"serviceUrl": url} for _ in range(4)))})
+    result, events = _run_with_budget(graph, int(2.5 * MIB))
+    assert result.status == 500 and "max_run_bytes" in (result.error or "")  # type: ignore[attr-defined]
+    statuses = [e.data.get("status") for e in events if e.type == "step.finished"]
+    assert statuses == [200, 200, None]  # the third body crossed the budget; the fourth never ran

@@ -199,11 +199,40 @@ def claim(run: Run, *, attempt: int = 1, silent_for: float = 60.0, cancel: bool 
     RunStep.objects.create(run=run, attempt=attempt, call_id="root/0", outcome=RunStep.Outcome.PENDING)
 
 
-def test_the_reaper_requeues_a_run_whose_worker_died_once(
+def announce_stop(run: Run, attempt: int = 1) -> None:
+    """What a worker asked to stop (SIGTERM) records for a run it is executing."""
+    services._IN_FLIGHT[str(run.pk)] = attempt
+    try:
+        assert services.worker_stopping(reason="SIGTERM (warm shutdown)") == [str(run.pk)]
+    finally:
+        services._IN_FLIGHT.pop(str(run.pk), None)
+
+
+def test_the_reaper_fails_a_run_whose_worker_died_unannounced_and_does_not_retry_it(
+    seeded: Environment, enqueued: list, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A worker that vanished without being asked to stop may have been crashed by the run itself
+    (a poison run): running it again would crash the next worker, so it ends failed."""
+    run = queued_run()
+    claim(run)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = services.reap_runs()
+    assert report.failed == [str(run.pk)] and not report.requeued
+    run.refresh_from_db()
+    assert run.status == "failed" and run.attempt == 1 and run.finished_at
+    assert "The worker running this run died" in run.error and "not retried" in run.error
+    assert run.steps.get().outcome == "error" and "not retried" in run.steps.get().error
+    assert RunEvent.objects.filter(run=run).last().data["status"] == "failed"
+    assert enqueued == []  # nothing re-sent
+    assert services.run_execute(run_id=str(run.pk)) == "not-claimed"  # a redelivered message is harmless
+
+
+def test_the_reaper_requeues_a_run_whose_worker_was_asked_to_stop(
     seeded: Environment, enqueued: list, django_capture_on_commit_callbacks: Any
 ) -> None:
     run = queued_run()
     claim(run)
+    announce_stop(run)
     with django_capture_on_commit_callbacks(execute=True):
         report = services.reap_runs()
     assert report.requeued == [str(run.pk)]
@@ -219,13 +248,32 @@ def test_the_reaper_requeues_a_run_whose_worker_died_once(
     assert sorted(run.steps.values_list("attempt", flat=True)) == [1, 2]
 
 
+def test_a_stop_announced_for_an_earlier_attempt_does_not_excuse_a_later_crash(seeded: Environment) -> None:
+    run = queued_run()
+    claim(run, attempt=1)
+    announce_stop(run, attempt=1)
+    claim(run, attempt=2)
+    assert services.reap_runs().failed == [str(run.pk)]
+    assert "not retried" in Run.objects.get(pk=run.pk).error
+
+
 def test_the_reaper_fails_a_run_after_its_last_attempt(seeded: Environment, settings: Any) -> None:
     run = queued_run()
     claim(run, attempt=settings.RUN_MAX_ATTEMPTS)
+    announce_stop(run, attempt=settings.RUN_MAX_ATTEMPTS)
     assert services.reap_runs().failed == [str(run.pk)]
     run.refresh_from_db()
     assert run.status == "failed" and "stopped responding" in run.error and run.finished_at
+    assert "giving up" in run.error
     assert RunEvent.objects.filter(run=run).last().data["status"] == "failed"
+
+
+def test_a_worker_asked_to_stop_records_only_the_runs_it_is_executing(seeded: Environment) -> None:
+    assert services.worker_stopping(reason="SIGTERM") == []
+    run = queued_run()
+    announce_stop(run)
+    event = RunEvent.objects.filter(run=run, type="run.worker_stopping").get()
+    assert event.data == {"attempt": 1, "reason": "SIGTERM (warm shutdown)"}
 
 
 def test_the_reaper_cancels_a_dead_run_that_was_being_cancelled(seeded: Environment) -> None:

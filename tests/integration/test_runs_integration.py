@@ -15,7 +15,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 from runhelpers import parse_sse, wait_for_run
 
-from execution import demo, mockmodels, services
+from execution import demo, events, mockmodels, services
 from execution.models import Environment, Run, RunEvent, RunStep
 from graphs import services as graph_services
 
@@ -229,8 +229,8 @@ def test_secret_headers_reach_the_step_but_never_the_database(
 def test_a_dead_worker_leaves_no_run_stuck(
     worker: Any, demo_graphs: list, user: Any, monkeypatch: Any
 ) -> None:
-    """A claimed run whose heartbeats stopped is requeued once (attempt 2 runs on the real worker),
-    and failed with a reason when its last attempt dies too."""
+    """A claimed run whose worker was asked to stop and then fell silent is requeued once (attempt 2
+    runs on the real worker), and failed with a reason when its last attempt dies too."""
     graph = graph_services.graph_create(
         owner=user,
         name="dead-worker",
@@ -255,6 +255,7 @@ def test_a_dead_worker_leaves_no_run_stuck(
             status="running", attempt=attempt, started_at=stale, heartbeat_at=stale
         )
         RunStep.objects.create(run=run, attempt=attempt, call_id="root/0")
+        events.emit(run.pk, services.STOP_ANNOUNCED, {"attempt": attempt, "reason": "SIGTERM"})
     report = services.reap_runs()
     assert report.requeued == [str(runs[0].pk)] and report.failed == [str(runs[1].pk)]
     again = wait_for_run(runs[0].pk)

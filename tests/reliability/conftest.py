@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,11 +116,12 @@ def worker_env(fault_settings: Any, fault_redis: RedisServer, fault_mock: Any) -
 
 @pytest.fixture
 def start_worker(worker_env: dict[str, str]) -> Iterator[Callable[..., WorkerProcess]]:
-    """``start_worker(concurrency=4)`` starts a worker process; every one is stopped afterwards."""
+    """``start_worker(concurrency=4, launcher=None, **env)`` starts a worker process (``launcher``:
+    see WorkerProcess; ``env``: more environment variables); every one is stopped afterwards."""
     started: list[WorkerProcess] = []
 
-    def start(concurrency: int = 4) -> WorkerProcess:
-        worker = WorkerProcess(worker_env, concurrency).start()
+    def start(concurrency: int = 4, launcher: Path | None = None, **env: str) -> WorkerProcess:
+        worker = WorkerProcess({**worker_env, **env}, concurrency, launcher).start()
         started.append(worker)
         return worker
 

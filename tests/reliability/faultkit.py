@@ -116,8 +116,11 @@ class WorkerProcess:
 
     counter = 0
 
-    def __init__(self, env: dict[str, str], concurrency: int = 4) -> None:
+    def __init__(self, env: dict[str, str], concurrency: int = 4, launcher: Path | None = None) -> None:
+        """``launcher``: a script run instead of ``-m celery`` with the same arguments (a test
+        worker that installs its own instrumentation first, as tests/reliability/crashworker.py)."""
         WorkerProcess.counter += 1
+        self.launcher = launcher
         self.name = f"fault{WorkerProcess.counter}-{os.getpid()}@127.0.0.1"
         self.env = env
         self.concurrency = concurrency
@@ -129,8 +132,7 @@ class WorkerProcess:
     def start(self) -> WorkerProcess:
         argv = [
             sys.executable,
-            "-m",
-            "celery",
+            *([str(self.launcher)] if self.launcher else ["-m", "celery"]),
             "-A",
             "config.celery_app",
             "worker",
@@ -156,6 +158,12 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def send(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the worker process (SIGTERM: an operator's or Kubernetes' stop)."""
+        if self.alive():
+            assert self.proc is not None
+            os.kill(self.proc.pid, sig)
+
     def kill(self) -> None:
         """SIGKILL: no warm shutdown, no acks, no last heartbeat."""
         if self.alive():
@@ -178,6 +186,58 @@ class WorkerProcess:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
         raise AssertionError("no VmRSS line")
+
+    def log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+
+class WebProcess:
+    """The web app in a process of its own (``manage.py runserver --noreload`` on a loopback port),
+    so that a request that crashes it shows up as a dead process rather than a dead test run."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.port = free_port()
+        # Plain HTTP on loopback: no HTTPS redirect, whatever the production defaults say.
+        self.env = {**env, "DJANGO_SECURE_SSL_REDIRECT": "0", "DJANGO_HSTS_SECONDS": "0"}
+        self.log = Path(tempfile.gettempdir()) / f"studio-fault-web-{os.getpid()}-{self.port}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> WebProcess:
+        argv = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{self.port}"]
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(
+                argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                if not self.alive() or time.monotonic() > deadline:
+                    raise AssertionError(f"the web process did not start\n{self.log_tail()}") from None
+                time.sleep(0.05)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.alive():
+            assert self.proc is not None
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.log.unlink(missing_ok=True)
 
     def log_tail(self, chars: int = 3000) -> str:
         try:

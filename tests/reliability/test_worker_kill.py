@@ -1,12 +1,17 @@
-"""Killing the worker process mid-run, twenty times: no run is lost or stuck.
+"""Stopping the worker process mid-run the way an operator or Kubernetes does, twenty times: no run
+is lost or stuck.
 
-Each round starts slow runs on a real worker process, SIGKILLs the process while every run is in
-its first step, starts a fresh worker and runs the reaper the way beat would (every 0.25 s). The
-reaper requeues the silent runs, the new worker runs them again as attempt 2, and every run ends.
+Each round starts slow runs on a real worker process, sends it SIGTERM while every run is in its
+first step (the worker records on each run that it was asked to stop), then SIGKILLs it before the
+runs finish, as a termination grace period running out would. A fresh worker starts and the
+reaper runs the way beat would (every 0.25 s): it requeues the silent runs, the new worker runs
+them again as attempt 2, and every run ends. (A worker that dies *without* being asked to stop may
+have been crashed by its run: tests/reliability/test_poison_run.py.)
 """
 
 from __future__ import annotations
 
+import signal
 import statistics
 import time
 from typing import Any
@@ -34,6 +39,14 @@ def _in_first_step(run_ids: list[Any]) -> bool:
     return running == len(run_ids) and in_flight == len(run_ids)
 
 
+def _stop_announced(run_ids: list[Any]) -> bool:
+    from execution import services
+    from execution.models import RunEvent
+
+    marked = RunEvent.objects.filter(run_id__in=run_ids, type=services.STOP_ANNOUNCED, data__attempt=1)
+    return marked.count() == len(run_ids)
+
+
 def _reap_until_settled(run_ids: list[Any], timeout: float) -> None:
     """Call the reaper every 0.25 s (beat's job) until every run is terminal."""
     from execution import services
@@ -52,7 +65,7 @@ def _reap_until_settled(run_ids: list[Any], timeout: float) -> None:
         time.sleep(0.25)
 
 
-def test_twenty_worker_kills_mid_run_leave_no_run_stuck_and_rerun_as_attempt_two(
+def test_twenty_worker_stops_mid_run_leave_no_run_stuck_and_rerun_as_attempt_two(
     start_worker: Any, start_run: Any, make_graph: Any, fault_mock: Any, record_figure: Any
 ) -> None:
     from execution.models import Environment, Run, RunStep
@@ -76,6 +89,12 @@ def test_twenty_worker_kills_mid_run_leave_no_run_stuck_and_rerun_as_attempt_two
             lambda run_ids=run_ids: _in_first_step(run_ids),
             timeout=30,
             what=f"round {round_no}: runs in their first step\n{worker.log_tail()}",
+        )
+        worker.send(signal.SIGTERM)
+        wait_until(
+            lambda run_ids=run_ids: _stop_announced(run_ids),
+            timeout=10,
+            what=f"round {round_no}: the worker records that it was asked to stop\n{worker.log_tail()}",
         )
         killed = time.monotonic()
         worker.kill()
