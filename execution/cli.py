@@ -39,6 +39,13 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
         help="Client headers to forward to every step: KServe's PROPAGATE_HEADERS, split on every "
         "comma (an empty entry, as in 'A,', matches every header; absent: none)",
     )
+    parser.add_argument(
+        "--max-response-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Fail a step whose answer is larger than N bytes (default: any size, as KServe)",
+    )
 
 
 def read_manifest(path: str, stderr: Any) -> spec.Manifest:
@@ -92,9 +99,16 @@ def engine_config(options: dict[str, Any], **extra: Any) -> EngineConfig:
     value = options.get("propagate_headers")
     # As KServe's router reads PROPAGATE_HEADERS: Go's strings.Split keeps empty entries.
     patterns = split_patterns(value) if value is not None else ()
+    limit = options.get("max_response_bytes")
+    if limit is not None and limit <= 0:
+        raise CommandError(
+            f"--max-response-bytes takes a positive number, got {limit}.", returncode=EXIT_INVALID
+        )
     kwargs: dict[str, Any] = {
         "service_urls": parse_services(options["service"]),
         "propagate_headers": patterns,
+        # KServe's router reads answers of any size; the studio's cap is for shared test runs.
+        "max_response_bytes": limit,
     }
     if options.get("url_template"):
         kwargs["url_template"] = options["url_template"]

@@ -39,7 +39,8 @@ class EngineConfig:
     - ``deadline``: seconds for the whole request; likewise it can only tighten
       ``routerTimeouts.serverWrite``. With neither, KServe's 60 s.
     - ``body_cap``: bytes of each body kept in trace events.
-    - ``max_response_bytes``: a step response larger than this fails the step.
+    - ``max_response_bytes``: a step response larger than this fails the step (None: any size,
+      as KServe; ``servegraph`` and ``rungraph`` use None unless told otherwise).
     - ``max_run_bytes``: a budget for the response bodies of the whole run, all steps together
       (None: none, as in KServe). Enforced by the run's client, which must be made with it:
       ``make_client(max_run_bytes=config.max_run_bytes)``; past it the step being read fails with
@@ -56,7 +57,7 @@ class EngineConfig:
     step_timeout: float | None = None
     deadline: float | None = None
     body_cap: int = DEFAULT_BODY_CAP
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES
     max_run_bytes: int | None = None
     guard: UrlGuard | None = None
     redact_headers: tuple[str, ...] = DEFAULT_REDACTED

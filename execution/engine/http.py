@@ -173,7 +173,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         inner: httpx.AsyncBaseTransport,
         *,
         guard: UrlGuard | None,
-        max_response_bytes: int,
+        max_response_bytes: int | None,
         budget: RunBudget | None = None,
     ) -> None:
         self._inner = inner
@@ -184,18 +184,16 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self._send(request)
         length = response.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self._max:
+        if self._max is not None and length is not None and length.isdigit() and int(length) > self._max:
             await response.aclose()
             raise ResponseTooLarge(self._max)
         assert isinstance(response.stream, httpx.AsyncByteStream)
         extensions = response.extensions
         if self._budget is not None:
             extensions = {**extensions, _BUDGET_KEY: self._budget}
+        stream = response.stream if self._max is None else _CappedStream(response.stream, self._max)
         return httpx.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_CappedStream(response.stream, self._max),
-            extensions=extensions,
+            status_code=response.status_code, headers=response.headers, stream=stream, extensions=extensions
         )
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
@@ -249,7 +247,7 @@ def make_client(
     *,
     timeout: float | httpx.Timeout = 60.0,
     max_connections: int = 100,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
     guard: UrlGuard | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     max_run_bytes: int | None = None,

@@ -153,7 +153,7 @@ async def call_service(
     guard: UrlGuard | None,
     timeout: float | None,
     backstop: float,
-    max_response_bytes: int,
+    max_response_bytes: int | None,
 ) -> ServiceReply:
     """POST ``body`` to ``url`` with the propagated ``headers`` and follow redirects as Go does.
 
@@ -161,7 +161,8 @@ async def call_service(
     ``backstop`` is httpx's per-operation timeout. Any HTTP status is an answer. Raises
     :class:`ServiceCallError` with Go's error text for everything else (transport errors,
     timeouts, a refused URL, a bad ``Location``, too many redirects, a body over
-    ``max_response_bytes``). Stores nothing; safe to run concurrently.
+    ``max_response_bytes``; None reads any size, as Go does). Stores nothing; safe to run
+    concurrently.
     """
     hops: list[dict[str, Any]] = []
     where = _Hop(url)
@@ -187,7 +188,7 @@ async def _follow(
     initial_headers: list[tuple[str, str]],
     guard: UrlGuard | None,
     backstop: float,
-    limit: int,
+    limit: int | None,
     hops: list[dict[str, Any]],
     where: _Hop,
 ) -> ServiceReply:
@@ -354,7 +355,7 @@ def _in_memory(response: httpx.Response) -> bytes | None:
         return None
 
 
-async def _read_body(response: httpx.Response, limit: int, gunzip: bool) -> bytes:
+async def _read_body(response: httpx.Response, limit: int | None, gunzip: bool) -> bytes:
     """The body as Go's client returns it, at most ``limit`` bytes (raises ResponseTooLarge), each
     piece charged to the run's byte budget when its client has one (raises RunBudgetExceeded).
 
@@ -362,12 +363,12 @@ async def _read_body(response: httpx.Response, limit: int, gunzip: bool) -> byte
     decoded bytes too, so a small compressed body cannot expand without bound.
     """
     length = response.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
+    if limit is not None and length is not None and length.isdigit() and int(length) > limit:
         raise ResponseTooLarge(limit)
     budget = run_budget(response)
     ready = _in_memory(response)
     if ready is not None:  # already decoded by httpx
-        if len(ready) > limit:
+        if limit is not None and len(ready) > limit:
             raise ResponseTooLarge(limit)
         if budget is not None:
             budget.charge(len(ready))
@@ -386,13 +387,15 @@ async def _read_body(response: httpx.Response, limit: int, gunzip: bool) -> byte
                 if raw[:1] != b"\x1f":
                     raise ServiceCallError("gzip: invalid header")
             try:
-                piece = inflater.decompress(raw, limit + 1 - seen)
+                # At most one byte past the cap, so a small compressed body cannot expand without
+                # bound (0: no bound, when the caller reads any size).
+                piece = inflater.decompress(raw, 0 if limit is None else limit + 1 - seen)
             except zlib.error:
                 raise ServiceCallError("gzip: invalid header") from None
-            if inflater.unconsumed_tail:
+            if limit is not None and inflater.unconsumed_tail:
                 raise ResponseTooLarge(limit)
         seen += len(piece)
-        if seen > limit:
+        if limit is not None and seen > limit:
             raise ResponseTooLarge(limit)
         if budget is not None:
             budget.charge(len(piece))

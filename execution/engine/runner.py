@@ -153,7 +153,7 @@ class _Run:
     deadline: float
     namespace: str
     redact: frozenset[str]
-    events: list[TraceEvent] = field(default_factory=list)
+    events: list[TraceEvent] | None = field(default_factory=list)  # None: the trace is not kept
     seq: int = 0
     deadline_hit: bool = False
     empty_node: str | None = None  # the last zero-step Sequence that answered (status 0)
@@ -181,7 +181,8 @@ class _Run:
             timestamp=self.clock(),
             data=data,
         )
-        self.events.append(event)
+        if self.events is not None:
+            self.events.append(event)
         if self.emit_to is not None:
             try:
                 self.emit_to(event)
@@ -764,6 +765,7 @@ async def run_graph(
         deadline=deadline,
         namespace=config.namespace or manifest.namespace,
         redact=frozenset(config.redact_headers),
+        events=[] if keep_trace else None,
     )
     started = clock()
     root = _Where(ROOT_NODE, None, ROOT_NODE, body)
@@ -802,7 +804,7 @@ async def run_graph(
         body=out_body,
         content_type=content_type,
         error=error,
-        trace=tuple(run.events) if keep_trace else (),
+        trace=tuple(run.events or ()),
         warnings=warnings,
     )
 
@@ -860,7 +862,11 @@ def run_graph_sync(
                 manifest, body, headers, config=config, client=client, on_event=on_event, rng=rng,
                 clock=clock, keep_trace=keep_trace,
             )  # fmt: skip
-        async with make_client(max_response_bytes=config.max_response_bytes, guard=config.guard) as own:
+        async with make_client(
+            max_response_bytes=config.max_response_bytes,
+            max_run_bytes=config.max_run_bytes,
+            guard=config.guard,
+        ) as own:
             return await run_graph(
                 manifest, body, headers, config=config, client=own, on_event=on_event, rng=rng,
                 clock=clock, keep_trace=keep_trace,

@@ -175,3 +175,21 @@ def test_propagate_headers_is_split_as_kserve_splits_it(
         result = run(*args)
     sent = result["body"]["headers"]
     assert [name for name in ("X-A", "X-B") if name in sent] == expected
+
+
+def test_rungraph_reads_answers_of_any_size_as_kserve_unless_capped(tmp_path: Path) -> None:
+    """KServe passes an 11 MiB answer through; the studio's 10 MiB test-run cap is an option here."""
+    size = 11 * 1024 * 1024
+    with StepServer() as server:
+        server.route("/big", Reply(body=b'"' + b"x" * (size - 2) + b'"'))
+        path = tmp_path / "big.yaml"
+        path.write_text(
+            CHAIN.replace("serviceName: first", f"serviceUrl: {server.url('/big')}").format(
+                second=server.url("/big")
+            )
+        )
+        result = run(str(path), "--data", "{}")
+        assert (result["status"], len(result["body"])) == (200, size - 2)
+        capped = run(str(path), "--data", "{}", "--max-response-bytes", str(10 * 1024 * 1024))
+        assert capped["status"] == 500
+        assert "exceeds the engine's 10485760-byte limit" in capped["body"]["cause"]
