@@ -15,7 +15,9 @@ import http.client
 import json
 import os
 import socket
+import struct
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,12 +92,9 @@ class OracleRouter:
 
     def __exit__(self, *exc: object) -> None:
         if self._proc is not None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
+            # SIGKILL: on SIGTERM KServe's router fails readiness and waits 30 s before stopping.
+            self._proc.kill()
+            self._proc.wait()
             self._proc = None
 
     def post(self, body: bytes, *, timeout: float = 10.0) -> Answer:
@@ -107,3 +106,75 @@ class OracleRouter:
             return Answer(response.status, response.getheader("Content-Type"), response.read())
         finally:
             conn.close()
+
+
+class RawServer:
+    """A loopback TCP server that answers every connection with fixed bytes, then closes it.
+
+    It reads the request head (and a ``Content-Length`` body) first, unless ``read_request`` is
+    false; ``reset`` closes with an RST instead of a FIN. For transport errors a well-behaved HTTP
+    server cannot produce: no answer, a cut body, a malformed status line, plain HTTP to a TLS client.
+    """
+
+    def __init__(self, answer: bytes, *, reset: bool = False, read_request: bool = True) -> None:
+        self.answer = answer
+        self.reset = reset
+        self.read_request = read_request
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(16)
+        self._sock.settimeout(0.05)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._sock.getsockname()[1])
+
+    def __enter__(self) -> RawServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._sock.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    if self.read_request:
+                        self._read_request(conn)
+                    else:
+                        conn.recv(65536)
+                    conn.sendall(self.answer)
+                    if self.reset:
+                        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                except OSError:
+                    pass
+
+    @staticmethod
+    def _read_request(conn: socket.socket) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        while len(body) < length:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            body += chunk

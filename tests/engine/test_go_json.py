@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oraclekit import OracleRouter, ensemble_graph, require_oracle
 
 from execution.engine import error_body
 from execution.engine.gojson import (
@@ -32,7 +33,6 @@ from execution.engine.gojson import (
     is_valid_json,
 )
 from execution.engine.runner import map_predictions_to_instances
-from tests.engine.oraclekit import OracleRouter, ensemble_graph, require_oracle
 
 _DATA = Path(__file__).parent / "data"
 _ENSEMBLE: list[dict[str, Any]] = json.loads((_DATA / "gojson_ensemble.json").read_text())

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oraclekit import OracleRouter, require_oracle, sequence_graph
 
 from execution.engine.sniff import response_content_type, sniff_content_type
-from tests.engine.oraclekit import OracleRouter, require_oracle, sequence_graph
 
 _VECTORS: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "sniff.json").read_text())
 
