@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from oraclekit import OracleRouter, ensemble_graph, require_oracle
 
-from execution.engine import error_body
+from execution.engine import error_body, gojson
 from execution.engine.gojson import (
     GoJsonError,
     go_json_dumps,
@@ -254,3 +256,32 @@ def test_map_vectors_still_match_the_oracle(server: Any) -> None:
             if (answer.status, answer.body) != (vector["status"], bytes.fromhex(vector["body_hex"])):
                 differ.append(vector["input_hex"])
     assert differ == []
+
+
+_JSONISH = st.lists(
+    st.sampled_from(
+        [b"{", b"}", b"[", b"]", b":", b",", b" ", b"\n", b'"a"', b'"\\u00e9"', b'"\\ud800"', b'"\xff"', b"1", b"-0.5",
+         b"1e400", b"true", b"null", b"NaN", b"\xef\xbb\xbf", b'"k":', b"0", b"12345678901234567890"]
+    ),
+    max_size=12,
+).map(b"".join)  # fmt: skip
+
+
+@given(_JSONISH)
+def test_fast_path_and_exact_parser_agree(data: bytes) -> None:
+    """The C-json fast path never answers differently from the exact byte-level parser."""
+    assert is_valid_json(data) is (go_syntax_error(data) is None)
+    try:
+        fast: Any = ("ok", go_json_loads(data))
+    except GoJsonError as exc:
+        fast = ("error", str(exc))
+    try:
+        parsed = gojson._exact(data)  # the exact parser alone (private on purpose)
+        exact: Any = (
+            ("ok", parsed.value)
+            if not parsed.errors
+            else ("error", f"json: cannot unmarshal number {parsed.errors[0]} into Go value of type float64")
+        )
+    except GoJsonError as exc:
+        exact = ("error", str(exc))
+    assert repr(fast) == repr(exact)
