@@ -98,6 +98,31 @@ def _skip_ws(data: bytes, pos: int) -> int:
 _STRING_RE: Final = re.compile(rb'"((?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+)"')
 _NUMBER_RE: Final = re.compile(rb"-?(?:0|[1-9][0-9]*+)(\.[0-9]++)?([eE][-+]?[0-9]++)?")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# Validation only: a run of ", scalar" (array) or ", "key": scalar" (object) members in one regex
+# call. A scalar must end where Go's scanner would end it (a number or literal is followed by
+# whitespace or punctuation), so the run stops before anything the byte-by-byte path must judge.
+_END: Final = rb"(?=[ \t\r\n,\]}])"
+_SCALAR: Final = (
+    rb'(?:"(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
+    rb"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?"
+    + _END
+    + rb"|(?:true|false|null)"
+    + _END
+    + rb")"
+)
+_STRING: Final = rb'"(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
+_W: Final = rb"[ \t\r\n]*+"
+_MEMBER: Final = _STRING + _W + rb":" + _W + _SCALAR
+# A container holding only scalars (one level deeper: used only below the depth limit).
+_FLAT: Final = (
+    rb"(?:\[" + _W + rb"(?:" + _SCALAR + rb"(?:" + _W + rb"," + _W + _SCALAR + rb")*+" + _W + rb")?\]"
+    rb"|\{" + _W + rb"(?:" + _MEMBER + rb"(?:" + _W + rb"," + _W + _MEMBER + rb")*+" + _W + rb")?\})"
+)
+_ITEM: Final = rb"(?:" + _SCALAR + rb"|" + _FLAT + rb")"
+_LIST_RUN: Final = re.compile(rb"(?:" + _W + rb"," + _W + _ITEM + rb")*+")
+_DICT_RUN: Final = re.compile(rb"(?:" + _W + rb"," + _W + _STRING + _W + rb":" + _W + _ITEM + rb")*+")
+_LIST_RUN_SCALARS: Final = re.compile(rb"(?:" + _W + rb"," + _W + _SCALAR + rb")*+")
+_DICT_RUN_SCALARS: Final = re.compile(rb"(?:" + _W + rb"," + _W + _MEMBER + rb")*+")
 _HEX: Final = frozenset(b"0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES: Final = frozenset(b'"\\/bfnrt')
 _SPACE: Final = 0x20  # Go's scanner.eof() feeds one ' ' after the last byte
@@ -217,10 +242,11 @@ class _Parsed:
         self.pairs: list[tuple[str, Any, int, int]] = []  # (key, value, errors start, errors end)
 
 
-def _parse(data: bytes) -> _Parsed:
+def _parse(data: bytes, *, build: bool = True) -> _Parsed:
     """Parse ``data`` as Go's ``checkValid`` + decoder into ``interface{}`` would; iterative.
 
-    Raises :class:`_Syntax` with Go's message on the first syntax error (in byte order).
+    Raises :class:`_Syntax` with Go's message on the first syntax error (in byte order). With
+    ``build=False`` it only validates (Go's ``checkValid``): no values, no saved errors.
     """
     result = _Parsed()
     n = len(data)
@@ -241,7 +267,7 @@ def _parse(data: bytes) -> _Parsed:
             match = _STRING_RE.match(data, pos)
             if match is None:
                 raise _string_error(data, pos)
-            key = _decode_string(match.group(1))
+            key = _decode_string(match.group(1)) if build else ""
             pos = _skip_ws(data, match.end())
             if pos >= n:
                 raise _Syntax(_EOF)
@@ -280,11 +306,11 @@ def _parse(data: bytes) -> _Parsed:
             match = _STRING_RE.match(data, pos)
             if match is None:
                 raise _string_error(data, pos)
-            value, pos = _decode_string(match.group(1)), match.end()
+            value, pos = (_decode_string(match.group(1)) if build else None), match.end()
         elif byte == 0x2D or 0x30 <= byte <= 0x39:
             pos, literal = _number(data, pos)
-            value = float(literal)
-            if math.isinf(value):
+            value = float(literal) if build else None
+            if build and math.isinf(value):
                 result.errors.append(literal.decode("ascii"))
         elif byte in _LITERALS:
             pos, value = _literal(data, pos)
@@ -299,11 +325,19 @@ def _parse(data: bytes) -> _Parsed:
                 result.value = value
                 return result
             parent = containers[-1]
-            if isinstance(parent, dict):
+            if not build:
+                if len(containers) < _MAX_DEPTH:
+                    runs = (_DICT_RUN, _LIST_RUN)
+                else:  # a nested container here would exceed the limit: scalars only
+                    runs = (_DICT_RUN_SCALARS, _LIST_RUN_SCALARS)
+                run = runs[0 if isinstance(parent, dict) else 1].match(data, pos)
+                assert run is not None  # the pattern matches the empty string
+                pos = run.end()
+            elif isinstance(parent, dict):
                 parent[keys[-1]] = value
-                if len(containers) == 1:
+                if build and len(containers) == 1:
                     result.pairs.append((keys[-1], value, pair_start, len(result.errors)))
-            else:
+            elif build:
                 parent.append(value)
             pos = _skip_ws(data, pos)
             if pos >= n:
@@ -326,7 +360,7 @@ def _parse(data: bytes) -> _Parsed:
 def go_syntax_error(data: bytes | str) -> str | None:
     """The syntax error Go's ``json.Unmarshal`` reports for ``data``, or None if ``json.Valid``."""
     try:
-        _parse(_as_bytes(data))
+        _parse(_as_bytes(data), build=False)
     except _Syntax as exc:
         return str(exc)
     return None
@@ -376,7 +410,7 @@ def is_valid_json(data: bytes | str) -> bool:
     except (_Unsupported, ValueError, RecursionError):
         pass
     try:
-        _parse(raw)
+        _parse(raw, build=False)
     except _Syntax:
         return False
     return True
@@ -384,6 +418,7 @@ def is_valid_json(data: bytes | str) -> bool:
 
 def _exact(data: bytes) -> _Parsed:
     try:
+        _parse(data, build=False)  # a syntax error is found faster without building values
         return _parse(data)
     except _Syntax as exc:
         raise GoJsonError(str(exc)) from None

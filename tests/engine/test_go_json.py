@@ -285,3 +285,13 @@ def test_fast_path_and_exact_parser_agree(data: bytes) -> None:
     except GoJsonError as exc:
         exact = ("error", str(exc))
     assert repr(fast) == repr(exact)
+
+
+@pytest.mark.parametrize(("depth", "valid"), [(9999, True), (10000, False)])
+def test_depth_limit_holds_for_containers_after_the_first_element(depth: int, valid: bool) -> None:
+    """The validator's shortcut for flat containers respects the limit like the first element does."""
+    for member in (b"[1]", b'{"a":1}', b"[]"):
+        body = b"[" * depth + b"1," + member + b"]" * depth
+        assert is_valid_json(body) is valid
+        expected = None if valid else f"invalid character '{chr(member[0])}' exceeded max depth"
+        assert go_syntax_error(body) == expected
