@@ -36,7 +36,7 @@ from typing import Any, Final
 
 import httpx
 
-from execution.engine.goerrors import go_url_error, transport_cause
+from execution.engine.goerrors import go_parse_error, transport_cause
 from execution.engine.http import CHECKED_BY, ResponseTooLarge, run_budget
 from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
@@ -233,7 +233,7 @@ async def _follow(
             await _discard(response)
         finally:
             await response.aclose()
-        problem = go_url_error(location)
+        problem = go_parse_error(location)  # Go: req.URL.Parse(loc)
         if problem is not None:
             raise ServiceCallError(
                 post + f"failed to parse Location header {_go_quote(location)}: {problem}", hops

@@ -24,8 +24,8 @@ from execution.engine.goerrors import go_url_error
 from execution.engine.gojson import (
     GoJsonError,
     go_json_dumps,
-    go_json_loads,
     go_unmarshal_object,
+    go_unmarshal_predictions,
     is_valid_json,
 )
 from execution.engine.headers import CompiledPatterns, compile_patterns, normalise_headers, propagated_headers
@@ -110,28 +110,16 @@ def _tighter(a: float | None, b: float | None) -> float | None:
 
 
 def map_predictions_to_instances(body: bytes) -> bytes:
-    """KServe's ``mapPredictionsToInstances`` rewrite (ROUTER-SEMANTICS §2.4).
+    """KServe's ``mapPredictionsToInstances`` rewrite (docs/router-semantics.md, Sequence).
 
-    Go decodes the body into ``struct{Predictions, Instances []any}`` (keys matched
-    case-insensitively, as encoding/json does). If that succeeds and ``predictions`` is a non-empty
-    array, the result is ``{"instances": predictions}`` re-encoded by Go; every other key is
-    dropped. Otherwise the body is returned unchanged.
+    Go decodes the body into ``struct{Predictions, Instances []any}``; when that succeeds and
+    ``predictions`` is a non-empty array, the result is ``{"instances": predictions}`` re-encoded by
+    Go, every other key dropped. Otherwise (any decode error included) the body is unchanged.
     """
     try:
-        decoded = go_json_loads(body)
+        predictions = go_unmarshal_predictions(body)
     except GoJsonError:
         return body
-    if not isinstance(decoded, dict):
-        return body
-    predictions: list[Any] | None = None
-    for key, value in decoded.items():
-        folded = key.lower()
-        if folded not in ("predictions", "instances"):
-            continue
-        if value is not None and not isinstance(value, list):
-            return body  # Go: cannot unmarshal … into []interface{}; the body is left alone
-        if folded == "predictions":
-            predictions = value
     if not predictions:
         return body
     return go_json_dumps({"instances": predictions})
