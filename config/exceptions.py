@@ -14,7 +14,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import OperationalError
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -176,3 +177,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(response.data, Mapping) and "detail" in response.data:
         response.data = {"detail": str(response.data["detail"])}
     return response
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 for a URL no route matches: the API's error shape under ``/api/``, else the
+    plain page (so a client of the API never has to parse HTML)."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": f"There is no API endpoint at {request.path!r}."}, status=404)
+    return defaults.page_not_found(request, exception)

@@ -8,6 +8,9 @@ from config.auth import RateLimitedLoginView
 from config.params import DbIntConverter
 from graphs import views as graph_views
 
+# A URL no route matches answers the API's error shape under /api/ (config.exceptions).
+handler404 = "config.exceptions.page_not_found"
+
 # <dbint:…> in the apps' routes: ids and version numbers a database column can hold (else 404).
 register_converter(DbIntConverter, "dbint")
 

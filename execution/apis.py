@@ -52,6 +52,9 @@ class ConditionEvaluateApi(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
+        """Evaluate a GJSON condition against a JSON document exactly as KServe's router does
+        (`gjson.GetBytes(doc, condition).Exists()`), with the value it found.
+        """
         data = self.ConditionEvaluateInput(data=request.data)
         data.is_valid(raise_exception=True)
         document: Any = data.validated_data["document"]
@@ -121,6 +124,9 @@ class EnvironmentInput(serializers.Serializer):
 class EnvironmentListCreateApi(APIView):
     @extend_schema(operation_id="environments_list", responses=paginated(EnvironmentOutputSerializer))
     def get(self, request: Request) -> Response:
+        """The environments you may use for test runs: yours, the shared ones and the system's
+        default (`local`).
+        """
         return paginate(
             request, self, selectors.environment_list(user=request.user), EnvironmentOutputSerializer
         )
@@ -131,6 +137,10 @@ class EnvironmentListCreateApi(APIView):
         responses={201: EnvironmentOutputSerializer},
     )
     def post(self, request: Request) -> Response:
+        """Create an environment: where test runs send their step calls (service map, URL template),
+        which client headers they propagate, their timeouts, and the private or loopback networks
+        they may reach. Private to you unless staff shares it.
+        """
         data = EnvironmentInput(data=request.data)
         data.is_valid(raise_exception=True)
         environment = services.environment_create(owner=request.user, **data.validated_data)
@@ -140,6 +150,7 @@ class EnvironmentListCreateApi(APIView):
 class EnvironmentDetailApi(APIView):
     @extend_schema(operation_id="environments_retrieve", responses=EnvironmentOutputSerializer)
     def get(self, request: Request, pk: int) -> Response:
+        """One environment you may use, with its service map, header patterns, timeouts and networks."""
         return Response(EnvironmentOutputSerializer(selectors.environment_get(pk=pk, user=request.user)).data)
 
     @extend_schema(
@@ -148,6 +159,7 @@ class EnvironmentDetailApi(APIView):
         responses=EnvironmentOutputSerializer,
     )
     def patch(self, request: Request, pk: int) -> Response:
+        """Change an environment. The owner (while private) or staff; every change is audited."""
         data = EnvironmentInput(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         environment = selectors.environment_get(pk=pk, user=request.user)
@@ -158,6 +170,9 @@ class EnvironmentDetailApi(APIView):
 
     @extend_schema(operation_id="environments_destroy", responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
+        """Delete an environment. The owner (while private) or staff; the system's default cannot be
+        deleted.
+        """
         environment = selectors.environment_get(pk=pk, user=request.user)
         services.environment_delete(environment=environment, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -329,6 +344,7 @@ class RunListCreateApi(APIView):
         responses=paginated(RunSummarySerializer),
     )
     def get(self, request: Request, name: str) -> Response:
+        """The graph's test runs, newest first, filtered by version, status or environment."""
         graph = graph_selectors.graph_get(name=name, user=request.user)
         qs = selectors.run_list(
             graph=graph,
@@ -353,6 +369,11 @@ class RunListCreateApi(APIView):
         responses={202: RunOutputSerializer},
     )
     def post(self, request: Request, name: str) -> Response:
+        """Start a test run of a version (default: the latest) in an environment you may use
+        (default: `local`). Answers 202 at once with the queued run; follow it with the event
+        stream. A version with errors answers 422. An `Idempotency-Key` header makes a retried
+        request return the same run.
+        """
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -388,12 +409,19 @@ class RunListCreateApi(APIView):
 class RunDetailApi(APIView):
     @extend_schema(operation_id="runs_retrieve", responses=RunOutputSerializer)
     def get(self, request: Request, run_id: uuid.UUID) -> Response:
+        """A run: its status, the graph's response (status, content type, body), and the trace of
+        every step call (request, response, status, latency, route decisions). Secret request
+        headers are redacted.
+        """
         return Response(RunOutputSerializer(selectors.run_get(run_id=run_id, user=request.user)).data)
 
 
 class RunRerunApi(APIView):
     @extend_schema(operation_id="runs_rerun", request=None, responses={202: RunOutputSerializer})
     def post(self, request: Request, run_id: uuid.UUID) -> Response:
+        """Run the same request on the same version and environment again, as a new run (202).
+        Redacted secret headers are not resent by another user.
+        """
         run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
         return _run_response(
             services.run_rerun(run=run, user=request.user), request, status.HTTP_202_ACCEPTED
@@ -403,6 +431,9 @@ class RunRerunApi(APIView):
 class RunCancelApi(APIView):
     @extend_schema(operation_id="runs_cancel", request=None, responses={202: RunOutputSerializer})
     def post(self, request: Request, run_id: uuid.UUID) -> Response:
+        """Cancel a queued or running run (202); its in-flight step calls are cancelled and it ends
+        `cancelled`. The run's starter, staff, or anyone who may save the graph.
+        """
         run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
         return _run_response(
             services.run_cancel(run=run, user=request.user), request, status.HTTP_202_ACCEPTED

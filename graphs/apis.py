@@ -93,6 +93,10 @@ class GraphListCreateApi(APIView):
         operation_id="graphs_create", request=GraphCreateInput, responses={201: GraphOutputSerializer}
     )
     def post(self, request: Request) -> Response:
+        """Create a graph from a manifest (its first version). The name comes from `name` or the
+        manifest's `metadata.name` and must be a KServe name; a manifest KServe would reject is
+        saved with `valid: false` and its issues.
+        """
         data = self.GraphCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = services.graph_create(owner=request.user, **data.validated_data)
@@ -106,6 +110,9 @@ class GraphListCreateApi(APIView):
 class GraphDetailApi(APIView):
     @extend_schema(operation_id="graphs_retrieve", responses=GraphOutputSerializer)
     def get(self, request: Request, name: str) -> Response:
+        """The graph with its latest version (manifest, layout, validity, issues). The `ETag` header
+        (`"v{n}"`) is the precondition for the next save.
+        """
         graph = selectors.graph_get(name=name, user=request.user)
         response = Response(GraphOutputSerializer(graph).data)
         response["ETag"] = etag(graph.latest_version.number if graph.latest_version else None)
@@ -123,6 +130,7 @@ class GraphDetailApi(APIView):
 class GraphRestoreApi(APIView):
     @extend_schema(operation_id="graphs_restore", request=None, responses=GraphOutputSerializer)
     def post(self, request: Request, name: str) -> Response:
+        """Bring an archived graph back into the list. Owner only."""
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_owner(graph, request.user)
         graph = services.graph_restore(graph=graph, actor=request.user)
@@ -140,6 +148,7 @@ class GraphVersionListCreateApi(APIView):
 
     @extend_schema(operation_id="graphs_versions_list", responses=paginated(VersionSummarySerializer))
     def get(self, request: Request, name: str) -> Response:
+        """The graph's versions, newest first, as summaries (no manifests)."""
         graph = selectors.graph_get(name=name, user=request.user)
         return paginate(request, self, selectors.version_list(graph=graph), VersionSummarySerializer)
 
@@ -157,6 +166,11 @@ class GraphVersionListCreateApi(APIView):
         responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
     )
     def post(self, request: Request, name: str) -> Response:
+        """Save a new immutable version. Send the version the edit started from (`If-Match: "v{n}"`
+        or `base_version`): a stale base answers 409 with the latest number and the diff, and
+        nothing is saved. Saving a manifest and layout identical to the latest returns that
+        version (200) instead of a new one (201). Editors and the owner only.
+        """
         data = self.VersionSaveInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
@@ -180,6 +194,7 @@ class GraphVersionListCreateApi(APIView):
 class GraphVersionDetailApi(APIView):
     @extend_schema(operation_id="graphs_versions_retrieve", responses=VersionOutputSerializer)
     def get(self, request: Request, name: str, number: int) -> Response:
+        """One version: its manifest, layout, hash, validity and issues."""
         graph = selectors.graph_get(name=name, user=request.user)
         return Response(VersionOutputSerializer(selectors.version_get(graph=graph, number=number)).data)
 
@@ -206,9 +221,12 @@ class GraphVersionRollbackApi(APIView):
                 description='The ETag ("v{n}") of the latest version the client saw',
             )
         ],
-        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer, 409: OpenApiTypes.OBJECT},
+        responses={201: VersionOutputSerializer, 200: VersionOutputSerializer},
     )
     def post(self, request: Request, name: str, number: int) -> Response:
+        """Create a new version whose manifest and layout equal version `number`'s. Takes the same
+        precondition as a save (409 with the diff when stale). Editors and the owner only.
+        """
         data = self.RollbackInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
@@ -234,6 +252,9 @@ class GraphDiffApi(APIView):
         responses=OpenApiTypes.OBJECT,
     )
     def get(self, request: Request, name: str) -> Response:
+        """The semantic diff between versions `from` and `to`: nodes, steps and fields added,
+        removed and changed.
+        """
         graph = selectors.graph_get(name=name, user=request.user)
         numbers = []
         for key in ("from", "to"):
@@ -256,6 +277,9 @@ class GraphVersionExportApi(APIView):
         },
     )
     def get(self, request: Request, name: str, number: int) -> HttpResponse:
+        """The version as a deployable InferenceGraph, YAML (default) or JSON, ready for `kubectl
+        apply`. A version with errors KServe would reject answers 422 with its issues.
+        """
         fmt = request.query_params.get("format", "yaml")
         if fmt not in ("yaml", "json"):
             raise BadRequest(f"format must be yaml or json, got {fmt!r}.")
@@ -298,6 +322,11 @@ class GraphImportApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
+        """Import one or more InferenceGraph manifests (a YAML stream or JSON). Each document
+        becomes a graph, or with `?graph=` a new version of that graph. Every field is kept;
+        problems come back as issues with their line and column. At most a bounded number of
+        documents per request (413 beyond).
+        """
         raw = request.data if isinstance(request.data, bytes) else b""
         target = request.query_params.get("graph")
         result = graph_import(
@@ -327,6 +356,10 @@ class ValidateApi(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
+        """Validate a manifest without saving it: every issue at once, each pinned to its node, step
+        and field. Errors are what KServe would reject; warnings are what KServe accepts but will
+        misbehave on.
+        """
         data = self.ValidateInput(data=request.data)
         data.is_valid(raise_exception=True)
         issues = [
@@ -346,6 +379,9 @@ class GraphMemberListCreateApi(APIView):
 
     @extend_schema(operation_id="graphs_members_list", responses=MemberOutputSerializer(many=True))
     def get(self, request: Request, name: str) -> Response:
+        """The graph's members and their roles (`viewer` reads and runs, `editor` also saves and
+        rolls back).
+        """
         graph = selectors.graph_get(name=name, user=request.user)
         return Response(MemberOutputSerializer(graph.members.select_related("user"), many=True).data)
 
@@ -353,6 +389,7 @@ class GraphMemberListCreateApi(APIView):
         operation_id="graphs_members_create", request=MemberAddInput, responses={201: MemberOutputSerializer}
     )
     def post(self, request: Request, name: str) -> Response:
+        """Add a member, or change a member's role. Owner only; an unknown role is 400."""
         data = self.MemberAddInput(data=request.data)
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
@@ -368,6 +405,7 @@ class GraphMemberListCreateApi(APIView):
 class GraphMemberDeleteApi(APIView):
     @extend_schema(operation_id="graphs_members_destroy", responses={204: None})
     def delete(self, request: Request, name: str, username: str) -> Response:
+        """Remove a member from the graph (they keep read access, as every signed-in user). Owner only."""
         graph = selectors.graph_get(name=name, user=request.user)
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
@@ -379,5 +417,8 @@ class GraphMemberDeleteApi(APIView):
 class GraphAuditListApi(APIView):
     @extend_schema(operation_id="graphs_audit_list", responses=paginated(AuditEventOutputSerializer))
     def get(self, request: Request, name: str) -> Response:
+        """The graph's audit log, newest first: who created, saved, rolled back, archived and shared
+        it.
+        """
         graph = selectors.graph_get(name=name, user=request.user)
         return paginate(request, self, selectors.audit_list(graph=graph), AuditEventOutputSerializer)

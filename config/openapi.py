@@ -1,0 +1,233 @@
+"""What the OpenAPI schema says beyond what the views declare: the one error shape and where it
+answers, and the InferenceGraph schema behind every ``manifest``.
+
+drf-spectacular calls :func:`postprocess` once per schema build (``SPECTACULAR_SETTINGS``
+``POSTPROCESSING_HOOKS``). Every operation gets the error answers that apply to it, each with the
+body ``config.exceptions`` writes; the answers an operation declares itself are kept.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Final
+
+from graphs.spec.schema import OPENAPI_SCHEMA
+
+ERROR_SCHEMA: Final = {
+    "type": "object",
+    "description": "Every error answer has this shape; `issues` carries only the fields that apply.",
+    "properties": {
+        "detail": {"type": "string", "description": "What went wrong, in a sentence."},
+        "issues": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "example": "switch.no-condition"},
+                    "severity": {"type": "string", "enum": ["error", "warning"]},
+                    "message": {"type": "string"},
+                    "node": {"type": "string"},
+                    "step": {"type": "integer"},
+                    "path": {"type": "string", "example": "spec.nodes.root.steps[0].weight"},
+                    "line": {"type": "integer"},
+                    "column": {"type": "integer"},
+                },
+                "required": ["code", "message"],
+            },
+        },
+    },
+    "required": ["detail"],
+}
+
+CONFLICT_SCHEMA: Final = {
+    "description": "A stale save or rollback: the error, the latest version and what changed since your base.",
+    "allOf": [
+        {"$ref": "#/components/schemas/Error"},
+        {
+            "type": "object",
+            "properties": {
+                "latest_version": {"type": "integer"},
+                "base_version": {"type": "integer"},
+                "diff": {"type": "object", "description": "The semantic diff from your base to the latest"},
+                "latest": {
+                    "type": "object",
+                    "description": "The latest version, as the version endpoint shows it",
+                },
+            },
+        },
+    ],
+}
+
+# The answers every operation may give, and those some give (by operationId).
+_ALWAYS: Final = {
+    "401": "Not signed in: send `Authorization: Token <key>` or a session cookie.",
+    "403": "Signed in, but not allowed (a session request without its CSRF token is refused too).",
+}
+_WITH_PATH_PARAMETER: Final = {
+    "404": "No such graph, version, run, environment or member (or not yours to see)."
+}
+_BAD_REQUEST: Final = "The request is malformed: the issues say which field or parameter and why."
+_BUSY: Final = "The database is busy; try again after `Retry-After` seconds."
+_BY_OPERATION: Final[dict[str, dict[str, str]]] = {
+    "graphs_create": {"413": "The manifest is larger than the studio's limits (size, nodes, steps, depth)."},
+    "graphs_versions_create": {
+        "409": "Stale base version: `detail` names the latest version and the diff from your base; "
+        "nothing was saved, nothing you sent is lost.",
+        "413": "The manifest is larger than the studio's limits (size, nodes, steps, depth).",
+    },
+    "graphs_versions_rollback": {"409": "Stale base version (as for a save)."},
+    "graphs_versions_export": {"422": "The version has errors KServe would reject; `issues` lists them."},
+    "graphs_import": {"413": "More documents, or a larger body, than one import takes."},
+    "graphs_runs_create": {
+        "422": "The version has errors KServe would reject; `issues` lists them.",
+        "413": "The request body is larger than a run takes.",
+    },
+    "runs_events": {"429": "Too many open event streams; close one, or retry after `Retry-After` seconds."},
+}
+
+
+_CHAIN: Final = {
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "InferenceGraph",
+    "metadata": {"name": "model-chainer", "namespace": "default"},
+    "spec": {
+        "nodes": {
+            "root": {
+                "routerType": "Sequence",
+                "steps": [
+                    {"name": "detect", "serviceName": "face-detector"},
+                    {"name": "embed", "serviceName": "face-embedder", "data": "$response"},
+                ],
+            }
+        }
+    },
+}
+_CHAIN_YAML: Final = """apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: model-chainer
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+        - name: detect
+          serviceName: face-detector
+        - name: embed
+          serviceName: face-embedder
+          data: $response
+"""
+# One example request per operation that takes a body, by operationId and content type.
+_EXAMPLES: Final[dict[str, dict[str, Any]]] = {
+    "graphs_create": {"application/json": {"manifest": _CHAIN, "message": "First draft"}},
+    "graphs_versions_create": {
+        "application/json": {
+            "manifest": _CHAIN,
+            "layout": {},
+            "message": "Embed after detect",
+            "base_version": 3,
+        }
+    },
+    "graphs_versions_rollback": {"application/json": {"base_version": 5}},
+    "graphs_import": {"application/yaml": _CHAIN_YAML, "application/json": _CHAIN},
+    "validate": {"application/json": {"manifest": _CHAIN}},
+    "conditions_evaluate": {
+        "application/json": {
+            "document": {"predictions": [{"label": "cat", "score": 0.93}]},
+            "condition": 'predictions.#(label=="cat")',
+        }
+    },
+    "environments_create": {
+        "application/json": {
+            "name": "staging",
+            "service_urls": {"face-detector": "http://detector.staging.internal/v1/models/face:predict"},
+            "url_template": "http://{name}.staging.internal/v1/models/{name}:predict",
+            "propagate_headers": ["^X-Request-Id$", "^Authorization$"],
+            "step_timeout": 10,
+            "deadline": 30,
+            "allow_private": True,
+        }
+    },
+    "environments_update": {"application/json": {"deadline": 45}},
+    "graphs_members_create": {"application/json": {"user": "erin", "role": "viewer"}},
+    "graphs_runs_create": {
+        "application/json": {
+            "version": 3,
+            "payload": {"instances": [{"image": "group-photo.jpg"}]},
+            "headers": {"X-Request-Id": "demo-1"},
+            "environment": "local",
+            "seed": 42,
+        }
+    },
+}
+
+
+def _error_response(code: str, description: str) -> dict[str, Any]:
+    component = "Conflict" if code == "409" else "Error"
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{component}"}}},
+    }
+
+
+def _inference_graph_schema() -> dict[str, Any]:
+    schema = copy.deepcopy(dict(OPENAPI_SCHEMA))
+    schema["description"] = (
+        "A KServe InferenceGraph (serving.kserve.io/v1alpha1): the CRD's own schema. Documents that "
+        "break it are still stored (marked invalid, with issues), so work in progress is never lost."
+    )
+    return schema
+
+
+def _is_free_form(schema: Any) -> bool:
+    """Any JSON (``{}``, a JSONField) or an object with no declared properties."""
+    if not isinstance(schema, dict) or "properties" in schema or "$ref" in schema or "allOf" in schema:
+        return False
+    return schema.get("type") in (None, "object")
+
+
+def _link_manifests(node: Any) -> None:
+    """Point every free-form ``manifest`` property at the InferenceGraph component."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, dict):
+            properties = current.get("properties")
+            if isinstance(properties, dict) and _is_free_form(properties.get("manifest")):
+                # Documents that break the CRD are stored too (marked invalid), hence the second form.
+                properties["manifest"] = {
+                    "description": "An InferenceGraph manifest (apiVersion, kind, metadata, spec).",
+                    "anyOf": [{"$ref": "#/components/schemas/InferenceGraph"}, {"type": "object"}],
+                }
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+
+
+def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: error answers, the Error, Conflict and InferenceGraph
+    components."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"] = ERROR_SCHEMA
+    schemas["Conflict"] = CONFLICT_SCHEMA
+    schemas["InferenceGraph"] = _inference_graph_schema()
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            extra = dict(_ALWAYS)
+            if "{" in path:
+                extra.update(_WITH_PATH_PARAMETER)
+            writes = method in ("post", "put", "patch", "delete")
+            if writes or any(p.get("in") == "query" for p in operation.get("parameters", [])):
+                extra["400"] = _BAD_REQUEST
+            if writes:
+                extra["503"] = _BUSY
+            extra.update(_BY_OPERATION.get(operation.get("operationId", ""), {}))
+            responses = operation.setdefault("responses", {})
+            for code, description in extra.items():
+                responses.setdefault(code, _error_response(code, description))
+            content = operation.get("requestBody", {}).get("content", {})
+            for content_type, example in _EXAMPLES.get(operation.get("operationId", ""), {}).items():
+                if content_type in content:
+                    content[content_type].setdefault("examples", {"example": {"value": example}})
+    _link_manifests(schemas)
+    return result
