@@ -4,6 +4,7 @@ import { createContext, memo, useContext, useRef, useState, type DragEvent } fro
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
 import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
+import { rowDropIndex } from "./dropPoint";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
 
@@ -194,8 +195,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
     e.preventDefault();
     e.stopPropagation();
     const rect = (e.currentTarget as HTMLElement).getBoundingClientRect();
-    const at = e.clientY > rect.top + rect.height / 2 ? index + 1 : index;
-    setDropAt(at);
+    setDropAt(rowDropIndex(e.clientY - rect.top, rect.height, index, node.steps.length));
     e.dataTransfer.dropEffect = e.dataTransfer.types.includes(STEP_MIME) ? "move" : "copy";
   };
 
@@ -213,6 +213,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   if (mark) classes.push(`mark-${mark}`);
   if (!data.reachable && !isRoot) classes.push("unreachable");
   if (run) classes.push(`run-${run.status}`);
+  if (dropAt !== null) classes.push("drop-target");
 
   return (
     <div
@@ -222,12 +223,13 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
         if (readOnly || !acceptsDrop(e)) return;
         e.preventDefault();
         e.stopPropagation();
-        if (dropAt === null) setDropAt(node.steps.length);
+        // Rows stop their own dragover, so this is the card's head, type line or foot: append.
+        setDropAt(node.steps.length);
       }}
       onDragLeave={(e) => {
         if (!(e.currentTarget as HTMLElement).contains(e.relatedTarget as globalThis.Node | null)) setDropAt(null);
       }}
-      onDrop={(e) => onDrop(e, dropAt ?? undefined)}
+      onDrop={(e) => onDrop(e, undefined)}
     >
       <Handle type="target" position={Position.Left} id="in" className="handle-in" isConnectable={!readOnly} />
       <div className="card-head">
@@ -291,7 +293,10 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
                 e.dataTransfer.effectAllowed = "move";
               }}
               onDragOver={(e) => onRowDragOver(e, i)}
-              onDrop={(e) => onDrop(e, dropAt ?? i)}
+              onDrop={(e) => {
+                const rect = (e.currentTarget as HTMLElement).getBoundingClientRect();
+                onDrop(e, rowDropIndex(e.clientY - rect.top, rect.height, i, node.steps.length));
+              }}
             >
               <span className="step-index">{i}</span>
               <span className={`step-name${name ? "" : " muted"}`}>{name || "unnamed"}</span>
