@@ -68,3 +68,42 @@ def test_steps_dropped_on_the_middle_of_a_card_are_appended_in_drop_order(
     page.mouse.up()
     expect(card(page, "root").locator(".step-row")).to_have_count(6)
     assert step_names(page, "root")[-1] == "step-6"
+
+
+LONG_CONDITION = 'predictions.#(label=="dog" && score>0.9).label'
+
+SWITCH = {
+    "root": {
+        "routerType": "Switch",
+        "steps": [
+            {"name": "cats", "serviceName": "cat-model", "condition": 'instances.#(kind=="cat")'},
+            {"name": "dogs", "serviceName": "dog-model", "condition": LONG_CONDITION},
+            {"name": "other", "serviceName": "fallback"},
+        ],
+    }
+}
+
+
+def test_switch_conditions_show_on_the_step_rows(
+    user_page: Page, make_graph: Any, open_editor: Any, shot: Any
+) -> None:
+    """Each Switch step shows its condition on its row (a long one shortened, the whole text on
+    hover); a step without a condition shows none."""
+    page = user_page
+    make_graph("switch-labels", nodes=SWITCH)
+    open_editor(page, "switch-labels", cards=1)
+
+    short = step_row(page, "root", 0).locator(".step-cond")
+    expect(short.locator(".step-cond-tag")).to_have_text("if")
+    expect(short.locator(".step-cond-text")).to_have_text('instances.#(kind=="cat")')
+    long = step_row(page, "root", 1).locator(".step-cond")
+    expect(long).to_contain_text('predictions.#(label=="dog"')
+    expect(long).not_to_contain_text(LONG_CONDITION)
+    expect(long).to_have_attribute("title", f"condition: {LONG_CONDITION}")
+    expect(step_row(page, "root", 2).locator(".step-cond")).to_have_count(0)
+    # The text fits inside the card: the row does not widen it.
+    row_box = step_row(page, "root", 1).bounding_box()
+    cond_box = long.bounding_box()
+    assert row_box is not None and cond_box is not None
+    assert cond_box["x"] + cond_box["width"] <= row_box["x"] + row_box["width"]
+    shot(page, "conditions")

@@ -5,6 +5,7 @@ import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
 import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
 import { rowDropIndex } from "./dropPoint";
+import { shorten } from "./labels";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
 
@@ -96,17 +97,9 @@ function TargetChip({ step, existing }: { step: StepState; existing: Set<string>
   );
 }
 
-function Badges({ step, routerType }: { step: StepState; routerType: string }) {
+function Badges({ step }: { step: StepState }) {
   const f = step.fields;
   const out = [];
-  if (typeof f.condition === "string" && f.condition) {
-    const ignored = routerType === "Ensemble" || routerType === "Splitter";
-    out.push(
-      <span key="c" className={`badge badge-cond${ignored ? " badge-dim" : ""}`} title={`condition: ${f.condition}${ignored ? " (ignored by this router type)" : ""}`}>
-        if
-      </span>,
-    );
-  }
   if (f.weight !== undefined) {
     out.push(
       <span key="w" className="badge badge-weight" title="weight">
@@ -136,6 +129,21 @@ function Badges({ step, routerType }: { step: StepState; routerType: string }) {
     );
   }
   return <>{out}</>;
+}
+
+/**
+ * A step's condition printed on its row, as Node-RED labels a switch's outputs: shortened, the
+ * whole text in the tooltip. Ensemble and Splitter ignore conditions (ROUTER-SEMANTICS), so
+ * there it is dimmed and says so.
+ */
+function ConditionLine({ condition, routerType }: { condition: string; routerType: string }) {
+  const ignored = routerType === "Ensemble" || routerType === "Splitter";
+  return (
+    <span className={`step-cond${ignored ? " step-cond-ignored" : ""}`} title={`condition: ${condition}${ignored ? ` (ignored by ${routerType})` : ""}`}>
+      <span className="step-cond-tag">if</span>
+      <span className="step-cond-text">{shorten(condition)}</span>
+    </span>
+  );
 }
 
 const RUN_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "⤼", cancelled: "⊘", "not-taken": "–" };
@@ -303,8 +311,11 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
               <span className="step-target">
                 <TargetChip step={step} existing={data.existing} />
               </span>
+              {typeof step.fields.condition === "string" && step.fields.condition && (
+                <ConditionLine condition={step.fields.condition} routerType={routerType} />
+              )}
               <span className="step-badges">
-                <Badges step={step} routerType={routerType} />
+                <Badges step={step} />
                 {stepRun && <RunStepBadge mark={stepRun} />}
                 {sev && <span className={`dot dot-${sev}`} aria-label={sev} />}
               </span>
