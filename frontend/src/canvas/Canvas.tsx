@@ -24,7 +24,7 @@ import { isObject } from "../graph/manifest";
 import { edges as graphEdges, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
-import type { RunMarks } from "../panels/run/console";
+import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
 export interface CompareMarks {
@@ -117,8 +117,8 @@ export function Canvas({
         mark: compare?.nodes.get(node.name),
         stepMarks: compare ? node.steps.map((_, i) => compare.steps.get(issueKey(node.name, i))) : undefined,
         removedSteps: compare?.removedSteps.get(node.name),
-        run: run?.nodes.get(node.name),
-        stepRuns: run ? node.steps.map((_, i) => run.steps.get(issueKey(node.name, i))) : undefined,
+        run: run ? nodeMarkOf(run, node.name) : undefined,
+        stepRuns: run ? node.steps.map((_, i) => stepMarkOf(run, node.name, i)) : undefined,
       },
     }));
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes (see above)

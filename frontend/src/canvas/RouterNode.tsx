@@ -146,7 +146,12 @@ function ConditionLine({ condition, routerType }: { condition: string; routerTyp
   );
 }
 
-const RUN_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "⤼", cancelled: "⊘", "not-taken": "–" };
+const RUN_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", "soft-failed": "✕", skipped: "⤼", cancelled: "⊘", "not-taken": "–", "not-reached": "·" };
+
+/** "2 failed calls below went on (Soft)", for a badge whose own call succeeded. */
+function softText(count: number): string {
+  return `${count} call${count === 1 ? "" : "s"} below failed, but the graph went on (Soft dependency)`;
+}
 
 function RunNodeBadge({ run }: { run: NodeMark }) {
   const route = run.route;
@@ -158,8 +163,16 @@ function RunNodeBadge({ run }: { run: NodeMark }) {
           draw {draw.draw}
         </span>
       )}
-      <span className={`run-badge run-node-${run.status}`} title={`This node ${run.status === "running" ? "is running" : run.status}${run.statusCode !== null ? ` (${run.statusCode})` : ""}${run.durationMs !== null ? ` in ${formatMs(run.durationMs)}` : ""}`}>
+      <span
+        className={`run-badge run-node-${run.status}${run.softFailures ? " run-soft-below" : ""}`}
+        title={
+          run.status === "not-reached"
+            ? "The run never reached this node"
+            : `This node ${run.status === "running" ? "is running" : run.status}${run.statusCode !== null ? ` (${run.statusCode})` : ""}${run.durationMs !== null ? ` in ${formatMs(run.durationMs)}` : ""}${run.softFailures ? `; ${softText(run.softFailures)}` : ""}`
+        }
+      >
         {RUN_ICON[run.status]}
+        {run.softFailures > 0 && ` ${run.softFailures} soft`}
         {run.durationMs !== null && ` ${formatMs(run.durationMs)}`}
       </span>
     </>
@@ -169,7 +182,7 @@ function RunNodeBadge({ run }: { run: NodeMark }) {
 function RunStepBadge({ mark }: { mark: StepMark }) {
   const cond = mark.condition;
   const what =
-    mark.status === "not-taken" ? "not taken" : mark.status === "skipped" ? (mark.note ?? "skipped") : `${mark.status}${mark.statusCode !== null ? ` (${mark.statusCode})` : ""}${mark.durationMs !== null ? ` in ${formatMs(mark.durationMs)}` : ""}`;
+    mark.status === "not-taken" ? "not taken" : mark.status === "skipped" || mark.status === "not-reached" ? (mark.note ?? mark.status) : `${mark.status}${mark.statusCode !== null ? ` (${mark.statusCode})` : ""}${mark.durationMs !== null ? ` in ${formatMs(mark.durationMs)}` : ""}`;
   return (
     <>
       {cond && cond.matches !== null && (
@@ -180,8 +193,11 @@ function RunStepBadge({ mark }: { mark: StepMark }) {
           {cond.matches ? "✓ match" : "✗ no match"}
         </span>
       )}
-      <span className={`run-badge run-step-${mark.status}`} title={[what, mark.note && mark.status !== "skipped" ? mark.note : null, mark.calls > 1 ? `called ${mark.calls} times` : null].filter(Boolean).join(" · ")}>
-        {RUN_ICON[mark.status]}
+      <span
+        className={`run-badge run-step-${mark.status}${mark.softBelow ? " run-soft-below" : ""}`}
+        title={[what, mark.note && mark.status !== "skipped" && mark.status !== "not-reached" ? mark.note : null, mark.softBelow ? softText(mark.softBelow) : null, mark.calls > 1 ? `called ${mark.calls} times` : null].filter(Boolean).join(" · ")}
+      >
+        {mark.softBelow > 0 ? "!" : RUN_ICON[mark.status]}
         {mark.durationMs !== null && ` ${formatMs(mark.durationMs)}`}
         {mark.calls > 1 && ` ×${mark.calls}`}
       </span>
