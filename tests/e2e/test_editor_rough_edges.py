@@ -107,3 +107,114 @@ def test_switch_conditions_show_on_the_step_rows(
     assert row_box is not None and cond_box is not None
     assert cond_box["x"] + cond_box["width"] <= row_box["x"] + row_box["width"]
     shot(page, "conditions")
+
+
+ROOT_LAST = {
+    "zeta": {"routerType": "Sequence", "steps": [{"name": "z", "serviceName": "z"}]},
+    "root": {
+        "routerType": "Sequence",
+        "steps": [
+            {"name": "first", "serviceName": "first"},
+            {"name": "second", "nodeName": "zeta"},
+        ],
+    },
+}
+
+
+def focused(page: Page) -> str:
+    """What has the keyboard focus: `node:<name>`, `step:<node>#<i>`, `tab:<id>` or its tag."""
+    return str(
+        page.evaluate(
+            """() => {
+              const el = document.activeElement;
+              if (el.matches(".step-row")) return `step:${el.closest(".router-card").dataset.node}#${el.dataset.step}`;
+              if (el.matches(".react-flow__node")) return `node:${el.dataset.id}`;
+              if (el.matches("[role=tab]")) return `tab:${el.id}`;
+              return el.tagName;
+            }"""
+        )
+    )
+
+
+def test_keyboard_reaches_steps_moves_cards_as_edits_and_asks_before_deleting_root(
+    user_page: Page, make_graph: Any, open_editor: Any
+) -> None:
+    """Step rows are Tab stops (Enter selects, Up/Down walk the rows); cards come in graph order;
+    an arrow-key move is an edit (unsaved, undoable); Delete on root asks first."""
+    page = user_page
+    make_graph("keys", nodes=ROOT_LAST)
+    open_editor(page, "keys", cards=2)
+
+    # Cards in the DOM, and so in Tab order, root first although the manifest lists it last.
+    order = page.locator(".react-flow__node").evaluate_all("els => els.map(e => e.dataset.id)")
+    assert order == ["root", "zeta"]
+
+    step_row(page, "root", 0).focus()
+    assert focused(page) == "step:root#0"
+    page.keyboard.press("ArrowDown")
+    assert focused(page) == "step:root#1"
+    page.keyboard.press("Enter")
+    expect(step_row(page, "root", 1)).to_have_class(re.compile(r"\bselected\b"))
+    expect(page.locator(".props-title")).to_contain_text("Step 1")
+    page.keyboard.press("Tab")
+    assert focused(page) != "step:root#1"
+
+    # Arrow keys move the selected card: an edit, undone by Ctrl+Z.
+    card(page, "zeta").locator(".card-name").click()
+    before = card(page, "zeta").bounding_box()
+    assert focused(page) == "node:zeta"
+    expect(page.locator(".unsaved")).to_have_count(0)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".unsaved")).to_be_visible()
+    moved = card(page, "zeta").bounding_box()
+    assert before is not None and moved is not None and moved["x"] > before["x"]
+    page.keyboard.press("Control+z")
+    page.keyboard.press("Control+z")
+    expect(page.locator(".unsaved")).to_have_count(0)
+    back = card(page, "zeta").bounding_box()
+    assert back is not None and round(back["x"]) == round(before["x"])
+
+    # Delete on root asks first; Cancel keeps it, confirming removes it.
+    card(page, "root").locator(".card-name").click()
+    page.keyboard.press("Delete")
+    dialog = page.get_by_role("dialog", name="Delete the root node?")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="Cancel").click()
+    expect(card(page, "root")).to_be_visible()
+    card(page, "root").locator(".card-name").click()
+    page.keyboard.press("Delete")
+    dialog.get_by_role("button", name="Delete root").click()
+    expect(card(page, "root")).to_have_count(0)
+    # Another node goes at once.
+    card(page, "zeta").locator(".card-name").click()
+    page.keyboard.press("Delete")
+    expect(page.locator(".router-card")).to_have_count(0)
+    expect(dialog).to_be_hidden()
+
+
+def test_panel_tabs_follow_the_aria_tabs_pattern(user_page: Page, make_graph: Any, open_editor: Any) -> None:
+    """The tab list is one Tab stop; arrow keys (wrapping), Home and End switch panels."""
+    page = user_page
+    make_graph("tabs", nodes=ONE_STEP)
+    open_editor(page, "tabs", cards=1)
+    tabs = page.get_by_role("tablist", name="Panels").get_by_role("tab")
+    expect(tabs).to_have_count(5)
+    expect(page.locator('[role=tab][tabindex="0"]')).to_have_count(1)
+    page.get_by_role("tab", name="Properties").focus()
+    page.keyboard.press("ArrowRight")
+    assert focused(page) == "tab:tab-yaml"
+    expect(page.get_by_role("tab", name="YAML")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#panel-yaml")).to_be_visible()
+    page.keyboard.press("End")
+    assert focused(page) == "tab:tab-run"
+    page.keyboard.press("ArrowRight")
+    assert focused(page) == "tab:tab-properties"
+    page.keyboard.press("ArrowLeft")
+    assert focused(page) == "tab:tab-run"
+    page.keyboard.press("Home")
+    expect(page.get_by_role("tab", name="Properties")).to_have_attribute("aria-selected", "true")
+    expect(page.locator('[role=tab][tabindex="0"]')).to_have_attribute("id", "tab-properties")
+    # Tab leaves the tab list for the panel rather than walking the other tabs.
+    page.keyboard.press("Tab")
+    assert not focused(page).startswith("tab:")

@@ -21,7 +21,7 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import type { Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
-import { edges as graphEdges, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
+import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
@@ -95,7 +95,10 @@ export function Canvas({
   const derived = useMemo<RouterFlowNode[]>(() => {
     const existing = new Set(state.nodes.map((n) => n.name));
     const reach = reachable(state);
-    return state.nodes.map((node) => ({
+    // Cards in the DOM (and so in Tab order) as a reader follows the graph, root first.
+    const rank = new Map(graphOrder(state).map((name, i) => [name, i]));
+    const ordered = state.nodes.slice().sort((a, b) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0));
+    return ordered.map((node) => ({
       id: node.name,
       type: "router",
       position: node.position,
@@ -158,8 +161,23 @@ export function Canvas({
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
   }, [state.nodes, selection, compare, run]);
 
+  // Set between a pointer drag's start and stop: its moves are recorded once, at the stop.
+  const pointerDrag = useRef(false);
+
   const onNodesChange = useCallback(
     (changes: NodeChange<RouterFlowNode>[]) => {
+      // A move that is no pointer drag is React Flow's arrow-key move of the selected cards: an
+      // edit like any other (undo, unsaved changes).
+      if (!pointerDrag.current && !readOnly) {
+        const positions: Record<string, { x: number; y: number }> = {};
+        for (const c of changes) {
+          if (c.type !== "position" || c.dragging || !c.position) continue;
+          const p = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
+          const now = live.current.nodes.find((n) => n.name === c.id)?.position;
+          if (now && (now.x !== p.x || now.y !== p.y)) positions[c.id] = p;
+        }
+        if (Object.keys(positions).length) queueMicrotask(() => onEdit({ type: "moveNodes", positions }));
+      }
       setNodes((prev) => {
         const next = applyNodeChanges(changes, prev);
         if (changes.some((c) => c.type === "select")) {
@@ -172,11 +190,12 @@ export function Canvas({
         return next;
       });
     },
-    [onSelect, selection],
+    [onSelect, selection, onEdit, readOnly],
   );
 
   const onNodeDragStop = useCallback(
     (_: unknown, __: unknown, dragged: RouterFlowNode[]) => {
+      pointerDrag.current = false;
       const positions: Record<string, { x: number; y: number }> = {};
       for (const n of dragged) positions[n.id] = { x: Math.round(n.position.x), y: Math.round(n.position.y) };
       onEdit({ type: "moveNodes", positions });
@@ -281,6 +300,9 @@ export function Canvas({
           edges={rfEdges}
           nodeTypes={nodeTypes}
           onNodesChange={onNodesChange}
+          onNodeDragStart={() => {
+            pointerDrag.current = true;
+          }}
           onNodeDragStop={onNodeDragStop}
           onConnect={onConnect}
           onConnectEnd={onConnectEnd}

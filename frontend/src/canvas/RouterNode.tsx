@@ -298,6 +298,25 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
                 dropAt === i + 1 && i === node.steps.length - 1 ? "drop-after" : "",
               ].join(" ")}
               data-step={i}
+              tabIndex={0}
+              aria-label={`Step ${i}${name ? ` ${name}` : ""} of ${node.name}`}
+              onKeyDown={(e) => {
+                // Enter or Space selects the step; Up and Down go to the row above or below
+                // (without this the card's own handler would move the card).
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  e.stopPropagation();
+                  actions.selectStep(node.name, i);
+                } else if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+                  e.preventDefault();
+                  e.stopPropagation();
+                  const row = e.currentTarget;
+                  const next = e.key === "ArrowUp" ? row.previousElementSibling : row.nextElementSibling;
+                  if (next instanceof HTMLElement && next.dataset.step !== undefined) next.focus();
+                } else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
+                  e.stopPropagation();
+                }
+              }}
               draggable={!readOnly}
               title={issues?.map((x) => x.message).join("\n")}
               onClick={(e) => {

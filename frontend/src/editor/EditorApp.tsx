@@ -4,7 +4,7 @@
  * the server through `api.ts` only.
  */
 import { useReactFlow } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { Api, ApiError, contentTypeFor, downloadBlob, type ConflictBody, type GraphSummary, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, paletteStep } from "../canvas/Canvas";
@@ -14,7 +14,7 @@ import { copyNodes, isClipboardPayload, type Edit } from "../graph/edits";
 import { editForManifest } from "../graph/textEdits";
 import { canRedo, canUndo, editsSince, replay } from "../graph/history";
 import { emptyManifest, fromManifest, toLayout, toManifest } from "../graph/manifest";
-import { indexIssues, localIssues } from "../graph/queries";
+import { indexIssues, localIssues, ROOT } from "../graph/queries";
 import type { ClipboardPayload, Issue, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import { DiffView } from "../panels/DiffView";
 import { HistoryPanel } from "../panels/HistoryPanel";
@@ -241,9 +241,39 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     onEdit({ type: "addStep", node: node.name, index, step: paletteStep(working, node.name, target) }, { select: { kind: "step", node: node.name, index } });
   };
 
+  /**
+   * Removes nodes; removing the root (the graph's entry point) asks first, since the graph
+   * cannot run without it.
+   */
+  const removeNodes = (names: string[]) => {
+    const remove = () => onEdit({ type: "removeNodes", names }, { select: { kind: "none" } });
+    if (!names.includes(ROOT)) {
+      remove();
+      return;
+    }
+    setConfirm({
+      title: "Delete the root node?",
+      body: `"root" is where every request enters the graph; without it the graph cannot run until another node is named root.${names.length > 1 ? ` ${names.length - 1} other selected node${names.length > 2 ? "s" : ""} will be deleted too.` : ""} Undo (Ctrl+Z) brings it back.`,
+      confirmLabel: "Delete root",
+      danger: true,
+      action: remove,
+    });
+  };
+
+  // The Properties panel's "Delete node" goes through the same question as the Delete key.
+  const onPanelEdit = useCallback(
+    (edit: Edit, options?: { key?: string; select?: Selection } | Selection) => {
+      if (edit.type === "removeNodes" && edit.names.includes(ROOT)) removeNodesRef.current(edit.names);
+      else onEdit(edit, options);
+    },
+    [onEdit],
+  );
+  const removeNodesRef = useRef(removeNodes);
+  removeNodesRef.current = removeNodes;
+
   const deleteSelection = () => {
     const sel = s.selection;
-    if (sel.kind === "nodes") onEdit({ type: "removeNodes", names: sel.names }, { select: { kind: "none" } });
+    if (sel.kind === "nodes") removeNodes(sel.names);
     if (sel.kind === "step") onEdit({ type: "removeStep", node: sel.node, index: sel.index }, { select: { kind: "nodes", names: [sel.node] } });
   };
 
@@ -260,7 +290,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       /* storage may be full or disabled; the system clipboard below may still work */
     }
     void navigator.clipboard?.writeText(text).catch(() => undefined);
-    if (cut && !readOnly) onEdit({ type: "removeNodes", names }, { select: { kind: "none" } });
+    if (cut && !readOnly) removeNodes(names);
     setNotice({ kind: "info", text: `${cut ? "Cut" : "Copied"} ${names.length} node${names.length > 1 ? "s" : ""}.` });
   };
 
@@ -584,6 +614,21 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     return () => window.removeEventListener("keydown", listener);
   }, []);
 
+  /**
+   * The WAI-ARIA tabs pattern: the tab list is one Tab stop; Left/Right (wrapping), Home and End
+   * move to another tab and show its panel.
+   */
+  const onTabKey = (e: ReactKeyboardEvent<HTMLDivElement>) => {
+    const at = PANEL_TABS.findIndex((t) => t.id === tab);
+    const n = PANEL_TABS.length;
+    const to = e.key === "ArrowRight" ? (at + 1) % n : e.key === "ArrowLeft" ? (at - 1 + n) % n : e.key === "Home" ? 0 : e.key === "End" ? n - 1 : null;
+    if (to === null) return;
+    e.preventDefault();
+    const id = PANEL_TABS[to].id;
+    setTab(id);
+    document.getElementById(`tab-${id}`)?.focus();
+  };
+
   // ---- render -----------------------------------------------------------------------------
   const headerStatus = (
     <>
@@ -642,7 +687,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const renderPanel = (id: PanelTab) => {
     switch (id) {
       case "properties":
-        return <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onEdit} onSelect={onSelect} />;
+        return <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} />;
       case "yaml":
         return null; // kept mounted below, so that its text undo history survives tab switches
       case "problems":
@@ -824,9 +869,19 @@ export function EditorApp({ config }: { config: StudioConfig }) {
           )}
         </div>
         <section className="side-panel" aria-label="Panels">
-          <div className="tabs" role="tablist" aria-label="Panels">
+          <div className="tabs" role="tablist" aria-label="Panels" onKeyDown={onTabKey}>
             {PANEL_TABS.map((t) => (
-              <button key={t.id} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id} aria-controls={`panel-${t.id}`} className={`tab${tab === t.id ? " active" : ""}`} onClick={() => setTab(t.id)}>
+              <button
+                key={t.id}
+                type="button"
+                role="tab"
+                id={`tab-${t.id}`}
+                aria-selected={tab === t.id}
+                aria-controls={`panel-${t.id}`}
+                tabIndex={tab === t.id ? 0 : -1}
+                className={`tab${tab === t.id ? " active" : ""}`}
+                onClick={() => setTab(t.id)}
+              >
                 {t.label}
                 {t.id === "problems" && displayIssues.length > 0 && <span className={`tab-count ${errorCount ? "bad" : "warn"}`}>{displayIssues.length}</span>}
               </button>
