@@ -218,3 +218,57 @@ def test_panel_tabs_follow_the_aria_tabs_pattern(user_page: Page, make_graph: An
     # Tab leaves the tab list for the panel rather than walking the other tabs.
     page.keyboard.press("Tab")
     assert not focused(page).startswith("tab:")
+
+
+def card_rects(page: Page) -> dict[str, dict[str, float]]:
+    rects = {}
+    for handle in page.locator(".router-card").all():
+        box = handle.bounding_box()
+        assert box is not None
+        rects[str(handle.get_attribute("data-node"))] = box
+    return rects
+
+
+def overlapping(rects: dict[str, dict[str, float]]) -> list[tuple[str, str]]:
+    names = sorted(rects)
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            p, q = rects[a], rects[b]
+            if (
+                p["x"] < q["x"] + q["width"]
+                and q["x"] < p["x"] + p["width"]
+                and p["y"] < q["y"] + q["height"]
+                and q["y"] < p["y"] + p["height"]
+            ):
+                out.append((a, b))
+    return out
+
+
+def test_new_and_pasted_cards_land_in_free_space_and_cards_are_opaque(
+    user_page: Page, make_graph: Any, open_editor: Any, shot: Any
+) -> None:
+    """Palette clicks and pastes never put a card on top of another; an unreachable card is
+    drawn opaque, so nothing shows through it."""
+    page = user_page
+    make_graph("placement", nodes=ONE_STEP)
+    open_editor(page, "placement", cards=1)
+
+    for router_type in ("Sequence", "Switch", "Ensemble"):
+        before = page.locator(".router-card").count()
+        palette(page).get_by_role("button", name=router_type, exact=True).click()
+        expect(page.locator(".router-card")).to_have_count(before + 1)
+    assert overlapping(card_rects(page)) == []
+
+    card(page, "root").locator(".card-name").click()
+    page.keyboard.press("Control+c")
+    for count in (5, 6):
+        page.keyboard.press("Control+v")
+        expect(page.locator(".router-card")).to_have_count(count)
+    assert overlapping(card_rects(page)) == []
+    shot(page, "placed")
+
+    unreachable = card(page, "sequence")
+    expect(unreachable).to_have_class(re.compile(r"\bunreachable\b"))
+    opacity = unreachable.evaluate("el => getComputedStyle(el).opacity")
+    assert opacity == "1"

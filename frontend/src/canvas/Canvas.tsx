@@ -21,6 +21,7 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import type { Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
+import { freeSpot, type Size } from "../graph/placement";
 import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
@@ -268,9 +269,11 @@ export function Canvas({
     [onEdit, onSelect],
   );
 
-  // The reducer selects nodes an edit adds.
+  // The reducer selects nodes an edit adds. The card goes to the nearest free spot.
   function addNodeAt(routerType: RouterType, position: { x: number; y: number }) {
-    onEdit({ type: "addNode", routerType, position });
+    const measured = new Map<string, Size>();
+    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) measured.set(n.id, { width: n.measured.width, height: n.measured.height });
+    onEdit({ type: "addNode", routerType, position: freeSpot(live.current, position, [], measured) });
   }
 
   const onDragOver = (e: DragEvent) => {

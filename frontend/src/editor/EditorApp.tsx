@@ -13,7 +13,8 @@ import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, fo
 import { copyNodes, isClipboardPayload, type Edit } from "../graph/edits";
 import { editForManifest } from "../graph/textEdits";
 import { canRedo, canUndo, editsSince, replay } from "../graph/history";
-import { emptyManifest, fromManifest, toLayout, toManifest } from "../graph/manifest";
+import { emptyManifest, fromManifest, isObject, toLayout, toManifest } from "../graph/manifest";
+import { cardRects, estimateSize, freeOffset, freeSpot, type Size } from "../graph/placement";
 import { indexIssues, localIssues, ROOT } from "../graph/queries";
 import type { ClipboardPayload, Issue, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import { DiffView } from "../panels/DiffView";
@@ -226,10 +227,15 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     return { x: Math.round(p.x - 130), y: Math.round(p.y - 40) };
   }, [flow]);
 
+  /** The cards' sizes as React Flow measured them (placement estimates the others). */
+  const measuredSizes = useCallback((): Map<string, Size> => {
+    const out = new Map<string, Size>();
+    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) out.set(n.id, { width: n.measured.width, height: n.measured.height });
+    return out;
+  }, [flow]);
+
   const addNode = (routerType: RouterType) => {
-    const c = viewCenter();
-    const offset = (working.nodes.length % 6) * 24;
-    onEdit({ type: "addNode", routerType, position: { x: c.x + offset, y: c.y + offset } });
+    onEdit({ type: "addNode", routerType, position: freeSpot(working, viewCenter(), [], measuredSizes()) });
   };
 
   const selectedNodeName = s.selection.kind === "step" ? s.selection.node : s.selection.kind === "nodes" && s.selection.names.length === 1 ? s.selection.names[0] : null;
@@ -300,7 +306,9 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     const minY = Math.min(...payload.nodes.map((n) => n.position.y));
     const sameSpot = payload.nodes.every((n) => working.nodes.some((m) => m.name === n.name));
     const c = viewCenter();
-    const offset = sameSpot ? { x: 40, y: 40 } : { x: c.x - minX, y: c.y - minY };
+    const wanted = sameSpot ? { x: 40, y: 40 } : { x: c.x - minX, y: c.y - minY };
+    const placed = payload.nodes.map((n) => ({ ...n.position, ...estimateSize(Array.isArray(n.node.steps) ? n.node.steps.filter(isObject) : []) }));
+    const offset = freeOffset(cardRects(working, measuredSizes()), placed, wanted);
     onEdit({ type: "paste", payload, offset });
   };
 
