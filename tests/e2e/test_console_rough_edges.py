@@ -6,6 +6,7 @@ helpers are test_console.py's.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -76,3 +77,72 @@ def test_soft_failures_are_marked_apart_and_unreached_nodes_greyed(
     expect(card(page, "spare")).to_have_class(re.compile(r"\brun-not-reached\b"))
     expect(card(page, "root")).not_to_have_class(re.compile(r"\brun-not-reached\b"))
     shot(page, "soft")
+
+
+def test_run_panel_is_roomy_and_offers_the_demo_sample_and_the_last_payload(
+    stack: Any, make_graph: Any, user_page: Page, open_editor: Any, shot: Any
+) -> None:
+    """A demo graph opens with its sample payload (and offers it), the side panel resizes and
+    keeps its width across a reload, JSON bodies put arrays of numbers on shared lines, step
+    names are not cut, and the last payload used is offered again."""
+    from execution import demo
+
+    page = user_page
+    manifest, _layout, description, request = demo.DEMO_GRAPHS["face-recognition"]
+    make_graph(
+        "face-recognition",
+        manifest["spec"]["nodes"],
+        layout=demo.demo_layout("face-recognition"),
+        description=description,
+    )
+    open_editor(page, "face-recognition", cards=2)
+    page.get_by_role("tab", name="Run").click()
+    payload = page.get_by_label("Payload (JSON)")
+    expect(payload).to_have_value(re.compile(r"lobby-camera-0001\.jpg"))
+    assert json.loads(payload.input_value()) == request
+    picker = page.get_by_label("Saved payloads")
+    expect(picker.locator('optgroup[label="This graph\'s samples"] option')).to_have_text(["Demo request"])
+
+    # Resize the side panel by dragging its splitter 200 px to the left.
+    panel = page.get_by_role("region", name="Panels")
+    before = panel.bounding_box()
+    grip = page.get_by_role("separator", name="Resize the side panel").bounding_box()
+    assert before is not None and grip is not None
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + 200)
+    page.mouse.down()
+    page.mouse.move(grip["x"] - 200, grip["y"] + 200, steps=8)
+    page.mouse.up()
+    wider = panel.bounding_box()
+    assert wider is not None and abs(wider["width"] - (before["width"] + 200)) <= 4
+
+    page.get_by_role("button", name="Run", exact=True).click()
+    wait_status(page, "succeeded")
+    # The feature extractor answers embeddings: their numbers share lines.
+    line(page, "root/1").locator(".console-line-head").click()
+    body = line(page, "root/1").locator(".body-text").last
+    expect(body).to_contain_text("embedding")
+    lines = body.inner_text().splitlines()
+    only_number = [x for x in lines if re.fullmatch(r"\s*-?\d+(\.\d+)?,?\s*", x)]
+    assert not only_number, only_number[:3]
+    # Step names are shown whole.
+    for call_id in ("root/2>match/0", "root/2>match/1"):
+        pos = line(page, call_id).locator(".step-pos")
+        expect(pos).to_contain_text("db-employees" if call_id.endswith("0") else "db-visitors")
+        assert pos.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    shot(page, "roomy")
+
+    # After a reload: the same width, and the last payload used is offered.
+    payload.fill('{"instances": []}')
+    # The form is kept as a draft a moment after typing stops; wait for it before reloading.
+    page.wait_for_function(
+        """() => JSON.parse(localStorage.getItem("inference-graph-studio:run-draft:face-recognition")
+            || "{}").payload === '{"instances": []}'"""
+    )
+    page.reload()
+    expect(page.locator(".router-card")).to_have_count(2)
+    page.get_by_role("tab", name="Run").click()
+    reloaded = panel.bounding_box()
+    assert reloaded is not None and abs(reloaded["width"] - wider["width"]) <= 2
+    expect(payload).to_have_value('{"instances": []}')
+    picker.select_option("last")
+    assert json.loads(payload.input_value()) == request

@@ -25,6 +25,8 @@ import { YamlPanel } from "../panels/YamlPanel";
 import { RunPanel } from "../panels/run/RunPanel";
 import { RunsDialog } from "../panels/run/RunsDialog";
 import { useRunController } from "../panels/run/useRunController";
+import { graphSamples, safeStorage } from "../panels/run/samples";
+import { clampWidth, KEY_STEP, loadWidth, MIN_WIDTH, saveWidth } from "./panelWidth";
 import { buildCompare, type CompareView } from "./compare";
 import { editorReducer, initialEditorState, snapshot, stateOfVersion, type Selection } from "./store";
 
@@ -425,7 +427,10 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     return new Promise((resolve) => setRunConfirm({ resolve }));
   };
   const runVersionLabel = view?.kind === "version" ? `version ${view.version.number}` : view?.kind === "compare" ? `version ${view.cmp.to.number}` : lockedVersion !== null ? `version ${lockedVersion}` : dirty ? `unsaved edits on v${base ?? "?"}` : base !== null ? `version ${base}` : "no saved version";
-  const runs = useRunController({ api, graph: graphName, resolveVersion: runVersion });
+  const [panelWidth, setPanelWidth] = useState(() => clampWidth(loadWidth(safeStorage("local"), config.user), window.innerWidth));
+  const resizeFrom = useRef<{ x: number; width: number } | null>(null);
+  const samplesOfGraph = useMemo(() => graphSamples(working.layoutExtra), [working.layoutExtra]);
+  const runs = useRunController({ api, graph: graphName, resolveVersion: runVersion, graphSamples: samplesOfGraph });
 
   const selectRunStep = (node: string, index: number) => {
     if (!displayState.nodes.some((n) => n.name === node)) return;
@@ -876,7 +881,39 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             </div>
           )}
         </div>
-        <section className="side-panel" aria-label="Panels">
+        <div
+          className="panel-resizer"
+          role="separator"
+          aria-orientation="vertical"
+          aria-label="Resize the side panel"
+          aria-valuenow={panelWidth}
+          aria-valuemin={MIN_WIDTH}
+          aria-valuemax={clampWidth(Number.POSITIVE_INFINITY, window.innerWidth)}
+          tabIndex={0}
+          title="Drag to resize the side panel (or use the arrow keys)"
+          onPointerDown={(e) => {
+            e.preventDefault();
+            e.currentTarget.setPointerCapture(e.pointerId);
+            resizeFrom.current = { x: e.clientX, width: panelWidth };
+          }}
+          onPointerMove={(e) => {
+            const from = resizeFrom.current;
+            if (from) setPanelWidth(clampWidth(from.width + from.x - e.clientX, window.innerWidth));
+          }}
+          onPointerUp={() => {
+            resizeFrom.current = null;
+            saveWidth(safeStorage("local"), config.user, panelWidth);
+          }}
+          onKeyDown={(e) => {
+            const delta = e.key === "ArrowLeft" ? KEY_STEP : e.key === "ArrowRight" ? -KEY_STEP : 0;
+            if (!delta) return;
+            e.preventDefault();
+            const next = clampWidth(panelWidth + delta, window.innerWidth);
+            setPanelWidth(next);
+            saveWidth(safeStorage("local"), config.user, next);
+          }}
+        />
+        <section className="side-panel" aria-label="Panels" style={{ width: panelWidth }}>
           <div className="tabs" role="tablist" aria-label="Panels" onKeyDown={onTabKey}>
             {PANEL_TABS.map((t) => (
               <button

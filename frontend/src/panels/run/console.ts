@@ -10,6 +10,7 @@
  */
 import type { BodyView, Run, RunStatus } from "../../api";
 import { issueKey } from "../../graph/queries";
+import { prettyJson } from "./prettyJson";
 
 /** One event as the SSE `data:` line carries it. */
 export interface RunEventMsg {
@@ -794,7 +795,7 @@ export function showBody(view: BodyView | null | undefined): ShownBody | null {
   if (view.encoding === "base64") return { text: view.body, json: false, size: view.size, truncated: view.truncated, binary: true };
   if (!view.truncated) {
     try {
-      return { text: JSON.stringify(JSON.parse(view.body), null, 2), json: true, size: view.size, truncated: false, binary: false };
+      return { text: prettyJson(JSON.parse(view.body)), json: true, size: view.size, truncated: false, binary: false };
     } catch {
       /* not JSON: shown as it is */
     }
@@ -809,6 +810,6 @@ export function showValue(value: unknown, size?: number | null, truncated?: bool
     const shown = showBody({ body: value, encoding: "utf-8", size: size ?? new TextEncoder().encode(value).length, truncated: !!truncated });
     return shown;
   }
-  const text = JSON.stringify(value, null, 2);
+  const text = prettyJson(value);
   return { text, json: true, size: size ?? new TextEncoder().encode(JSON.stringify(value)).length, truncated: !!truncated, binary: false };
 }
