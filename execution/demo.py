@@ -156,7 +156,7 @@ def seed() -> Iterator[str]:
     environment, created = services.ensure_local_environment(owner=user)
     if created:
         yield f"Created the environment {environment.name!r} -> {environment.url_template}"
-    for name, (manifest, layout, description, _request) in DEMO_GRAPHS.items():
+    for name, (manifest, _layout, description, _request) in DEMO_GRAPHS.items():
         if Graph.objects.filter(name=name).exists():
             continue
         graph_services.graph_create(
