@@ -146,3 +146,30 @@ def test_run_panel_is_roomy_and_offers_the_demo_sample_and_the_last_payload(
     expect(payload).to_have_value('{"instances": []}')
     picker.select_option("last")
     assert json.loads(payload.input_value()) == request
+
+
+def test_the_runs_dialog_shows_its_run_again_buttons_whole(
+    stack: Any, make_graph: Any, user_page: Page, open_editor: Any, shot: Any
+) -> None:
+    """The Runs dialog's table fits: every row's "Run again" button lies inside the dialog and
+    nothing scrolls sideways."""
+    page = user_page
+    make_graph(
+        "runs-list",
+        {"root": {"routerType": "Sequence", "steps": [{"name": "greet", "serviceName": "success-200"}]}},
+    )
+    open_editor(page, "runs-list", cards=1)
+    start_run(page, {"instances": [1]})
+    wait_status(page, "succeeded")
+
+    page.get_by_role("button", name="Runs", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Runs of runs-list")
+    expect(dialog).to_be_visible()
+    again = dialog.get_by_role("button", name="Run again")
+    expect(again).to_have_count(1)
+    body = dialog.locator(".modal-body")
+    button_box, body_box = again.bounding_box(), body.bounding_box()
+    assert button_box is not None and body_box is not None
+    assert button_box["x"] + button_box["width"] <= body_box["x"] + body_box["width"]
+    assert body.evaluate("el => el.scrollWidth <= el.clientWidth")
+    shot(page, "runs")

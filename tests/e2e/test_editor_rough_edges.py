@@ -272,3 +272,142 @@ def test_new_and_pasted_cards_land_in_free_space_and_cards_are_opaque(
     expect(unreachable).to_have_class(re.compile(r"\bunreachable\b"))
     opacity = unreachable.evaluate("el => getComputedStyle(el).opacity")
     assert opacity == "1"
+
+
+CLASH_YAML = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: shop
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+        - name: imported
+          serviceName: imported-model
+"""
+
+
+def test_importing_a_taken_name_offers_a_new_version_or_a_rename(
+    user_page: Page, make_graph: Any, live_server: Any, tmp_path: Any, shot: Any
+) -> None:
+    """The clash is said once, in a dialog that imports the file as the graph's next version or
+    as a new graph under another name."""
+    from graphs.models import Graph
+
+    page = user_page
+    make_graph("shop", nodes=ONE_STEP)
+    file = tmp_path / "shop.yaml"
+    file.write_text(CLASH_YAML)
+
+    page.goto(f"{live_server.url}/")
+    page.get_by_label("Import file").set_input_files(file)
+    dialog = page.get_by_role("dialog", name="A graph with this name exists")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("A graph named shop already exists.")
+    expect(page.get_by_text("already exists")).to_have_count(1)
+    shot(page, "clash")
+    dialog.get_by_label("New name").fill("shop-two")
+    dialog.get_by_role("button", name="Import under this name").click()
+    expect(page).to_have_url(f"{live_server.url}/graphs/shop-two/")
+    expect(step_row(page, "root", 0).locator(".step-name")).to_have_text("imported")
+
+    page.goto(f"{live_server.url}/")
+    page.get_by_label("Import file").set_input_files(file)
+    dialog.get_by_role("button", name="Import as a new version of shop").click()
+    expect(page).to_have_url(f"{live_server.url}/graphs/shop/")
+    expect(step_row(page, "root", 0).locator(".step-name")).to_have_text("imported")
+    shop = Graph.objects.get(name="shop")
+    assert shop.latest_version.number == 2
+    assert Graph.objects.filter(name__startswith="shop").count() == 2
+
+
+MANY_FIELDS = {
+    "root": {
+        "routerType": "Sequence",
+        "steps": [
+            {
+                "name": "first",
+                "serviceName": "first",
+                "dependency": "Hard",
+                "condition": "instances",
+                "data": "$response",
+            }
+        ],
+    }
+}
+
+
+def test_polish_header_yaml_order_diffs_palette_minimap_and_contrast(
+    user_page: Page, make_graph: Any, add_version: Any, open_editor: Any, shot: Any
+) -> None:
+    """Viewing v1 the header says v1; the YAML panel keeps the export's key order; a diff says
+    "unset" rather than null; the palette hint speaks of squares; no minimap for a small graph;
+    helper text reaches WCAG AA contrast."""
+    page = user_page
+    graph = make_graph("polish", nodes=MANY_FIELDS, message="First")
+    add_version(
+        graph,
+        {
+            "root": {
+                "routerType": "Sequence",
+                "steps": [{"name": "first", "serviceName": "first", "data": "$response"}],
+            }
+        },
+        message="Second",
+    )
+    open_editor(page, "polish", cards=1)
+
+    expect(page.locator(".react-flow__minimap")).to_have_count(0)
+    hint = palette(page).locator(".palette-hint")
+    expect(hint).not_to_contain_text("●")
+    expect(hint).to_contain_text("square")
+
+    # Helper text: at least 4.5:1 against the panel behind it.
+    ratio = page.locator(".field-help").first.evaluate(
+        """el => {
+          const rgb = s => s.match(/\\d+/g).slice(0, 3).map(Number);
+          const lum = c => { const [r, g, b] = c.map(v => v / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+          let bgEl = el; let bg = "rgba(0, 0, 0, 0)";
+          while (bgEl && (bg === "rgba(0, 0, 0, 0)" || bg === "transparent")) { bg = getComputedStyle(bgEl).backgroundColor; bgEl = bgEl.parentElement; }
+          const a = lum(rgb(getComputedStyle(el).color)), b = lum(rgb(bg));
+          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        }"""
+    )
+    assert ratio >= 4.5, ratio
+
+    # YAML: the step reads name, target, condition, data, dependency, as the export writes it.
+    page.get_by_role("tab", name="YAML").click()
+    text = page.locator(".cm-content").inner_text()
+    keys = [
+        line.strip().lstrip("- ").split(":")[0]
+        for line in text.splitlines()
+        if line.strip().lstrip("- ").split(":")[0]
+        in {"name", "serviceName", "condition", "data", "dependency"}
+        and line.startswith("        ")
+    ]
+    assert keys == ["name", "serviceName", "data"], keys
+
+    # Viewing version 1: the header names v1, not the working copy's v2.
+    page.get_by_role("tab", name="History").click()
+    page.get_by_role("button", name="View version 1").click()
+    expect(page.locator(".view-banner")).to_contain_text("Viewing version 1")
+    expect(page.locator(".app-header .badge-readonly")).to_have_text("v1 · read-only")
+    expect(page.locator(".app-header .badge-base")).to_have_count(0)
+    page.get_by_role("tab", name="YAML").click()
+    text = page.locator(".cm-content").inner_text()
+    step_keys = [
+        line.strip().lstrip("- ").split(":")[0] for line in text.splitlines() if line.startswith("        ")
+    ]
+    assert step_keys == ["name", "serviceName", "condition", "data", "dependency"], step_keys
+    shot(page, "view-v1")
+
+    # The diff of v1 -> v2: the removed fields read "unset", never "null".
+    page.get_by_role("tab", name="History").click()
+    page.get_by_role("button", name="Compare on canvas").click()
+    diff = page.locator(".diff-view")
+    expect(diff).to_contain_text("dependency")
+    expect(diff.locator(".diff-unset").first).to_have_text("unset")
+    expect(diff).not_to_contain_text("null")
+    shot(page, "diff")

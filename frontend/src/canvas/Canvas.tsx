@@ -28,6 +28,21 @@ import type { Selection } from "../editor/store";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
+/**
+ * The minimap helps to find one's way once a graph outgrows the view; for a graph of one to three
+ * cards, which fits on any screen, it only hides part of the canvas, so it is left out.
+ */
+export const MINIMAP_FROM = 4;
+
+/**
+ * The minimap's size grows with the graph: 120 x 80 px for a few cards up to React Flow's default
+ * 200 x 150 px from 40 cards on (a 500-card graph still reads at that size in bench_editor.py).
+ */
+export function minimapSize(cards: number): { width: number; height: number } {
+  const t = Math.min(1, Math.max(0, (cards - MINIMAP_FROM) / (40 - MINIMAP_FROM)));
+  return { width: Math.round(120 + 80 * t), height: Math.round(80 + 70 * t) };
+}
+
 export interface CompareMarks {
   nodes: Map<string, Mark>;
   steps: Map<string, Mark>;
@@ -333,7 +348,9 @@ export function Canvas({
         >
           <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
           <Controls showInteractive={false} position="bottom-left" />
-          <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" />
+          {state.nodes.length >= MINIMAP_FROM && (
+            <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" style={minimapSize(state.nodes.length)} />
+          )}
         </ReactFlow>
       </div>
     </CanvasActionsContext.Provider>

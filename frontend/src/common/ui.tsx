@@ -109,8 +109,13 @@ export function errorText(err: unknown): string {
 /** An API error with its detail and first issues, for a banner or toast. */
 export function describeApiError(err: unknown): string {
   if (err instanceof ApiError) {
-    const issues = err.issues.slice(0, 5).map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.message}`);
-    return [err.body?.detail ?? err.message, ...issues].join(" — ");
+    const head = err.body?.detail ?? err.message;
+    // An issue that only repeats the detail (a taken name says it in both) is not said twice.
+    const issues = err.issues
+      .filter((i) => i.line || i.message !== head)
+      .slice(0, 5)
+      .map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.message}`);
+    return [head, ...issues].join(" — ");
   }
   return errorText(err);
 }

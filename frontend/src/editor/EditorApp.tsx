@@ -654,6 +654,15 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       </span>
       {lockedVersion !== null ? (
         <span className="badge badge-readonly">v{lockedVersion} · read-only</span>
+      ) : view?.kind === "version" ? (
+        // The header names what the canvas shows: the viewed version, not the working copy's base.
+        <span className="badge badge-readonly" title={base !== null ? `Your working copy is based on v${base}; close the view to return to it` : undefined}>
+          v{view.version.number} · read-only
+        </span>
+      ) : view?.kind === "compare" ? (
+        <span className="badge badge-readonly">
+          v{view.cmp.from.number} → v{view.cmp.to.number} · read-only
+        </span>
       ) : (
         base !== null && (
           <span className="badge badge-base" title="The version your working copy is based on">
