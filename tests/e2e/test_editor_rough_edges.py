@@ -411,3 +411,23 @@ def test_polish_header_yaml_order_diffs_palette_minimap_and_contrast(
     expect(diff.locator(".diff-unset").first).to_have_text("unset")
     expect(diff).not_to_contain_text("null")
     shot(page, "diff")
+
+
+def test_toolbar_icons_are_one_svg_icon_set_not_unicode_glyphs(
+    user_page: Page, make_graph: Any, open_editor: Any
+) -> None:
+    """The toolbar's buttons draw Lucide SVG icons (hidden from screen readers), not arrows and
+    boxes from the font; their names stay plain words."""
+    page = user_page
+    make_graph("icons", nodes=ONE_STEP)
+    open_editor(page, "icons", cards=1)
+    toolbar = page.get_by_role("toolbar", name="Editor")
+    for name in ("Undo", "Redo", "Auto layout", "Fit view", "Export", "Import", "History", "Runs"):
+        button = toolbar.get_by_role("button", name=name, exact=True)
+        expect(button.locator("svg.lucide")).to_have_count(1)
+        expect(button.locator("svg.lucide")).to_have_attribute("aria-hidden", "true")
+    text = toolbar.inner_text()
+    for glyph in "↶↷⊞⤢⇩⇧⟲▤":
+        assert glyph not in text
+    page.get_by_role("tab", name="Run").click()
+    expect(page.get_by_role("button", name="Run", exact=True).locator("svg.lucide")).to_have_count(1)

@@ -4,6 +4,7 @@ import { createContext, memo, useContext, useRef, useState, type DragEvent } fro
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
 import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
+import { StatusIcon } from "../common/icons";
 import { rowDropIndex } from "./dropPoint";
 import { shorten } from "./labels";
 
@@ -146,7 +147,6 @@ function ConditionLine({ condition, routerType }: { condition: string; routerTyp
   );
 }
 
-const RUN_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", "soft-failed": "✕", skipped: "⤼", cancelled: "⊘", "not-taken": "–", "not-reached": "·" };
 
 /** "2 failed calls below went on (Soft)", for a badge whose own call succeeded. */
 function softText(count: number): string {
@@ -171,7 +171,7 @@ function RunNodeBadge({ run }: { run: NodeMark }) {
             : `This node ${run.status === "running" ? "is running" : run.status}${run.statusCode !== null ? ` (${run.statusCode})` : ""}${run.durationMs !== null ? ` in ${formatMs(run.durationMs)}` : ""}${run.softFailures ? `; ${softText(run.softFailures)}` : ""}`
         }
       >
-        {RUN_ICON[run.status]}
+        <StatusIcon status={run.status} />
         {run.softFailures > 0 && ` ${run.softFailures} soft`}
         {run.durationMs !== null && ` ${formatMs(run.durationMs)}`}
       </span>
@@ -197,7 +197,7 @@ function RunStepBadge({ mark }: { mark: StepMark }) {
         className={`run-badge run-step-${mark.status}${mark.softBelow ? " run-soft-below" : ""}`}
         title={[what, mark.note && mark.status !== "skipped" && mark.status !== "not-reached" ? mark.note : null, mark.softBelow ? softText(mark.softBelow) : null, mark.calls > 1 ? `called ${mark.calls} times` : null].filter(Boolean).join(" · ")}
       >
-        {mark.softBelow > 0 ? "!" : RUN_ICON[mark.status]}
+        {mark.softBelow > 0 ? "!" : <StatusIcon status={mark.status} />}
         {mark.durationMs !== null && ` ${formatMs(mark.durationMs)}`}
         {mark.calls > 1 && ` ×${mark.calls}`}
       </span>

@@ -1,4 +1,5 @@
 /** Small shared pieces: the app header, dialogs, spinners, error banners. */
+import { CloseIcon } from "./icons";
 import { useEffect, useRef, type ReactNode } from "react";
 import { ApiError, type StudioConfig } from "../api";
 
@@ -38,7 +39,7 @@ export function ErrorBanner({ error, onDismiss }: { error: string | null; onDism
       <span>{error}</span>
       {onDismiss && (
         <button type="button" className="btn btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss error">
-          ×
+          <CloseIcon />
         </button>
       )}
     </div>
@@ -83,7 +84,7 @@ export function Modal({
           <div className="modal-head">
             <h2>{title}</h2>
             <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Close dialog">
-              ×
+              <CloseIcon />
             </button>
           </div>
           <div className="modal-body">{children}</div>

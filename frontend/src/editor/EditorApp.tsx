@@ -9,6 +9,7 @@ import { Api, ApiError, contentTypeFor, downloadBlob, type ConflictBody, type Gr
 import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, paletteStep } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
+import { CloseIcon, ExportIcon, FitIcon, HistoryIcon, ImportIcon, LayoutIcon, RedoIcon, RunsIcon, UndoIcon } from "../common/icons";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { copyNodes, isClipboardPayload, type Edit } from "../graph/edits";
 import { editForManifest } from "../graph/textEdits";
@@ -751,21 +752,21 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       <div className="toolbar" role="toolbar" aria-label="Editor">
         <div className="tool-group">
           <button type="button" className="btn btn-tool" onClick={() => dispatch({ type: "undo" })} disabled={readOnly || !canUndo(s.history)} title="Undo (Ctrl+Z)">
-            <span className="icon" aria-hidden="true">↶</span>
+            <UndoIcon />
             <span>Undo</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={() => dispatch({ type: "redo" })} disabled={readOnly || !canRedo(s.history)} title="Redo (Ctrl+Shift+Z)">
-            <span className="icon" aria-hidden="true">↷</span>
+            <RedoIcon />
             <span>Redo</span>
           </button>
         </div>
         <div className="tool-group">
           <button type="button" className="btn btn-tool" onClick={() => void autoLayout()} disabled={readOnly || busy === "layout"} title="Arrange the cards automatically (L)">
-            <span className="icon" aria-hidden="true">⊞</span>
+            <LayoutIcon />
             <span>Auto layout</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={fitView} title="Fit the graph in view (F)">
-            <span className="icon" aria-hidden="true">⤢</span>
+            <FitIcon />
             <span>Fit view</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={() => setHelpOpen(true)} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
@@ -793,7 +794,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <div className="tool-group">
           <div className="menu-wrap">
             <button type="button" className="btn btn-tool" aria-haspopup="menu" aria-expanded={exportOpen} onClick={() => setExportOpen((o) => !o)} disabled={busy === "export"} title="Download the saved version as YAML or JSON">
-              {busy === "export" ? <Spinner decorative /> : <span className="icon" aria-hidden="true">⇩</span>}
+              {busy === "export" ? <Spinner decorative /> : <ExportIcon />}
               <span>Export</span>
             </button>
             {exportOpen && (
@@ -808,7 +809,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             )}
           </div>
           <button type="button" className="btn btn-tool" onClick={startImport} disabled={readOnly || busy === "import"} title="Import a YAML or JSON file as a new version">
-            {busy === "import" ? <Spinner decorative /> : <span className="icon" aria-hidden="true">⇧</span>}
+            {busy === "import" ? <Spinner decorative /> : <ImportIcon />}
             <span>Import</span>
           </button>
           <input
@@ -823,11 +824,11 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             }}
           />
           <button type="button" className={`btn btn-tool${tab === "history" ? " active" : ""}`} onClick={() => setTab("history")} title="Versions of this graph">
-            <span className="icon" aria-hidden="true">⟲</span>
+            <HistoryIcon />
             <span>History</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={() => setRunsOpen(true)} title="Past test runs of this graph: replay, run again, compare">
-            <span className="icon" aria-hidden="true">▤</span>
+            <RunsIcon />
             <span>Runs</span>
           </button>
         </div>
@@ -966,7 +967,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <div className={`toast toast-${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
           <span>{notice.text}</span>
           <button type="button" className="btn btn-ghost btn-tiny" onClick={() => setNotice(null)} aria-label="Dismiss">
-            ×
+            <CloseIcon />
           </button>
         </div>
       )}

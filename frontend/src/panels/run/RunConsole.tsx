@@ -7,10 +7,10 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Selection } from "../../editor/store";
 import { Spinner, formatTime } from "../../common/ui";
+import { CloseIcon, StatusIcon } from "../../common/icons";
 import { describeSkip, failureCause, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
 import type { RunController } from "./useRunController";
 
-const STATUS_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "⤼", cancelled: "⊘" };
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -139,7 +139,7 @@ function LineView({ line, current, selected, expanded, soft, onToggle }: { line:
     >
       <button type="button" className="console-line-head" aria-expanded={expanded} onClick={onToggle} title={`${line.callId}: click to ${expanded ? "hide" : "show"} the request and response, and to select the step on the canvas`}>
         <span className={`step-status status-${soft ? "soft-failed" : line.status}`} aria-label={soft ? "failed, went on (Soft)" : line.status}>
-          {line.status === "running" ? <span className="spinner spinner-tiny" aria-hidden="true" /> : STATUS_ICON[line.status]}
+          {line.status === "running" ? <span className="spinner spinner-tiny" aria-hidden="true" /> : <StatusIcon status={soft ? "soft-failed" : line.status} size={13} />}
         </span>
         <span className="step-pos">
           {stepPosition(line)}
@@ -236,7 +236,7 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
           </button>
         )}
         <button type="button" className="btn btn-ghost btn-tiny" onClick={ctl.detach} aria-label="Close the console" title="Close the console and clear the marks on the canvas">
-          ×
+          <CloseIcon />
         </button>
       </div>
       {run && (

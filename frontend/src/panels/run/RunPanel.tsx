@@ -9,6 +9,7 @@ import { Spinner } from "../../common/ui";
 import type { RunController } from "./useRunController";
 import { RunConsole } from "./RunConsole";
 import { prettyJson } from "./prettyJson";
+import { CloseIcon, RunIcon } from "../../common/icons";
 import "./run.css";
 
 export function RunPanel({
@@ -194,7 +195,7 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
             <input className="input input-small mono" aria-label={`Header ${i + 1} name`} placeholder="Name" value={name} onChange={(e) => setHeader(i, 0, e.target.value)} />
             <input className="input input-small mono" aria-label={`Header ${i + 1} value`} placeholder="Value" value={value} onChange={(e) => setHeader(i, 1, e.target.value)} />
             <button type="button" className="btn btn-ghost btn-tiny" aria-label={`Remove header ${i + 1}`} onClick={() => ctl.setHeaders(ctl.headers.filter((_, j) => j !== i))}>
-              ×
+              <CloseIcon />
             </button>
           </div>
         ))}
@@ -212,7 +213,7 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
           aria-keyshortcuts="Control+Enter"
           aria-busy={ctl.starting || undefined}
         >
-          {ctl.starting ? <Spinner decorative /> : <span className="icon" aria-hidden="true">▶</span>}
+          {ctl.starting ? <Spinner decorative /> : <RunIcon />}
           Run
         </button>
         <span className="field-help">
