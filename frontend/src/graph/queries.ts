@@ -93,7 +93,8 @@ export function graphOrder(state: GraphState): string[] {
       }
     }
   }
-  for (const n of state.nodes) if (!out.includes(n.name)) out.push(n.name);
+  const placed = new Set(out);
+  for (const n of state.nodes) if (!placed.has(n.name)) out.push(n.name);
   return out;
 }
 
