@@ -1,6 +1,7 @@
 /**
  * Helper text meets WCAG AA (issue 14, item 10): the grey of `--muted` and `--text-2` has a
- * contrast of at least 4.5:1 on every background the panels use (WCAG 2.x, 1.4.3).
+ * contrast of at least 4.5:1 on every background the panels use, and so do the status colours on
+ * white and on their soft backgrounds (WCAG 2.x, 1.4.3).
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -31,6 +32,18 @@ describe("helper text contrast", () => {
     expect(contrast("#000000", "#ffffff")).toBeCloseTo(21, 5);
     expect(contrast("#777777", "#ffffff")).toBeCloseTo(4.48, 2);
   });
+  for (const [text, bg] of [
+    ["error", "error-soft"],
+    ["ok", "ok-soft"],
+    ["warning", "warning-soft"],
+    ["error", "panel"],
+    ["ok", "panel"],
+    ["warning", "panel"],
+  ]) {
+    it(`status text --${text} on --${bg} reaches 4.5:1`, () => {
+      expect(contrast(variable(text), variable(bg))).toBeGreaterThanOrEqual(4.5);
+    });
+  }
   for (const text of ["muted", "text-2"]) {
     for (const bg of ["panel", "panel-2", "bg"]) {
       it(`--${text} on --${bg} reaches 4.5:1`, () => {
