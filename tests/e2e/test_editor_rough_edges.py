@@ -221,11 +221,11 @@ def test_panel_tabs_follow_the_aria_tabs_pattern(user_page: Page, make_graph: An
 
 
 def card_rects(page: Page) -> dict[str, dict[str, float]]:
-    rects = {}
+    rects: dict[str, dict[str, float]] = {}
     for handle in page.locator(".router-card").all():
         box = handle.bounding_box()
         assert box is not None
-        rects[str(handle.get_attribute("data-node"))] = box
+        rects[str(handle.get_attribute("data-node"))] = {k: box[k] for k in ("x", "y", "width", "height")}
     return rects
 
 
@@ -318,8 +318,8 @@ def test_importing_a_taken_name_offers_a_new_version_or_a_rename(
     dialog.get_by_role("button", name="Import as a new version of shop").click()
     expect(page).to_have_url(f"{live_server.url}/graphs/shop/")
     expect(step_row(page, "root", 0).locator(".step-name")).to_have_text("imported")
-    shop = Graph.objects.get(name="shop")
-    assert shop.latest_version.number == 2
+    latest = Graph.objects.get(name="shop").latest_version
+    assert latest is not None and latest.number == 2
     assert Graph.objects.filter(name__startswith="shop").count() == 2
 
 
