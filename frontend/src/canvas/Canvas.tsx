@@ -96,7 +96,8 @@ export function Canvas({
   compare?: CompareMarks | null;
   /** Marks of the run shown in the console, drawn over the cards. */
   run?: RunMarks | null;
-  onEdit: (edit: Edit, select?: Selection) => void;
+  /** `key`: edits with the same key in one burst merge into one undo step (graph/history.ts). */
+  onEdit: (edit: Edit, select?: Selection, key?: string) => void;
   onSelect: (selection: Selection) => void;
   onViewport: (viewport: Viewport) => void;
 }) {
@@ -192,7 +193,9 @@ export function Canvas({
           const now = live.current.nodes.find((n) => n.name === c.id)?.position;
           if (now && (now.x !== p.x || now.y !== p.y)) positions[c.id] = p;
         }
-        if (Object.keys(positions).length) queueMicrotask(() => onEdit({ type: "moveNodes", positions }));
+        // A burst of presses on the same cards is one undo step.
+        const names = Object.keys(positions);
+        if (names.length) queueMicrotask(() => onEdit({ type: "moveNodes", positions }, undefined, `arrow-move:${names.sort().join(",")}`));
       }
       setNodes((prev) => {
         const next = applyNodeChanges(changes, prev);

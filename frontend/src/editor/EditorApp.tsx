@@ -213,7 +213,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     },
     [readOnly],
   );
-  const onCanvasEdit = useCallback((edit: Edit, select?: Selection) => onEdit(edit, { select }), [onEdit]);
+  const onCanvasEdit = useCallback((edit: Edit, select?: Selection, key?: string) => onEdit(edit, { select, key }), [onEdit]);
   const onSelect = useCallback((selection: Selection) => dispatch({ type: "select", selection }), []);
   const onViewport = useCallback(
     (viewport: Viewport) => {
