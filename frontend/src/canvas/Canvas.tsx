@@ -36,7 +36,7 @@ export const MINIMAP_FROM = 4;
 
 /**
  * The minimap's size grows with the graph: 120 x 80 px for a few cards up to React Flow's default
- * 200 x 150 px from 40 cards on (a 500-card graph still reads at that size in bench_editor.py).
+ * 200 x 150 px (the size every graph had before) from 40 cards on.
  */
 export function minimapSize(cards: number): { width: number; height: number } {
   const t = Math.min(1, Math.max(0, (cards - MINIMAP_FROM) / (40 - MINIMAP_FROM)));

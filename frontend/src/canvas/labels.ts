@@ -1,11 +1,11 @@
 /** Short labels the cards print; the full text goes in a tooltip beside them. */
 
 /**
- * How many characters of a condition a step row prints. A card is 262 px wide (Canvas.tsx), and
- * a row's condition line holds about 36 characters of the 10.5 px monospace font after the "if"
- * tag; 34 leaves room for the ellipsis.
+ * How many characters of a condition a step row prints: the condition line has about 196 px
+ * beside its "if" tag, and a character of its 10.5 px monospace font is 6.3 px wide (both
+ * measured in headless Chromium), so 31 fit; 30 keeps a margin for other fonts.
  */
-export const CONDITION_CHARS = 34;
+export const CONDITION_CHARS = 30;
 
 /** `text` cut to `max` characters (the last one an ellipsis) when longer; else unchanged. */
 export function shorten(text: string, max: number = CONDITION_CHARS): string {

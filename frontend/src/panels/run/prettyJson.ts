@@ -4,8 +4,12 @@
  * number per line as `JSON.stringify(v, null, 2)` prints an embedding or a tensor.
  */
 
-/** Characters per line for runs of plain values: about what the side panel shows at 380 px. */
-export const WIDTH = 72;
+/**
+ * Characters per line for runs of plain values: what a console body block shows in the side
+ * panel at its default 380 px (about 300 px of 11 px monospace at 6.6 px a character, measured
+ * in headless Chromium). Longer lines would wrap and lose their indentation.
+ */
+export const WIDTH = 44;
 /** A string longer than this is not "plain": it gets its own line. */
 const SHORT_STRING = 24;
 
