@@ -430,6 +430,12 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const runVersionLabel = view?.kind === "version" ? `version ${view.version.number}` : view?.kind === "compare" ? `version ${view.cmp.to.number}` : lockedVersion !== null ? `version ${lockedVersion}` : dirty ? `unsaved edits on v${base ?? "?"}` : base !== null ? `version ${base}` : "no saved version";
   const [panelWidth, setPanelWidth] = useState(() => clampWidth(loadWidth(safeStorage("local"), config.user), window.innerWidth));
   const resizeFrom = useRef<{ x: number; width: number } | null>(null);
+  // A narrower window keeps the canvas its minimum (the remembered width comes back when it widens).
+  useEffect(() => {
+    const onResize = () => setPanelWidth(clampWidth(loadWidth(safeStorage("local"), config.user), window.innerWidth));
+    window.addEventListener("resize", onResize);
+    return () => window.removeEventListener("resize", onResize);
+  }, [config.user]);
   const samplesOfGraph = useMemo(() => graphSamples(working.layoutExtra), [working.layoutExtra]);
   const runs = useRunController({ api, graph: graphName, resolveVersion: runVersion, graphSamples: samplesOfGraph });
 
