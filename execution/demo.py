@@ -133,6 +133,18 @@ def demo_request(name: str) -> Any:
     return copy.deepcopy(DEMO_GRAPHS[name][3])
 
 
+# The layout key under which a version carries sample payloads; the editor's Run panel offers them
+# (frontend/src/panels/run/samples.ts, ``graphSamples``) and starts with the first.
+SAMPLES_KEY = "samples"
+
+
+def demo_layout(name: str) -> dict[str, Any]:
+    """The demo graph's layout, carrying its request as the graph's sample payload."""
+    layout = copy.deepcopy(DEMO_GRAPHS[name][1])
+    layout[SAMPLES_KEY] = [{"name": "Demo request", "payload": demo_request(name)}]
+    return layout
+
+
 def seed() -> Iterator[str]:
     """Create what is missing; yields a line for each thing created. Safe to call on every start."""
     User = get_user_model()
@@ -144,7 +156,7 @@ def seed() -> Iterator[str]:
     environment, created = services.ensure_local_environment()
     if created:
         yield f"Created the environment {environment.name!r} -> {environment.url_template}"
-    for name, (manifest, layout, description, _request) in DEMO_GRAPHS.items():
+    for name, (manifest, _layout, description, _request) in DEMO_GRAPHS.items():
         if Graph.objects.filter(name=name).exists():
             continue
         graph_services.graph_create(
@@ -152,7 +164,7 @@ def seed() -> Iterator[str]:
             name=name,
             description=description,
             manifest=copy.deepcopy(manifest),
-            layout=copy.deepcopy(layout),
+            layout=demo_layout(name),
             message="Demo graph",
         )
         yield f"Created the demo graph {name!r}."

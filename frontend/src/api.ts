@@ -338,11 +338,11 @@ export class Api {
     return response.blob();
   }
 
-  /** Imports YAML or JSON text: a new graph, or with `graph` a new version of it. */
-  importText(text: string, contentType: "application/yaml" | "application/json", options: { graph?: string; base?: number | null } = {}): Promise<unknown> {
+  /** Imports YAML or JSON text: a new graph (named `name` if given), or with `graph` a new version of it. */
+  importText(text: string, contentType: "application/yaml" | "application/json", options: { graph?: string; base?: number | null; name?: string } = {}): Promise<unknown> {
     const headers: Record<string, string> = { "Content-Type": contentType };
     if (options.graph && options.base !== undefined && options.base !== null) headers["If-Match"] = `"v${options.base}"`;
-    return this.json("POST", "graphs/import/", { body: text, headers, query: { graph: options.graph } });
+    return this.json("POST", "graphs/import/", { body: text, headers, query: { graph: options.graph, name: options.name } });
   }
 
   validate(manifest: JsonObject): Promise<ValidationResult> {

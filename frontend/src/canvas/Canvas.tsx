@@ -21,11 +21,27 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import type { Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
-import { edges as graphEdges, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
+import { freeSpot, type Size } from "../graph/placement";
+import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
-import type { RunMarks } from "../panels/run/console";
+import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
+
+/**
+ * The minimap helps to find one's way once a graph outgrows the view; for a graph of one to three
+ * cards, which fits on any screen, it only hides part of the canvas, so it is left out.
+ */
+export const MINIMAP_FROM = 4;
+
+/**
+ * The minimap's size grows with the graph: 120 x 80 px for a few cards up to React Flow's default
+ * 200 x 150 px (the size every graph had before) from 40 cards on.
+ */
+export function minimapSize(cards: number): { width: number; height: number } {
+  const t = Math.min(1, Math.max(0, (cards - MINIMAP_FROM) / (40 - MINIMAP_FROM)));
+  return { width: Math.round(120 + 80 * t), height: Math.round(80 + 70 * t) };
+}
 
 export interface CompareMarks {
   nodes: Map<string, Mark>;
@@ -80,7 +96,8 @@ export function Canvas({
   compare?: CompareMarks | null;
   /** Marks of the run shown in the console, drawn over the cards. */
   run?: RunMarks | null;
-  onEdit: (edit: Edit, select?: Selection) => void;
+  /** `key`: edits with the same key in one burst merge into one undo step (graph/history.ts). */
+  onEdit: (edit: Edit, select?: Selection, key?: string) => void;
   onSelect: (selection: Selection) => void;
   onViewport: (viewport: Viewport) => void;
 }) {
@@ -95,7 +112,10 @@ export function Canvas({
   const derived = useMemo<RouterFlowNode[]>(() => {
     const existing = new Set(state.nodes.map((n) => n.name));
     const reach = reachable(state);
-    return state.nodes.map((node) => ({
+    // Cards in the DOM (and so in Tab order) as a reader follows the graph, root first.
+    const rank = new Map(graphOrder(state).map((name, i) => [name, i]));
+    const ordered = state.nodes.slice().sort((a, b) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0));
+    return ordered.map((node) => ({
       id: node.name,
       type: "router",
       position: node.position,
@@ -117,8 +137,8 @@ export function Canvas({
         mark: compare?.nodes.get(node.name),
         stepMarks: compare ? node.steps.map((_, i) => compare.steps.get(issueKey(node.name, i))) : undefined,
         removedSteps: compare?.removedSteps.get(node.name),
-        run: run?.nodes.get(node.name),
-        stepRuns: run ? node.steps.map((_, i) => run.steps.get(issueKey(node.name, i))) : undefined,
+        run: run ? nodeMarkOf(run, node.name) : undefined,
+        stepRuns: run ? node.steps.map((_, i) => stepMarkOf(run, node.name, i)) : undefined,
       },
     }));
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes (see above)
@@ -158,8 +178,25 @@ export function Canvas({
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
   }, [state.nodes, selection, compare, run]);
 
+  // Set between a pointer drag's start and stop: its moves are recorded once, at the stop.
+  const pointerDrag = useRef(false);
+
   const onNodesChange = useCallback(
     (changes: NodeChange<RouterFlowNode>[]) => {
+      // A move that is no pointer drag is React Flow's arrow-key move of the selected cards: an
+      // edit like any other (undo, unsaved changes).
+      if (!pointerDrag.current && !readOnly) {
+        const positions: Record<string, { x: number; y: number }> = {};
+        for (const c of changes) {
+          if (c.type !== "position" || c.dragging || !c.position) continue;
+          const p = { x: Math.round(c.position.x), y: Math.round(c.position.y) };
+          const now = live.current.nodes.find((n) => n.name === c.id)?.position;
+          if (now && (now.x !== p.x || now.y !== p.y)) positions[c.id] = p;
+        }
+        // A burst of presses on the same cards is one undo step.
+        const names = Object.keys(positions);
+        if (names.length) queueMicrotask(() => onEdit({ type: "moveNodes", positions }, undefined, `arrow-move:${names.sort().join(",")}`));
+      }
       setNodes((prev) => {
         const next = applyNodeChanges(changes, prev);
         if (changes.some((c) => c.type === "select")) {
@@ -172,11 +209,12 @@ export function Canvas({
         return next;
       });
     },
-    [onSelect, selection],
+    [onSelect, selection, onEdit, readOnly],
   );
 
   const onNodeDragStop = useCallback(
     (_: unknown, __: unknown, dragged: RouterFlowNode[]) => {
+      pointerDrag.current = false;
       const positions: Record<string, { x: number; y: number }> = {};
       for (const n of dragged) positions[n.id] = { x: Math.round(n.position.x), y: Math.round(n.position.y) };
       onEdit({ type: "moveNodes", positions });
@@ -249,9 +287,11 @@ export function Canvas({
     [onEdit, onSelect],
   );
 
-  // The reducer selects nodes an edit adds.
+  // The reducer selects nodes an edit adds. The card goes to the nearest free spot.
   function addNodeAt(routerType: RouterType, position: { x: number; y: number }) {
-    onEdit({ type: "addNode", routerType, position });
+    const measured = new Map<string, Size>();
+    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) measured.set(n.id, { width: n.measured.width, height: n.measured.height });
+    onEdit({ type: "addNode", routerType, position: freeSpot(live.current, position, [], measured) });
   }
 
   const onDragOver = (e: DragEvent) => {
@@ -281,6 +321,9 @@ export function Canvas({
           edges={rfEdges}
           nodeTypes={nodeTypes}
           onNodesChange={onNodesChange}
+          onNodeDragStart={() => {
+            pointerDrag.current = true;
+          }}
           onNodeDragStop={onNodeDragStop}
           onConnect={onConnect}
           onConnectEnd={onConnectEnd}
@@ -308,7 +351,9 @@ export function Canvas({
         >
           <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
           <Controls showInteractive={false} position="bottom-left" />
-          <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" />
+          {state.nodes.length >= MINIMAP_FROM && (
+            <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" style={minimapSize(state.nodes.length)} />
+          )}
         </ReactFlow>
       </div>
     </CanvasActionsContext.Provider>

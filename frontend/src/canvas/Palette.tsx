@@ -68,7 +68,7 @@ export function Palette({
           {s.label}
         </button>
       ))}
-      <p className="palette-hint">Drag from a step's ● handle to a card to call that node.</p>
+      <p className="palette-hint">Drag from the small square at a step's right edge to a card to call that node.</p>
     </aside>
   );
 }

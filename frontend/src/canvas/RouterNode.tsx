@@ -4,6 +4,9 @@ import { createContext, memo, useContext, useRef, useState, type DragEvent } fro
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
 import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
+import { StatusIcon } from "../common/icons";
+import { rowDropIndex } from "./dropPoint";
+import { shorten } from "./labels";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
 
@@ -95,17 +98,9 @@ function TargetChip({ step, existing }: { step: StepState; existing: Set<string>
   );
 }
 
-function Badges({ step, routerType }: { step: StepState; routerType: string }) {
+function Badges({ step }: { step: StepState }) {
   const f = step.fields;
   const out = [];
-  if (typeof f.condition === "string" && f.condition) {
-    const ignored = routerType === "Ensemble" || routerType === "Splitter";
-    out.push(
-      <span key="c" className={`badge badge-cond${ignored ? " badge-dim" : ""}`} title={`condition: ${f.condition}${ignored ? " (ignored by this router type)" : ""}`}>
-        if
-      </span>,
-    );
-  }
   if (f.weight !== undefined) {
     out.push(
       <span key="w" className="badge badge-weight" title="weight">
@@ -137,7 +132,26 @@ function Badges({ step, routerType }: { step: StepState; routerType: string }) {
   return <>{out}</>;
 }
 
-const RUN_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "⤼", cancelled: "⊘", "not-taken": "–" };
+/**
+ * A step's condition printed on its row, as Node-RED labels a switch's outputs: shortened, the
+ * whole text in the tooltip. Ensemble and Splitter ignore conditions (ROUTER-SEMANTICS), so
+ * there it is dimmed and says so.
+ */
+function ConditionLine({ condition, routerType }: { condition: string; routerType: string }) {
+  const ignored = routerType === "Ensemble" || routerType === "Splitter";
+  return (
+    <span className={`step-cond${ignored ? " step-cond-ignored" : ""}`} title={`condition: ${condition}${ignored ? ` (ignored by ${routerType})` : ""}`}>
+      <span className="step-cond-tag">if</span>
+      <span className="step-cond-text">{shorten(condition)}</span>
+    </span>
+  );
+}
+
+
+/** "2 failed calls below went on (Soft)", for a badge whose own call succeeded. */
+function softText(count: number): string {
+  return `${count} call${count === 1 ? "" : "s"} below failed, but the graph went on (Soft dependency)`;
+}
 
 function RunNodeBadge({ run }: { run: NodeMark }) {
   const route = run.route;
@@ -149,8 +163,16 @@ function RunNodeBadge({ run }: { run: NodeMark }) {
           draw {draw.draw}
         </span>
       )}
-      <span className={`run-badge run-node-${run.status}`} title={`This node ${run.status === "running" ? "is running" : run.status}${run.statusCode !== null ? ` (${run.statusCode})` : ""}${run.durationMs !== null ? ` in ${formatMs(run.durationMs)}` : ""}`}>
-        {RUN_ICON[run.status]}
+      <span
+        className={`run-badge run-node-${run.status}${run.softFailures ? " run-soft-below" : ""}`}
+        title={
+          run.status === "not-reached"
+            ? "The run never reached this node"
+            : `This node ${run.status === "running" ? "is running" : run.status}${run.statusCode !== null ? ` (${run.statusCode})` : ""}${run.durationMs !== null ? ` in ${formatMs(run.durationMs)}` : ""}${run.softFailures ? `; ${softText(run.softFailures)}` : ""}`
+        }
+      >
+        <StatusIcon status={run.status} />
+        {run.softFailures > 0 && ` ${run.softFailures} soft`}
         {run.durationMs !== null && ` ${formatMs(run.durationMs)}`}
       </span>
     </>
@@ -160,7 +182,7 @@ function RunNodeBadge({ run }: { run: NodeMark }) {
 function RunStepBadge({ mark }: { mark: StepMark }) {
   const cond = mark.condition;
   const what =
-    mark.status === "not-taken" ? "not taken" : mark.status === "skipped" ? (mark.note ?? "skipped") : `${mark.status}${mark.statusCode !== null ? ` (${mark.statusCode})` : ""}${mark.durationMs !== null ? ` in ${formatMs(mark.durationMs)}` : ""}`;
+    mark.status === "not-taken" ? "not taken" : mark.status === "skipped" || mark.status === "not-reached" ? (mark.note ?? mark.status) : `${mark.status}${mark.statusCode !== null ? ` (${mark.statusCode})` : ""}${mark.durationMs !== null ? ` in ${formatMs(mark.durationMs)}` : ""}`;
   return (
     <>
       {cond && cond.matches !== null && (
@@ -171,8 +193,11 @@ function RunStepBadge({ mark }: { mark: StepMark }) {
           {cond.matches ? "✓ match" : "✗ no match"}
         </span>
       )}
-      <span className={`run-badge run-step-${mark.status}`} title={[what, mark.note && mark.status !== "skipped" ? mark.note : null, mark.calls > 1 ? `called ${mark.calls} times` : null].filter(Boolean).join(" · ")}>
-        {RUN_ICON[mark.status]}
+      <span
+        className={`run-badge run-step-${mark.status}${mark.softBelow ? " run-soft-below" : ""}`}
+        title={[what, mark.note && mark.status !== "skipped" && mark.status !== "not-reached" ? mark.note : null, mark.softBelow ? softText(mark.softBelow) : null, mark.calls > 1 ? `called ${mark.calls} times` : null].filter(Boolean).join(" · ")}
+      >
+        {mark.softBelow > 0 ? "!" : <StatusIcon status={mark.status} />}
         {mark.durationMs !== null && ` ${formatMs(mark.durationMs)}`}
         {mark.calls > 1 && ` ×${mark.calls}`}
       </span>
@@ -194,8 +219,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
     e.preventDefault();
     e.stopPropagation();
     const rect = (e.currentTarget as HTMLElement).getBoundingClientRect();
-    const at = e.clientY > rect.top + rect.height / 2 ? index + 1 : index;
-    setDropAt(at);
+    setDropAt(rowDropIndex(e.clientY - rect.top, rect.height, index, node.steps.length));
     e.dataTransfer.dropEffect = e.dataTransfer.types.includes(STEP_MIME) ? "move" : "copy";
   };
 
@@ -213,6 +237,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   if (mark) classes.push(`mark-${mark}`);
   if (!data.reachable && !isRoot) classes.push("unreachable");
   if (run) classes.push(`run-${run.status}`);
+  if (dropAt !== null) classes.push("drop-target");
 
   return (
     <div
@@ -222,12 +247,13 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
         if (readOnly || !acceptsDrop(e)) return;
         e.preventDefault();
         e.stopPropagation();
-        if (dropAt === null) setDropAt(node.steps.length);
+        // Rows stop their own dragover, so this is the card's head, type line or foot: append.
+        setDropAt(node.steps.length);
       }}
       onDragLeave={(e) => {
         if (!(e.currentTarget as HTMLElement).contains(e.relatedTarget as globalThis.Node | null)) setDropAt(null);
       }}
-      onDrop={(e) => onDrop(e, dropAt ?? undefined)}
+      onDrop={(e) => onDrop(e, undefined)}
     >
       <Handle type="target" position={Position.Left} id="in" className="handle-in" isConnectable={!readOnly} />
       <div className="card-head">
@@ -272,6 +298,25 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
                 dropAt === i + 1 && i === node.steps.length - 1 ? "drop-after" : "",
               ].join(" ")}
               data-step={i}
+              tabIndex={0}
+              aria-label={`Step ${i}${name ? ` ${name}` : ""} of ${node.name}`}
+              onKeyDown={(e) => {
+                // Enter or Space selects the step; Up and Down go to the row above or below
+                // (without this the card's own handler would move the card).
+                if (e.key === "Enter" || e.key === " ") {
+                  e.preventDefault();
+                  e.stopPropagation();
+                  actions.selectStep(node.name, i);
+                } else if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+                  e.preventDefault();
+                  e.stopPropagation();
+                  const row = e.currentTarget;
+                  const next = e.key === "ArrowUp" ? row.previousElementSibling : row.nextElementSibling;
+                  if (next instanceof HTMLElement && next.dataset.step !== undefined) next.focus();
+                } else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
+                  e.stopPropagation();
+                }
+              }}
               draggable={!readOnly}
               title={issues?.map((x) => x.message).join("\n")}
               onClick={(e) => {
@@ -291,15 +336,21 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
                 e.dataTransfer.effectAllowed = "move";
               }}
               onDragOver={(e) => onRowDragOver(e, i)}
-              onDrop={(e) => onDrop(e, dropAt ?? i)}
+              onDrop={(e) => {
+                const rect = (e.currentTarget as HTMLElement).getBoundingClientRect();
+                onDrop(e, rowDropIndex(e.clientY - rect.top, rect.height, i, node.steps.length));
+              }}
             >
               <span className="step-index">{i}</span>
               <span className={`step-name${name ? "" : " muted"}`}>{name || "unnamed"}</span>
               <span className="step-target">
                 <TargetChip step={step} existing={data.existing} />
               </span>
+              {typeof step.fields.condition === "string" && step.fields.condition && (
+                <ConditionLine condition={step.fields.condition} routerType={routerType} />
+              )}
               <span className="step-badges">
-                <Badges step={step} routerType={routerType} />
+                <Badges step={step} />
                 {stepRun && <RunStepBadge mark={stepRun} />}
                 {sev && <span className={`dot dot-${sev}`} aria-label={sev} />}
               </span>

@@ -1,4 +1,5 @@
 /** Small shared pieces: the app header, dialogs, spinners, error banners. */
+import { CloseIcon } from "./icons";
 import { useEffect, useRef, type ReactNode } from "react";
 import { ApiError, type StudioConfig } from "../api";
 
@@ -38,7 +39,7 @@ export function ErrorBanner({ error, onDismiss }: { error: string | null; onDism
       <span>{error}</span>
       {onDismiss && (
         <button type="button" className="btn btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss error">
-          ×
+          <CloseIcon />
         </button>
       )}
     </div>
@@ -83,7 +84,7 @@ export function Modal({
           <div className="modal-head">
             <h2>{title}</h2>
             <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Close dialog">
-              ×
+              <CloseIcon />
             </button>
           </div>
           <div className="modal-body">{children}</div>
@@ -109,8 +110,13 @@ export function errorText(err: unknown): string {
 /** An API error with its detail and first issues, for a banner or toast. */
 export function describeApiError(err: unknown): string {
   if (err instanceof ApiError) {
-    const issues = err.issues.slice(0, 5).map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.message}`);
-    return [err.body?.detail ?? err.message, ...issues].join(" — ");
+    const head = err.body?.detail ?? err.message;
+    // An issue that only repeats the detail (a taken name says it in both) is not said twice.
+    const issues = err.issues
+      .filter((i) => i.line || i.message !== head)
+      .slice(0, 5)
+      .map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.message}`);
+    return [head, ...issues].join(" — ");
   }
   return errorText(err);
 }

@@ -4,17 +4,19 @@
  * the server through `api.ts` only.
  */
 import { useReactFlow } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { Api, ApiError, contentTypeFor, downloadBlob, type ConflictBody, type GraphSummary, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, paletteStep } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
+import { CloseIcon, ExportIcon, FitIcon, HistoryIcon, ImportIcon, LayoutIcon, RedoIcon, RunsIcon, UndoIcon } from "../common/icons";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { copyNodes, isClipboardPayload, type Edit } from "../graph/edits";
 import { editForManifest } from "../graph/textEdits";
 import { canRedo, canUndo, editsSince, replay } from "../graph/history";
-import { emptyManifest, fromManifest, toLayout, toManifest } from "../graph/manifest";
-import { indexIssues, localIssues } from "../graph/queries";
+import { emptyManifest, fromManifest, isObject, toLayout, toManifest } from "../graph/manifest";
+import { cardRects, estimateSize, freeOffset, freeSpot, type Size } from "../graph/placement";
+import { indexIssues, localIssues, ROOT } from "../graph/queries";
 import type { ClipboardPayload, Issue, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import { DiffView } from "../panels/DiffView";
 import { HistoryPanel } from "../panels/HistoryPanel";
@@ -24,6 +26,8 @@ import { YamlPanel } from "../panels/YamlPanel";
 import { RunPanel } from "../panels/run/RunPanel";
 import { RunsDialog } from "../panels/run/RunsDialog";
 import { useRunController } from "../panels/run/useRunController";
+import { graphSamples, safeStorage } from "../panels/run/samples";
+import { clampWidth, KEY_STEP, loadWidth, MIN_WIDTH, saveWidth } from "./panelWidth";
 import { buildCompare, type CompareView } from "./compare";
 import { editorReducer, initialEditorState, snapshot, stateOfVersion, type Selection } from "./store";
 
@@ -209,7 +213,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     },
     [readOnly],
   );
-  const onCanvasEdit = useCallback((edit: Edit, select?: Selection) => onEdit(edit, { select }), [onEdit]);
+  const onCanvasEdit = useCallback((edit: Edit, select?: Selection, key?: string) => onEdit(edit, { select, key }), [onEdit]);
   const onSelect = useCallback((selection: Selection) => dispatch({ type: "select", selection }), []);
   const onViewport = useCallback(
     (viewport: Viewport) => {
@@ -226,10 +230,15 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     return { x: Math.round(p.x - 130), y: Math.round(p.y - 40) };
   }, [flow]);
 
+  /** The cards' sizes as React Flow measured them (placement estimates the others). */
+  const measuredSizes = useCallback((): Map<string, Size> => {
+    const out = new Map<string, Size>();
+    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) out.set(n.id, { width: n.measured.width, height: n.measured.height });
+    return out;
+  }, [flow]);
+
   const addNode = (routerType: RouterType) => {
-    const c = viewCenter();
-    const offset = (working.nodes.length % 6) * 24;
-    onEdit({ type: "addNode", routerType, position: { x: c.x + offset, y: c.y + offset } });
+    onEdit({ type: "addNode", routerType, position: freeSpot(working, viewCenter(), [], measuredSizes()) });
   };
 
   const selectedNodeName = s.selection.kind === "step" ? s.selection.node : s.selection.kind === "nodes" && s.selection.names.length === 1 ? s.selection.names[0] : null;
@@ -241,9 +250,39 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     onEdit({ type: "addStep", node: node.name, index, step: paletteStep(working, node.name, target) }, { select: { kind: "step", node: node.name, index } });
   };
 
+  /**
+   * Removes nodes; removing the root (the graph's entry point) asks first, since the graph
+   * cannot run without it.
+   */
+  const removeNodes = (names: string[]) => {
+    const remove = () => onEdit({ type: "removeNodes", names }, { select: { kind: "none" } });
+    if (!names.includes(ROOT)) {
+      remove();
+      return;
+    }
+    setConfirm({
+      title: "Delete the root node?",
+      body: `"root" is where every request enters the graph; without it the graph cannot run until another node is named root.${names.length > 1 ? ` ${names.length - 1} other selected node${names.length > 2 ? "s" : ""} will be deleted too.` : ""} Undo (Ctrl+Z) brings it back.`,
+      confirmLabel: "Delete root",
+      danger: true,
+      action: remove,
+    });
+  };
+
+  // The Properties panel's "Delete node" goes through the same question as the Delete key.
+  const onPanelEdit = useCallback(
+    (edit: Edit, options?: { key?: string; select?: Selection } | Selection) => {
+      if (edit.type === "removeNodes" && edit.names.includes(ROOT)) removeNodesRef.current(edit.names);
+      else onEdit(edit, options);
+    },
+    [onEdit],
+  );
+  const removeNodesRef = useRef(removeNodes);
+  removeNodesRef.current = removeNodes;
+
   const deleteSelection = () => {
     const sel = s.selection;
-    if (sel.kind === "nodes") onEdit({ type: "removeNodes", names: sel.names }, { select: { kind: "none" } });
+    if (sel.kind === "nodes") removeNodes(sel.names);
     if (sel.kind === "step") onEdit({ type: "removeStep", node: sel.node, index: sel.index }, { select: { kind: "nodes", names: [sel.node] } });
   };
 
@@ -260,7 +299,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       /* storage may be full or disabled; the system clipboard below may still work */
     }
     void navigator.clipboard?.writeText(text).catch(() => undefined);
-    if (cut && !readOnly) onEdit({ type: "removeNodes", names }, { select: { kind: "none" } });
+    if (cut && !readOnly) removeNodes(names);
     setNotice({ kind: "info", text: `${cut ? "Cut" : "Copied"} ${names.length} node${names.length > 1 ? "s" : ""}.` });
   };
 
@@ -270,7 +309,9 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     const minY = Math.min(...payload.nodes.map((n) => n.position.y));
     const sameSpot = payload.nodes.every((n) => working.nodes.some((m) => m.name === n.name));
     const c = viewCenter();
-    const offset = sameSpot ? { x: 40, y: 40 } : { x: c.x - minX, y: c.y - minY };
+    const wanted = sameSpot ? { x: 40, y: 40 } : { x: c.x - minX, y: c.y - minY };
+    const placed = payload.nodes.map((n) => ({ ...n.position, ...estimateSize(Array.isArray(n.node.steps) ? n.node.steps.filter(isObject) : []) }));
+    const offset = freeOffset(cardRects(working, measuredSizes()), placed, wanted);
     onEdit({ type: "paste", payload, offset });
   };
 
@@ -387,7 +428,16 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     return new Promise((resolve) => setRunConfirm({ resolve }));
   };
   const runVersionLabel = view?.kind === "version" ? `version ${view.version.number}` : view?.kind === "compare" ? `version ${view.cmp.to.number}` : lockedVersion !== null ? `version ${lockedVersion}` : dirty ? `unsaved edits on v${base ?? "?"}` : base !== null ? `version ${base}` : "no saved version";
-  const runs = useRunController({ api, graph: graphName, resolveVersion: runVersion });
+  const [panelWidth, setPanelWidth] = useState(() => clampWidth(loadWidth(safeStorage("local"), config.user), window.innerWidth));
+  const resizeFrom = useRef<{ x: number; width: number } | null>(null);
+  // A narrower window keeps the canvas its minimum (the remembered width comes back when it widens).
+  useEffect(() => {
+    const onResize = () => setPanelWidth(clampWidth(loadWidth(safeStorage("local"), config.user), window.innerWidth));
+    window.addEventListener("resize", onResize);
+    return () => window.removeEventListener("resize", onResize);
+  }, [config.user]);
+  const samplesOfGraph = useMemo(() => graphSamples(working.layoutExtra), [working.layoutExtra]);
+  const runs = useRunController({ api, graph: graphName, resolveVersion: runVersion, graphSamples: samplesOfGraph });
 
   const selectRunStep = (node: string, index: number) => {
     if (!displayState.nodes.some((n) => n.name === node)) return;
@@ -585,6 +635,21 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     return () => window.removeEventListener("keydown", listener);
   }, []);
 
+  /**
+   * The WAI-ARIA tabs pattern: the tab list is one Tab stop; Left/Right (wrapping), Home and End
+   * move to another tab and show its panel.
+   */
+  const onTabKey = (e: ReactKeyboardEvent<HTMLDivElement>) => {
+    const at = PANEL_TABS.findIndex((t) => t.id === tab);
+    const n = PANEL_TABS.length;
+    const to = e.key === "ArrowRight" ? (at + 1) % n : e.key === "ArrowLeft" ? (at - 1 + n) % n : e.key === "Home" ? 0 : e.key === "End" ? n - 1 : null;
+    if (to === null) return;
+    e.preventDefault();
+    const id = PANEL_TABS[to].id;
+    setTab(id);
+    document.getElementById(`tab-${id}`)?.focus();
+  };
+
   // ---- render -----------------------------------------------------------------------------
   const headerStatus = (
     <>
@@ -597,6 +662,15 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       </span>
       {lockedVersion !== null ? (
         <span className="badge badge-readonly">v{lockedVersion} · read-only</span>
+      ) : view?.kind === "version" ? (
+        // The header names what the canvas shows: the viewed version, not the working copy's base.
+        <span className="badge badge-readonly" title={base !== null ? `Your working copy is based on v${base}; close the view to return to it` : undefined}>
+          v{view.version.number} · read-only
+        </span>
+      ) : view?.kind === "compare" ? (
+        <span className="badge badge-readonly">
+          v{view.cmp.from.number} → v{view.cmp.to.number} · read-only
+        </span>
       ) : (
         base !== null && (
           <span className="badge badge-base" title="The version your working copy is based on">
@@ -643,7 +717,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const renderPanel = (id: PanelTab) => {
     switch (id) {
       case "properties":
-        return <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onEdit} onSelect={onSelect} />;
+        return <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} />;
       case "yaml":
         return null; // kept mounted below, so that its text undo history survives tab switches
       case "problems":
@@ -685,21 +759,21 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       <div className="toolbar" role="toolbar" aria-label="Editor">
         <div className="tool-group">
           <button type="button" className="btn btn-tool" onClick={() => dispatch({ type: "undo" })} disabled={readOnly || !canUndo(s.history)} title="Undo (Ctrl+Z)">
-            <span className="icon" aria-hidden="true">↶</span>
+            <UndoIcon />
             <span>Undo</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={() => dispatch({ type: "redo" })} disabled={readOnly || !canRedo(s.history)} title="Redo (Ctrl+Shift+Z)">
-            <span className="icon" aria-hidden="true">↷</span>
+            <RedoIcon />
             <span>Redo</span>
           </button>
         </div>
         <div className="tool-group">
           <button type="button" className="btn btn-tool" onClick={() => void autoLayout()} disabled={readOnly || busy === "layout"} title="Arrange the cards automatically (L)">
-            <span className="icon" aria-hidden="true">⊞</span>
+            <LayoutIcon />
             <span>Auto layout</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={fitView} title="Fit the graph in view (F)">
-            <span className="icon" aria-hidden="true">⤢</span>
+            <FitIcon />
             <span>Fit view</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={() => setHelpOpen(true)} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
@@ -727,7 +801,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <div className="tool-group">
           <div className="menu-wrap">
             <button type="button" className="btn btn-tool" aria-haspopup="menu" aria-expanded={exportOpen} onClick={() => setExportOpen((o) => !o)} disabled={busy === "export"} title="Download the saved version as YAML or JSON">
-              {busy === "export" ? <Spinner decorative /> : <span className="icon" aria-hidden="true">⇩</span>}
+              {busy === "export" ? <Spinner decorative /> : <ExportIcon />}
               <span>Export</span>
             </button>
             {exportOpen && (
@@ -742,7 +816,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             )}
           </div>
           <button type="button" className="btn btn-tool" onClick={startImport} disabled={readOnly || busy === "import"} title="Import a YAML or JSON file as a new version">
-            {busy === "import" ? <Spinner decorative /> : <span className="icon" aria-hidden="true">⇧</span>}
+            {busy === "import" ? <Spinner decorative /> : <ImportIcon />}
             <span>Import</span>
           </button>
           <input
@@ -757,11 +831,11 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             }}
           />
           <button type="button" className={`btn btn-tool${tab === "history" ? " active" : ""}`} onClick={() => setTab("history")} title="Versions of this graph">
-            <span className="icon" aria-hidden="true">⟲</span>
+            <HistoryIcon />
             <span>History</span>
           </button>
           <button type="button" className="btn btn-tool" onClick={() => setRunsOpen(true)} title="Past test runs of this graph: replay, run again, compare">
-            <span className="icon" aria-hidden="true">▤</span>
+            <RunsIcon />
             <span>Runs</span>
           </button>
         </div>
@@ -824,10 +898,52 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             </div>
           )}
         </div>
-        <section className="side-panel" aria-label="Panels">
-          <div className="tabs" role="tablist" aria-label="Panels">
+        <div
+          className="panel-resizer"
+          role="separator"
+          aria-orientation="vertical"
+          aria-label="Resize the side panel"
+          aria-valuenow={panelWidth}
+          aria-valuemin={MIN_WIDTH}
+          aria-valuemax={clampWidth(Number.POSITIVE_INFINITY, window.innerWidth)}
+          tabIndex={0}
+          title="Drag to resize the side panel (or use the arrow keys)"
+          onPointerDown={(e) => {
+            e.preventDefault();
+            e.currentTarget.setPointerCapture(e.pointerId);
+            resizeFrom.current = { x: e.clientX, width: panelWidth };
+          }}
+          onPointerMove={(e) => {
+            const from = resizeFrom.current;
+            if (from) setPanelWidth(clampWidth(from.width + from.x - e.clientX, window.innerWidth));
+          }}
+          onPointerUp={() => {
+            resizeFrom.current = null;
+            saveWidth(safeStorage("local"), config.user, panelWidth);
+          }}
+          onKeyDown={(e) => {
+            const delta = e.key === "ArrowLeft" ? KEY_STEP : e.key === "ArrowRight" ? -KEY_STEP : 0;
+            if (!delta) return;
+            e.preventDefault();
+            const next = clampWidth(panelWidth + delta, window.innerWidth);
+            setPanelWidth(next);
+            saveWidth(safeStorage("local"), config.user, next);
+          }}
+        />
+        <section className="side-panel" aria-label="Panels" style={{ width: panelWidth }}>
+          <div className="tabs" role="tablist" aria-label="Panels" onKeyDown={onTabKey}>
             {PANEL_TABS.map((t) => (
-              <button key={t.id} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id} aria-controls={`panel-${t.id}`} className={`tab${tab === t.id ? " active" : ""}`} onClick={() => setTab(t.id)}>
+              <button
+                key={t.id}
+                type="button"
+                role="tab"
+                id={`tab-${t.id}`}
+                aria-selected={tab === t.id}
+                aria-controls={`panel-${t.id}`}
+                tabIndex={tab === t.id ? 0 : -1}
+                className={`tab${tab === t.id ? " active" : ""}`}
+                onClick={() => setTab(t.id)}
+              >
                 {t.label}
                 {t.id === "problems" && displayIssues.length > 0 && <span className={`tab-count ${errorCount ? "bad" : "warn"}`}>{displayIssues.length}</span>}
               </button>
@@ -858,7 +974,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <div className={`toast toast-${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"}>
           <span>{notice.text}</span>
           <button type="button" className="btn btn-ghost btn-tiny" onClick={() => setNotice(null)} aria-label="Dismiss">
-            ×
+            <CloseIcon />
           </button>
         </div>
       )}
@@ -1012,7 +1128,11 @@ const SHORTCUTS: [string, string][] = [
   ["Ctrl+Shift+Z / Ctrl+Y", "Redo"],
   ["Ctrl+C / Ctrl+X / Ctrl+V", "Copy / cut / paste nodes (works between graphs)"],
   ["Ctrl+A", "Select all nodes"],
-  ["Delete / Backspace", "Delete the selected nodes or step"],
+  ["Delete / Backspace", "Delete the selected nodes or step (the root node asks first)"],
+  ["Arrow keys", "Move the selected cards (undo with Ctrl+Z)"],
+  ["Tab", "Go through the cards in graph order, root first, and their step rows"],
+  ["Enter / Space", "Select the focused step row; ↑ ↓ go to the row above or below"],
+  ["← → Home End", "Switch the side panel's tabs (when a tab has the focus)"],
   ["Shift+drag", "Select several nodes with a box"],
   ["Ctrl/Shift+click", "Add a node to the selection"],
   ["Esc", "Clear the selection"],

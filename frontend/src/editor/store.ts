@@ -3,6 +3,7 @@
  * working copy is based on (for If-Match) and what was last saved (for the unsaved marker).
  * A plain reducer over the pure graph model.
  */
+import { inExportOrder } from "../graph/keyOrder";
 import type { Version } from "../api";
 import { applyEdit, type Edit } from "../graph/edits";
 import { createHistory, pushEdit, redo, seal, undo, type History } from "../graph/history";
@@ -43,8 +44,9 @@ export function snapshot(state: GraphState): string {
   return JSON.stringify([toManifest(state), layout.nodes]);
 }
 
+/** A saved version as a graph state, its keys in export order (the server sends them sorted). */
 export function stateOfVersion(version: Version): GraphState {
-  return fromManifest(version.manifest ?? {}, version.layout ?? null);
+  return fromManifest(inExportOrder(version.manifest ?? {}), version.layout ?? null);
 }
 
 export function initialEditorState(version: Version | null): EditorState {

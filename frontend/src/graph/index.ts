@@ -4,3 +4,4 @@ export * from "./edits";
 export * from "./history";
 export * from "./queries";
 export * from "./textEdits";
+export * from "./placement";

@@ -71,6 +71,33 @@ export function reachable(state: GraphState, from = ROOT): Set<string> {
   return seen;
 }
 
+/**
+ * Node names in the order a reader follows the graph: root first, then breadth-first through
+ * `nodeName` steps in step order, then the nodes no step reaches, in manifest order. The canvas
+ * lays out its cards' DOM (and so the Tab order) in this order.
+ */
+export function graphOrder(state: GraphState): string[] {
+  const byName = new Map(state.nodes.map((n) => [n.name, n]));
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const queue = byName.has(ROOT) ? [ROOT] : [];
+  seen.add(ROOT);
+  while (queue.length) {
+    const name = queue.shift() as string;
+    out.push(name);
+    for (const s of byName.get(name)?.steps ?? []) {
+      const t = s.fields.nodeName;
+      if (typeof t === "string" && byName.has(t) && !seen.has(t)) {
+        seen.add(t);
+        queue.push(t);
+      }
+    }
+  }
+  const placed = new Set(out);
+  for (const n of state.nodes) if (!placed.has(n.name)) out.push(n.name);
+  return out;
+}
+
 /** Steps (node, index) whose nodeName points at `name`. */
 export function incoming(state: GraphState, name: string): { node: string; index: number }[] {
   const out: { node: string; index: number }[] = [];

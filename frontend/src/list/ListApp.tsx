@@ -1,6 +1,6 @@
 /** The graph list page: search, create, import, archive, open. */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
-import { Api, contentTypeFor, type GraphListItem, type StudioConfig, type VersionBrief } from "../api";
+import { Api, ApiError, contentTypeFor, type GraphListItem, type StudioConfig, type VersionBrief } from "../api";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
@@ -31,6 +31,9 @@ export function ListApp({ config }: { config: StudioConfig }) {
   const [creating, setCreating] = useState(false);
   const [archiving, setArchiving] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  /** An import refused because its graph name is taken: the text, kept for the two ways on. */
+  const [clash, setClash] = useState<{ name: string; text: string; contentType: "application/yaml" | "application/json" } | null>(null);
+  const [rename, setRename] = useState("");
   const fileRef = useRef<HTMLInputElement>(null);
   const requestSeq = useRef(0);
 
@@ -76,17 +79,41 @@ export function ListApp({ config }: { config: StudioConfig }) {
   const onImportFile = async (file: File) => {
     setBusy("import");
     setError(null);
+    let text = "";
     try {
-      const text = await file.text();
+      text = await file.text();
       const result = await api.importText(text, contentTypeFor(file.name, text));
       const name = importedName(result);
       if (name) window.location.assign(editorUrl(name));
       else await load(search);
     } catch (err) {
-      setError(`Import failed: ${describeApiError(err)}`);
+      const taken = takenName(err);
+      if (taken) {
+        setClash({ name: taken, text, contentType: contentTypeFor(file.name, text) });
+        setRename(`${taken}-imported`);
+      } else {
+        setError(`Import failed: ${describeApiError(err)}`);
+      }
     } finally {
       setBusy(null);
       if (fileRef.current) fileRef.current.value = "";
+    }
+  };
+
+  /** Imports the clashing text as a new version of the graph of that name, or under `as`. */
+  const resolveClash = async (how: { version: true } | { as: string }) => {
+    if (!clash) return;
+    setBusy("import");
+    setError(null);
+    try {
+      const result = await api.importText(clash.text, clash.contentType, "version" in how ? { graph: clash.name } : { name: how.as });
+      setClash(null);
+      window.location.assign(editorUrl(importedName(result) ?? ("version" in how ? clash.name : how.as)));
+    } catch (err) {
+      setClash(null);
+      setError(`Import failed: ${describeApiError(err)}`);
+    } finally {
+      setBusy(null);
     }
   };
 
@@ -212,6 +239,39 @@ export function ListApp({ config }: { config: StudioConfig }) {
         </div>
       </main>
       <Modal
+        open={clash !== null}
+        title="A graph with this name exists"
+        onClose={() => setClash(null)}
+        footer={
+          <button type="button" className="btn" onClick={() => setClash(null)}>
+            Cancel
+          </button>
+        }
+      >
+        <p>
+          A graph named <strong className="mono">{clash?.name}</strong> already exists. Add the file to it as its next version, or import it as a new graph under another name.
+        </p>
+        <div className="clash-actions">
+          <button type="button" className="btn btn-primary" disabled={busy === "import"} onClick={() => void resolveClash({ version: true })}>
+            Import as a new version of {clash?.name}
+          </button>
+          <form
+            className="clash-rename"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (!nameProblem(rename)) void resolveClash({ as: rename });
+            }}
+          >
+            <label htmlFor="import-rename">New name</label>
+            <input id="import-rename" className="input mono" value={rename} onChange={(e) => setRename(e.target.value)} aria-invalid={nameProblem(rename) ? true : undefined} />
+            <button type="submit" className="btn" disabled={busy === "import" || nameProblem(rename) !== null}>
+              Import under this name
+            </button>
+            {nameProblem(rename) && <div className="field-error">{nameProblem(rename)}</div>}
+          </form>
+        </div>
+      </Modal>
+      <Modal
         open={archiving !== null}
         title="Archive graph"
         onClose={() => setArchiving(null)}
@@ -306,6 +366,15 @@ function CreateForm({ api, onCancel }: { api: Api; onCancel: () => void }) {
       {error && <div className="field-error full">{error}</div>}
     </form>
   );
+}
+
+/** The name an import was refused for because a graph already has it (issue `graph.name-taken`). */
+export function takenName(err: unknown): string | null {
+  if (!(err instanceof ApiError)) return null;
+  const issue = err.issues.find((i) => i.code === "graph.name-taken");
+  if (!issue) return null;
+  const m = /named '([^']+)'|named "([^"]+)"/.exec(issue.message);
+  return m ? (m[1] ?? m[2]) : null;
 }
 
 /** The graph name in an import response (a graph, a version with a manifest, or a list). */

@@ -1,10 +1,19 @@
 /** A semantic diff (from the spec core) as a readable list; tolerant of missing parts. */
 import type { Diff, FieldChange } from "../api";
 
-function show(v: unknown): string {
-  if (v === undefined) return "—";
+/**
+ * A field's value as the diff prints it; null for a field that is not set (the server's diff
+ * sends `null` or leaves the side out), which is shown as "unset" rather than as `null`.
+ */
+export function diffValue(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
   if (typeof v === "string") return v;
   return JSON.stringify(v);
+}
+
+function show(v: unknown) {
+  const text = diffValue(v);
+  return text === null ? <em className="diff-unset">unset</em> : text;
 }
 
 function Changes({ changes }: { changes?: FieldChange[] }) {

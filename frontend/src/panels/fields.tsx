@@ -1,4 +1,5 @@
 /** Form fields for the properties panel. Each reports `undefined` to mean "remove the key". */
+import { CloseIcon } from "../common/icons";
 import { useEffect, useId, useState, type ReactNode } from "react";
 import { parse, stringify } from "yaml";
 import { isObject } from "../graph/manifest";
@@ -246,7 +247,7 @@ export function KeyValueField({
           />
           {!readOnly && (
             <button type="button" className="btn btn-ghost btn-tiny" aria-label={`Remove ${label} entry ${i + 1}`} onClick={() => commit(rows.filter((_, j) => j !== i))}>
-              ×
+              <CloseIcon />
             </button>
           )}
         </div>

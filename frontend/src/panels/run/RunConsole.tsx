@@ -7,10 +7,10 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Selection } from "../../editor/store";
 import { Spinner, formatTime } from "../../common/ui";
-import { describeSkip, failureCause, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
+import { CloseIcon, StatusIcon } from "../../common/icons";
+import { describeSkip, failureCause, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
 import type { RunController } from "./useRunController";
 
-const STATUS_ICON: Record<string, string> = { running: "◌", ok: "✓", failed: "✕", skipped: "⤼", cancelled: "⊘" };
 
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
@@ -114,7 +114,7 @@ function StepDetails({ line }: { line: StepLine }) {
   );
 }
 
-function LineView({ line, current, selected, expanded, onToggle }: { line: ConsoleLine; current: boolean; selected: boolean; expanded: boolean; onToggle: () => void }) {
+function LineView({ line, current, selected, expanded, soft, onToggle }: { line: ConsoleLine; current: boolean; selected: boolean; expanded: boolean; soft: boolean; onToggle: () => void }) {
   if (line.kind === "note") {
     return <li className={`console-line console-note note-${line.level}`}>{line.text}</li>;
   }
@@ -131,15 +131,15 @@ function LineView({ line, current, selected, expanded, onToggle }: { line: Conso
   const latency = line.durationMs !== null ? formatMs(line.durationMs) : line.status === "running" ? "…" : "";
   return (
     <li
-      className={`console-line console-step status-${line.status}${selected ? " selected" : ""}${current ? "" : " stale"}`}
+      className={`console-line console-step status-${soft ? "soft-failed" : line.status}${selected ? " selected" : ""}${current ? "" : " stale"}`}
       data-node={line.node}
       data-step={line.stepIndex ?? undefined}
       data-call-id={line.callId}
       style={{ paddingLeft: `${6 + line.depth * 14}px` }}
     >
       <button type="button" className="console-line-head" aria-expanded={expanded} onClick={onToggle} title={`${line.callId}: click to ${expanded ? "hide" : "show"} the request and response, and to select the step on the canvas`}>
-        <span className={`step-status status-${line.status}`} aria-label={line.status}>
-          {line.status === "running" ? <span className="spinner spinner-tiny" aria-hidden="true" /> : STATUS_ICON[line.status]}
+        <span className={`step-status status-${soft ? "soft-failed" : line.status}`} aria-label={soft ? "failed, went on (Soft)" : line.status}>
+          {line.status === "running" ? <span className="spinner spinner-tiny" aria-hidden="true" /> : <StatusIcon status={soft ? "soft-failed" : line.status} size={13} />}
         </span>
         <span className="step-pos">
           {stepPosition(line)}
@@ -147,6 +147,11 @@ function LineView({ line, current, selected, expanded, onToggle }: { line: Conso
         </span>
         {line.statusCode !== null && <span className={`http-code${line.statusCode >= 400 ? " bad" : ""}`}>{line.statusCode}</span>}
         {line.status === "skipped" && <span className="muted small">skipped</span>}
+        {soft && (
+          <span className="soft-tag small" title={SOFT_NOTE}>
+            went on (Soft)
+          </span>
+        )}
         <span className="latency">{latency}</span>
       </button>
       {expanded && <StepDetails line={line} />}
@@ -176,6 +181,7 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
 
   const p = useMemo(() => progress(c), [c]);
   const cause = useMemo(() => failureCause(c), [c]);
+  const soft = useMemo(() => softFailures(c), [c]);
 
   if (!c.runId) {
     return (
@@ -230,7 +236,7 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
           </button>
         )}
         <button type="button" className="btn btn-ghost btn-tiny" onClick={ctl.detach} aria-label="Close the console" title="Close the console and clear the marks on the canvas">
-          ×
+          <CloseIcon />
         </button>
       </div>
       {run && (
@@ -265,6 +271,7 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
             current={line.kind === "note" || line.attempt === c.attempt}
             selected={line.kind === "step" && selection.kind === "step" && selection.node === line.node && selection.index === line.stepIndex && line.attempt === c.attempt}
             expanded={expanded.has(line.key)}
+            soft={line.kind === "step" && soft.includes(line)}
             onToggle={() => line.kind === "step" && toggle(line)}
           />
         ))}
@@ -280,6 +287,12 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
           {cause && (
             <div className="run-error" role="alert">
               {cause}
+            </div>
+          )}
+          {soft.length > 0 && (
+            <div className="run-soft-note">
+              {soft.length} call{soft.length === 1 ? "" : "s"} failed, but the graph went on: {soft.map((l) => stepPosition(l)).join(", ")}. Their steps are Soft dependencies (the default), so
+              their node answered anyway; make a step <code>dependency: Hard</code> to stop there instead.
             </div>
           )}
         </div>

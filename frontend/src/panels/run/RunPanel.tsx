@@ -8,6 +8,8 @@ import type { Selection } from "../../editor/store";
 import { Spinner } from "../../common/ui";
 import type { RunController } from "./useRunController";
 import { RunConsole } from "./RunConsole";
+import { prettyJson } from "./prettyJson";
+import { CloseIcon, RunIcon } from "../../common/icons";
 import "./run.css";
 
 export function RunPanel({
@@ -42,7 +44,7 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
 
   const format = () => {
     try {
-      ctl.setPayload(JSON.stringify(JSON.parse(ctl.payload), null, 2));
+      ctl.setPayload(prettyJson(JSON.parse(ctl.payload)));
     } catch {
       /* the error is shown under the editor */
     }
@@ -80,20 +82,51 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
           <select
             className="input input-small"
             aria-label="Saved payloads"
-            value={picked}
+            value={picked ? `browser:${picked}` : ""}
             onChange={(e) => {
-              const name = e.target.value;
+              const value = e.target.value;
+              // Options are "graph:<name>", "last" and "browser:<name>"; only the browser's can be deleted.
+              if (value === "last") {
+                if (ctl.lastPayload !== null) ctl.setPayload(ctl.lastPayload);
+                setPicked("");
+                return;
+              }
+              if (value.startsWith("graph:")) {
+                const sample = ctl.graphSamples.find((x) => x.name === value.slice(6));
+                if (sample) ctl.setPayload(sample.payload);
+                setPicked("");
+                return;
+              }
+              const name = value.slice("browser:".length);
               setPicked(name);
-              const sample = ctl.samples.find((s) => s.name === name);
+              const sample = ctl.samples.find((x) => x.name === name);
               if (sample) ctl.setPayload(sample.payload);
             }}
           >
-            <option value="">{ctl.samples.length ? "Saved payloads…" : "No saved payloads"}</option>
-            {ctl.samples.map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
+            <option value="">{ctl.samples.length || ctl.graphSamples.length || ctl.lastPayload !== null ? "Saved payloads…" : "No saved payloads"}</option>
+            {ctl.graphSamples.length > 0 && (
+              <optgroup label="This graph's samples">
+                {ctl.graphSamples.map((x) => (
+                  <option key={x.name} value={`graph:${x.name}`}>
+                    {x.name}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+            {ctl.lastPayload !== null && (
+              <optgroup label="Last run">
+                <option value="last">Last payload used</option>
+              </optgroup>
+            )}
+            {ctl.samples.length > 0 && (
+              <optgroup label="Saved in this browser">
+                {ctl.samples.map((x) => (
+                  <option key={x.name} value={`browser:${x.name}`}>
+                    {x.name}
+                  </option>
+                ))}
+              </optgroup>
+            )}
           </select>
           <button type="button" className="btn btn-small" onClick={() => setNaming((n) => !n)} disabled={!!ctl.payloadError} aria-expanded={naming}>
             Save payload…
@@ -162,7 +195,7 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
             <input className="input input-small mono" aria-label={`Header ${i + 1} name`} placeholder="Name" value={name} onChange={(e) => setHeader(i, 0, e.target.value)} />
             <input className="input input-small mono" aria-label={`Header ${i + 1} value`} placeholder="Value" value={value} onChange={(e) => setHeader(i, 1, e.target.value)} />
             <button type="button" className="btn btn-ghost btn-tiny" aria-label={`Remove header ${i + 1}`} onClick={() => ctl.setHeaders(ctl.headers.filter((_, j) => j !== i))}>
-              ×
+              <CloseIcon />
             </button>
           </div>
         ))}
@@ -180,7 +213,7 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
           aria-keyshortcuts="Control+Enter"
           aria-busy={ctl.starting || undefined}
         >
-          {ctl.starting ? <Spinner decorative /> : <span className="icon" aria-hidden="true">▶</span>}
+          {ctl.starting ? <Spinner decorative /> : <RunIcon />}
           Run
         </button>
         <span className="field-help">

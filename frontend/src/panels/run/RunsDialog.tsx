@@ -150,13 +150,15 @@ export function RunsDialog({
                   </td>
                   <td className="nowrap">{formatMs(r.duration_ms)}</td>
                   <td>{r.created_by}</td>
-                  <td className="nowrap">
-                    <button type="button" className="btn btn-small" onClick={() => onOpen(r)}>
-                      Open
-                    </button>{" "}
-                    <button type="button" className="btn btn-small" onClick={() => onRunAgain(r)} title="A new run with the same version, request, environment and seed">
-                      Run again
-                    </button>
+                  <td>
+                    <div className="runs-actions">
+                      <button type="button" className="btn btn-small" onClick={() => onOpen(r)}>
+                        Open
+                      </button>
+                      <button type="button" className="btn btn-small" onClick={() => onRunAgain(r)} title="A new run with the same version, request, environment and seed">
+                        Run again
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -10,6 +10,7 @@
  */
 import type { BodyView, Run, RunStatus } from "../../api";
 import { issueKey } from "../../graph/queries";
+import { prettyJson } from "./prettyJson";
 
 /** One event as the SSE `data:` line carries it. */
 export interface RunEventMsg {
@@ -560,32 +561,69 @@ export function progress(state: ConsoleState): Progress {
   return p;
 }
 
-/** Why a run failed or was cancelled, in one sentence; null when it did not. */
+/** The call id of the node invocation a step call belongs to (`root/2>match/1` -> `root/2>match`). */
+export function nodeCallOf(callId: string): string {
+  const at = callId.lastIndexOf("/");
+  return at < 0 ? callId : callId.slice(0, at);
+}
+
+/**
+ * Whether a failed step was a failure the graph went on from (a Soft dependency,
+ * ROUTER-SEMANTICS §2.8): its node still finished `ok`, or its Sequence called a later step. A
+ * step that has not failed, or after which its node stopped, is not.
+ */
+export function continuedAfterFailure(state: ConsoleState, line: StepLine): boolean {
+  if (line.status !== "failed") return false;
+  const nodeCall = nodeCallOf(line.callId);
+  const node = state.nodes[nodeCall];
+  if (node && node.attempt === line.attempt && node.status === "ok") return true;
+  // A Sequence that called a later step after this one went on, whatever it answered at the end.
+  return stepLines(state).some(
+    (l) => l.attempt === line.attempt && l.status !== "skipped" && nodeCallOf(l.callId) === nodeCall && l.stepIndex !== null && line.stepIndex !== null && l.stepIndex > line.stepIndex && l.seq > line.seq && node?.routerType === "Sequence",
+  );
+}
+
+/** The failed step calls of the current attempt the graph went on from, in the order they ran. */
+export function softFailures(state: ConsoleState): StepLine[] {
+  return stepLines(state).filter((l) => l.attempt === state.attempt && continuedAfterFailure(state, l));
+}
+
+function answered(line: StepLine): string {
+  return line.statusCode !== null ? `answered ${line.statusCode}` : `failed: ${line.error ?? "no response"}`;
+}
+
+/**
+ * Why a run failed or was cancelled, in one sentence; null when it did not. It names the first
+ * failure (in the order the calls ran), since later ones are usually its consequences.
+ */
 export function failureCause(state: ConsoleState): string | null {
   const f = state.finished;
   if (!f || f.status === "succeeded") return null;
   if (f.error) return f.error;
   const current = state.lines.filter((l) => !("attempt" in l) || l.attempt === state.attempt);
-  const stop = [...current].reverse().find((l): l is RouteLine => l.kind === "route" && (l.decision.router === "Sequence" || l.decision.router === "Ensemble"));
-  if (stop) {
-    const d = stop.decision as Extract<RouteDecision, { router: "Sequence" | "Ensemble" }>;
-    const idx = "stepIndex" in d ? d.stepIndex : null;
-    const failed = current.find((l): l is StepLine => l.kind === "step" && l.callId === `${stop.callId}/${idx}`);
-    if (failed && (stop.decision.router === "Ensemble" || (stop.decision as { reason?: string }).reason === "hard-failure")) {
-      const what = failed.statusCode !== null ? `answered ${failed.statusCode}` : `failed: ${failed.error ?? "no response"}`;
-      return `${stepPosition(failed)} (a Hard dependency) ${what}, so ${stop.node} stopped there.`;
-    }
-    return stop.text;
+  const first = current.find((l): l is StepLine => l.kind === "step" && l.status === "failed");
+  const stops = current.filter((l): l is RouteLine => l.kind === "route" && (l.decision.router === "Sequence" || l.decision.router === "Ensemble"));
+  if (first) {
+    const stop = stops.find((r) => {
+      const d = r.decision as Extract<RouteDecision, { router: "Sequence" | "Ensemble" }>;
+      return `${r.callId}/${d.stepIndex}` === first.callId && (r.decision.router === "Ensemble" || (d as { reason?: string }).reason === "hard-failure");
+    });
+    if (stop) return `${stepPosition(first)} (a Hard dependency) ${answered(first)}, so ${stop.node} stopped there.`;
+    const soft = continuedAfterFailure(state, first) ? " (a Soft dependency: the graph went on)" : "";
+    return `${stepPosition(first)} ${answered(first)} first${soft}.`;
   }
-  const failed = [...current].reverse().find((l): l is StepLine => l.kind === "step" && l.status === "failed");
-  if (failed) return `${stepPosition(failed)} ${failed.statusCode !== null ? `answered ${failed.statusCode}` : `failed: ${failed.error ?? "no response"}`}.`;
+  if (stops.length) return stops[0].text;
   if (f.status === "cancelled") return "The run was cancelled.";
   return f.statusCode !== null ? `The graph answered ${f.statusCode}.` : "The run failed.";
 }
 
 // ---- canvas marks -------------------------------------------------------------------------------
 
-export type StepMarkStatus = StepStatus | "not-taken";
+/**
+ * `soft-failed`: the call failed but its node went on (a Soft dependency); `not-reached`: the
+ * run ended without reaching the step (or node) at all.
+ */
+export type StepMarkStatus = StepStatus | "not-taken" | "soft-failed" | "not-reached";
 
 export interface StepMark {
   status: StepMarkStatus;
@@ -597,13 +635,17 @@ export interface StepMark {
   /** A Switch step's or a Sequence step's condition and whether it matched. */
   condition: ConditionResult | null;
   note: string | null;
+  /** Failed calls below this `nodeName` step that the graph went on from (0 for other steps). */
+  softBelow: number;
 }
 
 export interface NodeMark {
-  status: NodeResult["status"];
+  status: NodeResult["status"] | "not-reached";
   durationMs: number | null;
   statusCode: number | null;
   route: RouteDecision | null;
+  /** Failed step calls in this node or below it that the graph went on from. */
+  softFailures: number;
 }
 
 /** What the canvas draws for a run, kept apart from the graph model (never in undo history). */
@@ -612,9 +654,24 @@ export interface RunMarks {
   nodes: Map<string, NodeMark>;
   /** By `issueKey(node, index)`. */
   steps: Map<string, StepMark>;
+  /** The run has ended: whatever has no mark was never reached. */
+  finished: boolean;
 }
 
-const PRIORITY: Record<StepMarkStatus, number> = { "not-taken": 0, skipped: 1, ok: 2, cancelled: 3, running: 4, failed: 5 };
+const PRIORITY: Record<StepMarkStatus, number> = { "not-reached": 0, "not-taken": 0, skipped: 1, ok: 2, "soft-failed": 3, cancelled: 4, running: 5, failed: 6 };
+
+const NOT_REACHED_NODE: NodeMark = { status: "not-reached", durationMs: null, statusCode: null, route: null, softFailures: 0 };
+const NOT_REACHED_STEP: StepMark = { status: "not-reached", durationMs: null, statusCode: null, calls: 0, lineKey: null, condition: null, note: "the run never reached this step", softBelow: 0 };
+
+/** A node's mark; once the run has ended, a node without one shows as not reached. */
+export function nodeMarkOf(marks: RunMarks, node: string): NodeMark | undefined {
+  return marks.nodes.get(node) ?? (marks.finished ? NOT_REACHED_NODE : undefined);
+}
+
+/** A step's mark; once the run has ended, a step without one shows as not reached. */
+export function stepMarkOf(marks: RunMarks, node: string, index: number): StepMark | undefined {
+  return marks.steps.get(issueKey(node, index)) ?? (marks.finished ? NOT_REACHED_STEP : undefined);
+}
 
 export function runMarks(state: ConsoleState): RunMarks {
   const nodes = new Map<string, NodeMark>();
@@ -628,12 +685,12 @@ export function runMarks(state: ConsoleState): RunMarks {
     if (n.attempt !== state.attempt) continue;
     const prev = nodes.get(n.node);
     if (prev && PRIORITY[prev.status === "running" ? "running" : prev.status] > PRIORITY[n.status === "running" ? "running" : n.status]) continue;
-    nodes.set(n.node, { status: n.status, durationMs: n.durationMs, statusCode: n.statusCode, route: routeOf.get(n.node) ?? prev?.route ?? null });
+    nodes.set(n.node, { status: n.status, durationMs: n.durationMs, statusCode: n.statusCode, route: routeOf.get(n.node) ?? prev?.route ?? null, softFailures: 0 });
   }
   for (const [node, route] of routeOf) {
     const prev = nodes.get(node);
     if (prev) nodes.set(node, { ...prev, route });
-    else nodes.set(node, { status: "running", durationMs: null, statusCode: null, route });
+    else nodes.set(node, { status: "running", durationMs: null, statusCode: null, route, softFailures: 0 });
     if (route.router === "Switch") {
       const sw = route as Extract<RouteDecision, { router: "Switch" }>;
       for (const c of sw.conditions) {
@@ -645,6 +702,7 @@ export function runMarks(state: ConsoleState): RunMarks {
           lineKey: null,
           condition: { condition: c.condition, matches: c.matches, raw: c.raw, reason: c.reason },
           note: null,
+          softBelow: 0,
         });
       }
     } else if (route.router === "Splitter") {
@@ -660,31 +718,49 @@ export function runMarks(state: ConsoleState): RunMarks {
           lineKey: null,
           condition: null,
           note: `weight ${w}: draws ${lo}–${hi - 1}${i === sp.chosen ? ` (drew ${sp.draw})` : ""}`,
+          softBelow: 0,
         });
       });
     }
   }
+  const soft = softFailures(state);
   for (const l of stepLines(state)) {
     if (l.attempt !== state.attempt || l.stepIndex === null) continue;
     const key = issueKey(l.node, l.stepIndex);
     const prev = steps.get(key);
     const calls = (prev?.calls ?? 0) + 1;
-    const keepPrev = prev && prev.calls > 0 && PRIORITY[prev.status] > PRIORITY[l.status];
+    const status: StepMarkStatus = soft.includes(l) ? "soft-failed" : l.status;
+    const keepPrev = prev && prev.calls > 0 && PRIORITY[prev.status] > PRIORITY[status];
+    // Soft failures inside the node this step called (call ids below `<step>>`).
+    const below = soft.filter((x) => x.callId.startsWith(`${l.callId}>`)).length;
     steps.set(key, {
-      status: keepPrev ? prev.status : l.status,
+      status: keepPrev ? prev.status : status,
       durationMs: keepPrev ? prev.durationMs : l.durationMs,
       statusCode: keepPrev ? prev.statusCode : l.statusCode,
       calls,
       lineKey: keepPrev ? prev.lineKey : l.key,
       condition: prev?.condition ?? l.condition,
-      note: l.status === "skipped" ? `skipped: ${describeSkip(l.skipReason)}` : (prev?.note ?? null),
+      note: l.status === "skipped" ? `skipped: ${describeSkip(l.skipReason)}` : status === "soft-failed" ? SOFT_NOTE : (prev?.note ?? null),
+      softBelow: (prev?.softBelow ?? 0) + below,
     });
+  }
+  for (const [name, mark] of nodes) {
+    const count = soft.filter((x) => isBelowNode(state, name, x)).length;
+    if (count) nodes.set(name, { ...mark, softFailures: count });
   }
   // A chosen Switch/Splitter step that never started (the run ended first) is not "running".
   if (state.finished) {
     for (const [k, m] of steps) if (m.status === "running" && m.calls === 0) steps.set(k, { ...m, status: state.finished.status === "cancelled" ? "cancelled" : "not-taken" });
   }
-  return { runId: state.runId, nodes, steps };
+  return { runId: state.runId, nodes, steps, finished: state.finished !== null };
+}
+
+/** What a soft-failed step's tooltip and console line say. */
+export const SOFT_NOTE = "failed, but the graph went on (Soft dependency)";
+
+/** Whether step call `line` ran inside an invocation of node `name` (at any depth below it). */
+function isBelowNode(state: ConsoleState, name: string, line: StepLine): boolean {
+  return Object.values(state.nodes).some((n) => n.node === name && n.attempt === line.attempt && line.callId.startsWith(`${n.callId}/`));
 }
 
 // ---- bodies ---------------------------------------------------------------------------------
@@ -719,7 +795,7 @@ export function showBody(view: BodyView | null | undefined): ShownBody | null {
   if (view.encoding === "base64") return { text: view.body, json: false, size: view.size, truncated: view.truncated, binary: true };
   if (!view.truncated) {
     try {
-      return { text: JSON.stringify(JSON.parse(view.body), null, 2), json: true, size: view.size, truncated: false, binary: false };
+      return { text: prettyJson(JSON.parse(view.body)), json: true, size: view.size, truncated: false, binary: false };
     } catch {
       /* not JSON: shown as it is */
     }
@@ -734,6 +810,6 @@ export function showValue(value: unknown, size?: number | null, truncated?: bool
     const shown = showBody({ body: value, encoding: "utf-8", size: size ?? new TextEncoder().encode(value).length, truncated: !!truncated });
     return shown;
   }
-  const text = JSON.stringify(value, null, 2);
+  const text = prettyJson(value);
   return { text, json: true, size: size ?? new TextEncoder().encode(JSON.stringify(value)).length, truncated: !!truncated, binary: false };
 }

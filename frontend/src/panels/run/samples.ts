@@ -5,6 +5,8 @@
  * disabled) are swallowed: nothing here is worth breaking the editor for.
  */
 
+import { prettyJson } from "./prettyJson";
+
 export interface Sample {
   name: string;
   payload: string;
@@ -22,6 +24,32 @@ const PREFIX = "inference-graph-studio";
 const samplesKey = (graph: string) => `${PREFIX}:samples:${graph}`;
 const draftKey = (graph: string) => `${PREFIX}:run-draft:${graph}`;
 const currentKey = (graph: string) => `${PREFIX}:current-run:${graph}`;
+const lastKey = (graph: string) => `${PREFIX}:last-payload:${graph}`;
+
+/** The layout key under which a version carries the graph's own samples (execution/demo.py). */
+export const LAYOUT_SAMPLES_KEY = "samples";
+
+/**
+ * The graph's own sample payloads, from its layout's `samples` list (`[{"name", "payload"}]`,
+ * the payload any JSON value), as text for the payload editor. Malformed entries are left out.
+ */
+export function graphSamples(layoutExtra: Record<string, unknown>): Sample[] {
+  const list = layoutExtra[LAYOUT_SAMPLES_KEY];
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((x): x is { name: string; payload: unknown } => !!x && typeof x === "object" && typeof (x as { name?: unknown }).name === "string" && "payload" in x)
+    .map((x) => ({ name: x.name, payload: prettyJson(x.payload) }));
+}
+
+/** The payload of the last run started from this browser for the graph. */
+export function loadLastPayload(store: Store | null, graph: string): string | null {
+  const p = read<unknown>(store, lastKey(graph));
+  return typeof p === "string" ? p : null;
+}
+
+export function saveLastPayload(store: Store | null, graph: string, payload: string): void {
+  write(store, lastKey(graph), payload);
+}
 
 function read<T>(store: Store | null, key: string): T | null {
   try {

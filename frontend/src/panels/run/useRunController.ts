@@ -13,7 +13,7 @@ import { ApiError, type Api, type Environment, type Page, type Run } from "../..
 import { describeApiError } from "../../common/ui";
 import type { Issue } from "../../graph/types";
 import { emptyConsole, eventsFromRun, hasGap, isTerminal, parseEventData, reduceEvent, reduceEvents, runMarks, skipGap, type ConsoleState, type RunEventMsg, type RunMarks } from "./console";
-import { deleteSample, headersObject, loadDraft, loadSamples, parsePayload, rememberRun, rememberedRun, safeStorage, saveDraft, saveSample, type Sample } from "./samples";
+import { deleteSample, headersObject, loadDraft, loadLastPayload, loadSamples, saveLastPayload, parsePayload, rememberRun, rememberedRun, safeStorage, saveDraft, saveSample, type Sample } from "./samples";
 
 /** Every event type the backend sends (execution/events.py, execution/services.py, trace.py). */
 export const EVENT_TYPES = [
@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
 ] as const;
 
 const DEFAULT_PAYLOAD = '{\n  "instances": [\n    {}\n  ]\n}';
+const NO_SAMPLES: Sample[] = [];
 const RETRY_MS = 2000; // the server's own `retry:` hint
 
 export type Connection = "idle" | "connecting" | "open" | "reconnecting" | "closed";
@@ -53,6 +54,10 @@ export interface RunController {
   headers: [string, string][];
   setHeaders(rows: [string, string][]): void;
   samples: Sample[];
+  /** The graph's own samples (from its layout), offered before the browser's. */
+  graphSamples: Sample[];
+  /** The payload of the last run started here, if any. */
+  lastPayload: string | null;
   saveSample(name: string): void;
   deleteSample(name: string): void;
   // the run shown
@@ -73,7 +78,17 @@ export interface RunController {
   rerun(runId: string): Promise<void>;
 }
 
-export function useRunController({ api, graph, resolveVersion }: { api: Api; graph: string; resolveVersion: () => Promise<number | null> }): RunController {
+export function useRunController({
+  api,
+  graph,
+  resolveVersion,
+  graphSamples = NO_SAMPLES,
+}: {
+  api: Api;
+  graph: string;
+  resolveVersion: () => Promise<number | null>;
+  graphSamples?: Sample[];
+}): RunController {
   const local = useMemo(() => safeStorage("local"), []);
   const session = useMemo(() => safeStorage("session"), []);
   const draft = useMemo(() => loadDraft(local, graph), [local, graph]);
@@ -84,6 +99,14 @@ export function useRunController({ api, graph, resolveVersion }: { api: Api; gra
   const [environments, setEnvironments] = useState<Environment[]>([]);
   const [environmentsError, setEnvironmentsError] = useState<string | null>(null);
   const [samples, setSamples] = useState<Sample[]>(() => loadSamples(local, graph));
+  const [lastPayload, setLastPayload] = useState<string | null>(() => loadLastPayload(local, graph));
+
+  // With nothing typed before (no draft), the form starts with the graph's first sample once the
+  // graph has loaded, instead of the bare default.
+  const firstSample = graphSamples[0]?.payload ?? null;
+  useEffect(() => {
+    if (firstSample !== null && !draft) setPayload((p) => (p === DEFAULT_PAYLOAD ? firstSample : p));
+  }, [firstSample, draft]);
 
   const [consoleState, setConsoleState] = useState<ConsoleState>(() => emptyConsole());
   const [run, setRun] = useState<Run | null>(null);
@@ -288,8 +311,8 @@ export function useRunController({ api, graph, resolveVersion }: { api: Api; gra
   // ---- actions ------------------------------------------------------------------------------
   const resolveRef = useRef(resolveVersion);
   resolveRef.current = resolveVersion;
-  const formRef = useRef({ payloadCheck, environment, headers });
-  formRef.current = { payloadCheck, environment, headers };
+  const formRef = useRef({ payloadCheck, payloadText: payload, environment, headers });
+  formRef.current = { payloadCheck, payloadText: payload, environment, headers };
   const startingRef = useRef(false);
 
   const runNow = useCallback(async () => {
@@ -305,6 +328,8 @@ export function useRunController({ api, graph, resolveVersion }: { api: Api; gra
     try {
       const version = await resolveRef.current();
       if (version === null) return;
+      saveLastPayload(local, graph, form.payloadText);
+      setLastPayload(form.payloadText);
       const hdrs = headersObject(form.headers);
       const started = await api.startRun(graph, {
         version,
@@ -319,7 +344,7 @@ export function useRunController({ api, graph, resolveVersion }: { api: Api; gra
       startingRef.current = false;
       setStarting(false);
     }
-  }, [api, attach, graph]);
+  }, [api, attach, graph, local]);
 
   const cancel = useCallback(async () => {
     const id = live.current.runId;
@@ -362,6 +387,8 @@ export function useRunController({ api, graph, resolveVersion }: { api: Api; gra
     headers,
     setHeaders,
     samples,
+    graphSamples,
+    lastPayload,
     saveSample: (name: string) => setSamples(saveSample(local, graph, name, payload)),
     deleteSample: (name: string) => setSamples(deleteSample(local, graph, name)),
     console: consoleState,

@@ -1,0 +1,81 @@
+"""axe-core (frontend devDependency, pinned) on the list, editor and console pages: no serious
+or critical violations (issue 14, Tests). axe runs inside the page, loaded from node_modules: no
+request leaves the machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+AXE = Path(__file__).resolve().parents[2] / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+
+SWITCH = {
+    "root": {
+        "routerType": "Sequence",
+        "steps": [
+            {"name": "greet", "serviceName": "success-200"},
+            {"name": "route", "nodeName": "pick"},
+        ],
+    },
+    "pick": {
+        "routerType": "Switch",
+        "steps": [{"name": "cats", "serviceName": "echo", "condition": "instances"}],
+    },
+}
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe's serious and critical violations on the page, one line each (rule: first targets)."""
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: run `cd frontend && npm ci` (axe-core is a devDependency).")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
+            .filter(v => v.impact === "serious" || v.impact === "critical")
+            .map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(", ")}`)"""
+    )
+    return [str(x) for x in found]
+
+
+@pytest.fixture
+def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
+    from execution import services
+
+    environment, _ = services.ensure_local_environment(owner=studio_user)
+    return environment
+
+
+def test_list_and_editor_pages_have_no_serious_accessibility_violations(
+    user_page: Page, make_graph: Any, open_editor: Any, live_server: Any
+) -> None:
+    page = user_page
+    make_graph("a11y", nodes=SWITCH)
+    page.goto(f"{live_server.url}/")
+    expect(page.get_by_role("link", name="a11y")).to_be_visible()
+    assert serious_violations(page) == []
+
+    open_editor(page, "a11y", cards=2)
+    assert serious_violations(page) == []
+    page.get_by_role("tab", name="YAML").click()
+    expect(page.locator(".cm-content")).to_be_visible()
+    assert serious_violations(page) == []
+
+
+def test_console_page_has_no_serious_accessibility_violations(
+    stack: Any, user_page: Page, make_graph: Any, open_editor: Any
+) -> None:
+    page = user_page
+    make_graph("a11y-run", nodes=SWITCH)
+    open_editor(page, "a11y-run", cards=2)
+    page.get_by_role("tab", name="Run").click()
+    page.get_by_label("Payload (JSON)").fill('{"instances": [1]}')
+    page.get_by_role("button", name="Run", exact=True).click()
+    console = page.get_by_role("region", name="Run console")
+    expect(console.locator(".run-status")).to_have_text("succeeded", timeout=30_000)
+    console.locator(".console-step .console-line-head").first.click()
+    assert serious_violations(page) == []
