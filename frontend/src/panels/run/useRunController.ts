@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   "run.requeued",
   "run.warning",
   "run.cancel_requested",
+  "run.worker_stopping",
   "node.started",
   "node.finished",
   "step.started",
