@@ -14,7 +14,7 @@ from graphs.spec.model import Manifest
 __all__ = ["case_document_from_run"]
 
 
-def _payload(body: bytes, content_type: str | None) -> dict[str, Any]:
+def _payload(body: bytes) -> dict[str, Any]:
     if is_valid_json(body):
         return {"payload": json.loads(body)}
     return {"raw": body.decode("utf-8", errors="replace")}
@@ -28,7 +28,7 @@ def case_document_from_run(
     request_headers: Sequence[tuple[str, str]],
     content_type: str | None,
     status: int,
-    response_body: bytes,
+    response_body: bytes | None,
     events: Iterable[Mapping[str, Any]],
     description: str = "",
     seed: int | None = None,
@@ -37,16 +37,17 @@ def case_document_from_run(
     """A case document (as :func:`~.loader.parse_case` reads it) that the run it describes passes.
 
     ``request_headers`` should already be redacted; ``Content-Type`` among them is folded into
-    ``content_type``. ``events`` are the run's trace events as mappings. Routes are written once
+    ``content_type``. ``response_body`` None (a stored body that was truncated) writes no body
+    expectation, as does a body that is not JSON. ``events`` are the run's trace events as mappings. Routes are written once
     per node, in the order first decided; a node decided differently on two calls is left out
     (no single expectation holds for it). Pure.
     """
     headers = {k: v for k, v in request_headers if k.lower() != "content-type"}
-    request: dict[str, Any] = {**_payload(request_body, content_type), "content_type": content_type}
+    request: dict[str, Any] = {**_payload(request_body), "content_type": content_type}
     if headers:
         request["headers"] = headers
     expectations: list[dict[str, Any]] = [{"status": status}]
-    if is_valid_json(response_body):
+    if response_body is not None and is_valid_json(response_body):
         expectations.append({"body": json.loads(response_body), "match": "subset"})
     decided: dict[str, set[int | None]] = {}
     for event in events:
