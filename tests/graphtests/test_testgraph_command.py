@@ -179,7 +179,11 @@ def test_an_invalid_test_file_lists_every_issue_with_its_line_and_exits_2(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["{graph}"], "Give the test file: --cases TESTS.yaml."),
+        (["{graph}"], "--cases TESTS.yaml (or name a stored graph)."),
+        (
+            ["{graph}", "--cases", "{passing}", "--version", "2"],
+            "--version and --environment are for stored graphs",
+        ),
         (["{graph}", "--cases", "/nonexistent/t.yaml"], "Cannot read /nonexistent/t.yaml"),
         (["/nonexistent/g.yaml", "--cases", "{passing}"], "Cannot read /nonexistent/g.yaml"),
         (["{graph}", "--cases", "{passing}", "--case", "horse"], "No case named 'horse'"),

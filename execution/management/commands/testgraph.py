@@ -1,24 +1,33 @@
-"""``testgraph FILE.yaml --cases TESTS.yaml``: run a test file against a graph file, in-process.
+"""``testgraph``: run a graph's test cases in this process and report each case.
 
-No database, Redis or Celery: the graph and its cases are read from files, the engine runs here,
-step URLs come from ``--service NAME=URL`` (and ``--url-template``) as for ``rungraph``. Prints one
-line per case (in the file's order) and a summary; ``--junit OUT.xml`` writes a JUnit report.
+``testgraph FILE.yaml --cases TESTS.yaml [--service NAME=URL]...``: a manifest file and a test file
+(``kind: InferenceGraphTest``), with no database, Redis or Celery; step URLs come from
+``--service`` and ``--url-template`` as for ``rungraph``.
+
+``testgraph NAME [--version N] [--environment E]``: the stored cases of graph NAME against a
+version (default: the latest), each in ``--environment``, else its own, else the system default.
+Runs in this process too (it reads the database; no Redis or Celery).
+
+Both print one line per case (in order) and a summary, and write ``--junit OUT.xml`` on request.
 Exit 0 when every case passed, 1 when any failed or could not run, 2 for invalid input.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.exceptions import ApplicationError
 from execution.cli import EXIT_INVALID, add_engine_options, engine_config, read_manifest
-from execution.engine import DEFAULT_MAX_RESPONSE_BYTES
+from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig
 from execution.graphtests import (
     DEFAULT_CONCURRENCY,
     CaseResult,
+    GraphTestCase,
     GraphTestSuite,
     TestSpecError,
     junit_xml,
@@ -26,18 +35,32 @@ from execution.graphtests import (
     run_suite_sync,
 )
 from execution.graphtests.report import case_lines, describe_issue, summary_line
+from graphs.spec import Manifest
 
 # Exit status when a case failed or errored (DESIGN.md: testgraph exits 1).
 EXIT_FAILED: Final = 1
+
+# (engine config, cases, their positions in the report)
+Batch = tuple[EngineConfig, list[GraphTestCase], list[int]]
 
 
 class Command(BaseCommand):
     help = "Run a graph's test cases (kind: InferenceGraphTest) and report each case; exit 1 on failure."
 
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> Any:
+        # Our --version is the graph version, not Django's: let it replace the base option.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument("target", help="InferenceGraph YAML or JSON file")
+        parser.add_argument(
+            "target", help="InferenceGraph YAML/JSON file (with --cases), or a stored graph's name"
+        )
         parser.add_argument("--cases", metavar="TESTS.yaml", help="The test file (kind: InferenceGraphTest)")
         add_engine_options(parser)
+        parser.add_argument(
+            "--version", type=int, dest="number", help="Stored graphs: the version (default: latest)"
+        )
+        parser.add_argument("--environment", help="Stored graphs: run every case in this environment")
         parser.add_argument("--junit", metavar="OUT.xml", help="Write a JUnit XML report here")
         parser.add_argument(
             "--case", action="append", default=[], metavar="NAME", help="Run only this case (repeatable)"
@@ -47,21 +70,36 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if opts["cases"] is None:
-            raise CommandError("Give the test file: --cases TESTS.yaml.", returncode=EXIT_INVALID)
         if opts["concurrency"] < 1:
             raise CommandError("--concurrency must be at least 1.", returncode=EXIT_INVALID)
+        if opts["cases"] is None:
+            if "." in opts["target"] or "/" in opts["target"]:  # no graph name holds either
+                raise CommandError(
+                    f"Give the test file of {opts['target']}: --cases TESTS.yaml (or name a stored graph).",
+                    returncode=EXIT_INVALID,
+                )
+            name, manifest, batches, count = self._stored(opts)
+        else:
+            if opts["number"] is not None or opts["environment"] is not None:
+                raise CommandError(
+                    "--version and --environment are for stored graphs; a file run takes --service.",
+                    returncode=EXIT_INVALID,
+                )
+            name, manifest, batches, count = self._file(opts)
+        self._run(name, manifest, batches, count, opts)
+
+    # --- the two sources ---------------------------------------------------------------------------
+
+    def _file(self, opts: dict[str, Any]) -> tuple[str, Manifest, list[Batch], int]:
         manifest = read_manifest(opts["target"], self.stderr)
         suite = self._read_suite(opts["cases"])
         if manifest.name and suite.graph != manifest.name:
             self.stderr.write(
-                f"{opts['cases']}: warning: the cases are for graph {suite.graph!r}, "
-                f"the file holds {manifest.name!r}"
+                f"{opts['cases']}: warning: the cases are for graph {suite.graph!r}, the file holds {manifest.name!r}"
             )
         cases = list(suite.cases)
         if opts["case"]:
-            names = {case.name for case in cases}
-            unknown = [name for name in opts["case"] if name not in names]
+            unknown = [n for n in opts["case"] if n not in {case.name for case in cases}]
             if unknown:
                 raise CommandError(
                     f"No case named {', '.join(map(repr, unknown))} in {opts['cases']}.",
@@ -70,40 +108,35 @@ class Command(BaseCommand):
             cases = [case for case in cases if case.name in opts["case"]]
         # Whole step responses in the trace, so that `path` expectations on a step see all of it.
         config = engine_config(opts, body_cap=DEFAULT_MAX_RESPONSE_BYTES)
-        printed = 0
-        done: dict[int, CaseResult] = {}
+        return suite.graph, manifest, [(config, cases, list(range(len(cases))))], len(cases)
 
-        def on_case(index: int, result: CaseResult) -> None:
-            # Lines come out in the file's order, each as soon as every case before it is done.
-            nonlocal printed
-            done[index] = result
-            while printed in done:
-                for line in case_lines(done[printed]):
-                    self.stdout.write(line)
-                printed += 1
+    def _stored(self, opts: dict[str, Any]) -> tuple[str, Manifest, list[Batch], int]:
+        from execution.testcases.local import prepare_stored_suite  # the database only in this mode
 
-        started = time.monotonic()
-        results = run_suite_sync(
-            manifest,
-            cases,
-            config=config,
-            concurrency=opts["concurrency"],
-            on_case=on_case,
-            keep_results=False,
+        if opts["service"] or opts["url_template"] or opts["propagate_headers"] is not None:
+            raise CommandError(
+                "--service, --url-template and --propagate-headers are for file runs; "
+                "a stored graph runs in an environment (--environment).",
+                returncode=EXIT_INVALID,
+            )
+        try:
+            prepared = prepare_stored_suite(
+                graph_name=opts["target"],
+                number=opts["number"],
+                environment=opts["environment"],
+                case_names=opts["case"],
+            )
+        except ApplicationError as exc:
+            raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
+        for note in prepared.notes:
+            self.stderr.write(f"note: {note}")
+        self.stdout.write(
+            f"{prepared.graph.name} v{prepared.version.number}: {prepared.count} case(s) in "
+            + ", ".join(group.environment for group in prepared.groups or [])
+            + ("" if prepared.groups else "no environment")
         )
-        seconds = time.monotonic() - started
-        self.stdout.write(summary_line(results, seconds))
-        if opts["junit"]:
-            report = junit_xml(suite.graph, results, duration_ms=seconds * 1000)
-            try:
-                Path(opts["junit"]).write_bytes(report)
-            except OSError as exc:
-                raise CommandError(
-                    f"Cannot write {opts['junit']}: {exc.strerror}", returncode=EXIT_INVALID
-                ) from exc
-        failed = sum(1 for r in results if r.outcome != "passed")
-        if failed:
-            raise CommandError(f"{failed} of {len(results)} cases did not pass.", returncode=EXIT_FAILED)
+        batches = [(g.config, g.cases, g.indices) for g in prepared.groups]
+        return prepared.graph.name, prepared.manifest, batches, prepared.count
 
     def _read_suite(self, path: str) -> GraphTestSuite:
         try:
@@ -116,3 +149,56 @@ class Command(BaseCommand):
             for issue in exc.issues:
                 self.stderr.write(describe_issue(issue, path))
             raise CommandError(f"{path} is not a usable test file.", returncode=EXIT_INVALID) from exc
+
+    # --- running and reporting ---------------------------------------------------------------------
+
+    def _printer(self, done: dict[int, CaseResult]) -> Callable[[int, CaseResult], None]:
+        printed = 0
+
+        def on_case(position: int, result: CaseResult) -> None:
+            # Lines come out in the suite's order, each as soon as every case before it is done.
+            nonlocal printed
+            done[position] = result
+            while printed in done:
+                for line in case_lines(done[printed]):
+                    self.stdout.write(line)
+                printed += 1
+
+        return on_case
+
+    def _run(
+        self, name: str, manifest: Manifest, batches: list[Batch], count: int, opts: dict[str, Any]
+    ) -> None:
+        done: dict[int, CaseResult] = {}
+        report = self._printer(done)
+        started = time.monotonic()
+        for config, cases, positions in batches:
+            run_suite_sync(
+                manifest,
+                cases,
+                config=config,
+                concurrency=opts["concurrency"],
+                on_case=_placed(report, positions),
+                keep_results=False,
+            )
+        seconds = time.monotonic() - started
+        results = [done[i] for i in range(count)]
+        self.stdout.write(summary_line(results, seconds))
+        if opts["junit"]:
+            xml = junit_xml(name, results, duration_ms=seconds * 1000)
+            try:
+                Path(opts["junit"]).write_bytes(xml)
+            except OSError as exc:
+                raise CommandError(
+                    f"Cannot write {opts['junit']}: {exc.strerror}", returncode=EXIT_INVALID
+                ) from exc
+        failed = sum(1 for r in results if r.outcome != "passed")
+        if failed:
+            raise CommandError(f"{failed} of {len(results)} cases did not pass.", returncode=EXIT_FAILED)
+
+
+def _placed(
+    report: Callable[[int, CaseResult], None], positions: list[int]
+) -> Callable[[int, CaseResult], None]:
+    """``report`` with a batch's case index turned into its position in the whole suite."""
+    return lambda index, result: report(positions[index], result)
