@@ -428,7 +428,8 @@ def _step(
     states: list[int | str] = [_step_state(e) for e in _calls(observed, *found)] or ["not-reached"]
     ok = all(state == expectation.status for state in states)
     shown = states[0] if len(states) == 1 else states
-    message = f"step {expectation.step}: {_show(shown)}" + ("" if ok else f", expected {expectation.status}")
+    said = ", ".join(str(state) for state in states)
+    message = f"step {expectation.step}: {said}" + ("" if ok else f", expected {expectation.status}")
     return ExpectationResult(index, "step", ok, message, expectation.status, shown)
 
 
