@@ -304,3 +304,23 @@ def test_the_schema_documents_the_test_endpoints_with_examples(api: APIClient) -
         assert path in paths, path
     create = paths["/api/graphs/{name}/tests/"]["post"]
     assert "examples" in create["requestBody"]["content"]["application/json"]
+
+
+def test_hostile_inputs_get_a_clear_4xx_and_nothing_is_stored(api: APIClient, graph: Graph) -> None:
+    """10,000 cases in one file, a 10 MB expectation; a catastrophic regex is stored (RE2 evaluates
+    it in linear time, see tests/graphtests) and nothing else is."""
+    many = "kind: InferenceGraphTest\ngraph: pets\ncases:\n" + "".join(
+        f"- name: c{i}\n" for i in range(10_000)
+    )
+    response = api.post(f"{URL}import/", many.encode(), content_type="application/yaml")
+    assert response.status_code == 400
+    assert [i["code"] for i in response.json()["issues"]] == ["suite.too-many-cases"]
+
+    huge = {**CASE, "expectations": [{"path": "says", "equals": "x" * (10 * 1024 * 1024)}]}
+    response = api.post(URL, huge, format="json")
+    assert response.status_code == 413
+    assert not TestCase.objects.exists()
+
+    regex = {**CASE, "expectations": [{"path": "says", "matches": "^(a+)+$"}]}
+    assert api.post(URL, regex, format="json").status_code == 201
+    assert list(TestCase.objects.values_list("name", flat=True)) == ["cat"]
