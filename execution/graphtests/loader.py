@@ -65,9 +65,11 @@ MAX_EXPECTED_BYTES: Final = 1024 * 1024
 MAX_PATTERN: Final = 4096
 # RE2's default memory budget for one compiled program (re2.h: max_mem = 8 << 20).
 _RE2_MAX_MEM: Final = 8 << 20
+# As graphs.spec.reader.MAX_DEPTH: JSON payloads of real models nest a handful of levels.
 MAX_DEPTH: Final = 100
 # As graphs.spec.reader.MAX_VALUES: far above any real document, reached in well under a second.
 MAX_VALUES: Final = 500_000
+# The length of the TestCase.name column (execution/testcases/models.py).
 MAX_NAME: Final = 200
 
 Path = tuple[str | int, ...]

@@ -68,8 +68,6 @@ cases:
 
 
 class TestCaseOutputSerializer(serializers.ModelSerializer):
-    __test__ = False
-
     graph = serializers.CharField(source="graph.name")
     created_by = serializers.CharField(source="created_by.username")
     document = serializers.JSONField(
