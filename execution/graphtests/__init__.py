@@ -3,10 +3,12 @@
 Pure Python (the engine, ``graphs.spec``, PyYAML, RE2); no Django, DRF or Celery, so the
 ``testgraph FILE`` command and the Celery side share one implementation. Read a test document
 (``load_suite``), run it in-process (``run_suite``) or judge a stored run (``evaluate_case``),
-report it (``junit_xml``), and write a case from a run (``case_document_from_run``).
+report it (``junit_xml``), write a case from a run (``case_document_from_run``), and compare two
+runs of one request step by step (``compare_runs``, for regressions between versions).
 """
 
 from .capture import case_document_from_run
+from .compare import RouteChange, RunComparison, StepComparison, compare_runs
 from .evaluate import (
     CaseResult,
     ExpectationResult,
@@ -57,13 +59,17 @@ __all__ = [
     "LatencyExpectation",
     "Observed",
     "PathExpectation",
+    "RouteChange",
     "RouteExpectation",
+    "RunComparison",
     "StatusExpectation",
+    "StepComparison",
     "StepExpectation",
     "TestIssue",
     "TestRequest",
     "TestSpecError",
     "case_document_from_run",
+    "compare_runs",
     "evaluate_case",
     "evaluate_expectation",
     "json_diff",
