@@ -6,10 +6,11 @@ import json
 from collections.abc import Sequence
 from typing import Final
 
+from .compare import RunComparison
 from .evaluate import CaseResult
 from .model import TestIssue
 
-__all__ = ["case_lines", "describe_issue", "summary_line"]
+__all__ = ["case_lines", "comparison_lines", "describe_issue", "summary_line"]
 
 _MARK: Final = {"passed": "PASS", "failed": "FAIL", "error": "ERROR"}
 # A diff line longer than this is cut: the JUnit file and the API carry the whole of it.
@@ -53,3 +54,38 @@ def describe_issue(issue: TestIssue, source: str) -> str:
     if issue.path and not at:
         at.append(issue.path)
     return f"{where}: error: [{issue.code}] {issue.message}" + (f" ({', '.join(at)})" if at else "")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _DIFF_LINE else text[: _DIFF_LINE - 3] + "..."
+
+
+def comparison_lines(comparison: RunComparison, against: str) -> list[str]:
+    """What changed from the run on ``against`` to this one, indented under the case's line;
+    ``same as <against>`` when nothing but latency did."""
+    if comparison.same:
+        return [f"      same as {against}"]
+    lines = [f"      changed since {against}:"]
+    old, new = comparison.status
+    if old != new:
+        lines.append(f"        status {old} -> {new}")
+    for route in comparison.routes:
+        lines.append(f"        route {route.node}: {list(route.a)} -> {list(route.b)}")
+    for step in comparison.steps:
+        if not step.changed:
+            continue
+        if step.changed == ("presence",):
+            lines.append(f"        step {step.label}: {'only now' if step.a is None else 'no longer'} called")
+            continue
+        a, b = step.a or {}, step.b or {}
+        said = ", ".join(
+            f"{name} {a.get(name)} -> {b.get(name)}" for name in ("status", "outcome") if name in step.changed
+        )
+        lines.append(_cut(f"        step {step.label}: {said or 'payloads changed'}"))
+        for kind, diff in (("request", step.request_diff), ("response", step.response_diff)):
+            lines.extend(
+                _cut(f"          {kind} {json.dumps(d.as_dict(), ensure_ascii=False)}") for d in diff[:5]
+            )
+    for entry in comparison.body_diff[:5]:
+        lines.append(_cut(f"        body {json.dumps(entry.as_dict(), ensure_ascii=False)}"))
+    return lines

@@ -116,3 +116,14 @@ def prepare_stored_suite(
         groups[env.name].indices.append(index)
     manifest = spec.parse(version.manifest)
     return PreparedSuite(graph, version, manifest, list(groups.values()), notes, len(rows))
+
+
+def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
+    """Version ``number`` of ``graph_name`` as a manifest; NotFound when there is none,
+    BadRequest (Unprocessable) for one KServe would reject."""
+    graph = Graph.objects.filter(name=graph_name).first()
+    version = graph.versions.filter(number=number).first() if graph is not None else None
+    if graph is None or version is None:
+        raise NotFound(f"Graph {graph_name!r} has no version {number}.")
+    run_services.check_runnable(graph, version)
+    return spec.parse(version.manifest)

@@ -84,3 +84,15 @@ def test_the_demo_test_files_pass_in_process_from_files(name: str, mock_server: 
     )
     assert code == 0, out
     assert " 0 failed, 0 errors" in out.splitlines()[-1]
+
+
+def test_against_the_good_version_shows_where_the_broken_one_differs(seeded: list[str]) -> None:
+    out, code = run("cat-dog-breed", "--version", "2", "--against", "1")
+    assert code == 1
+    lines = out.splitlines()
+    dog = lines.index(next(line for line in lines if line.startswith("FAIL  a dog gets its breed")))
+    assert "      changed since v1:" in lines[dog:]
+    assert "        step root/breed: status 200 -> None, outcome ok -> skipped" in lines[dog:]
+    assert "      same as v1" in lines[:dog]
+    _, code = run("cat-dog-breed", "--against", "9")
+    assert code == 2

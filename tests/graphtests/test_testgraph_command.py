@@ -260,3 +260,33 @@ def test_the_junit_validator_rejects_what_ci_readers_would_not_read() -> None:
     ):
         with pytest.raises(Invalid):
             validate(bad)
+
+
+def test_against_an_older_file_prints_what_changed_step_by_step(
+    files: dict[str, str], tmp_path: Path
+) -> None:
+    """The old graph sent cats to the dog model: the cat case shows the route, the steps and the
+    body that changed; the fish case is the same on both."""
+    old = tmp_path / "old.yaml"
+    old.write_text(
+        GRAPH.replace('animal=="cat"', "X")
+        .replace('animal=="dog"', 'animal=="cat"')
+        .replace("X", 'animal=="dog"')
+    )
+    out, err, code = run(
+        files["graph"], "--cases", files["passing"], "--service", files["cat"], "--service", files["dog"],
+        "--against", str(old),
+    )  # fmt: skip
+    assert code == 0, out + err
+    lines = out.splitlines()
+    assert lines[0].startswith("PASS  cat")
+    assert lines[1:7] == [
+        f"      changed since {old}:",
+        "        route root: ['dog'] -> ['cat']",
+        "        step root/dog: no longer called",
+        "        step root/cat: only now called",
+        '        body {"path": "$.says", "op": "changed", "expected": "woof", "actual": "meow"}',
+        '        body {"path": "$.id", "op": "unexpected", "actual": 1}',
+    ]
+    assert lines[7].startswith("PASS  neither")
+    assert lines[8] == f"      same as {old}"

@@ -9,6 +9,9 @@ version (default: the latest), each in ``--environment``, else its own, else the
 Runs in this process too (it reads the database; no Redis or Celery).
 
 Both print one line per case (in order) and a summary, and write ``--junit OUT.xml`` on request.
+With ``--against OLD.yaml`` (files) or ``--against N`` (a stored version) every case also runs on
+that graph, and under each case's line comes what changed since: status, routes, each step's
+presence, status and payloads (the verdicts are this graph's alone).
 Exit 0 when every case passed, 1 when any failed or could not run, 2 for invalid input.
 """
 
@@ -30,11 +33,13 @@ from execution.graphtests import (
     GraphTestCase,
     GraphTestSuite,
     TestSpecError,
+    compare_runs,
     junit_xml,
     load_suite,
+    observed_from_result,
     run_suite_sync,
 )
-from execution.graphtests.report import case_lines, describe_issue, summary_line
+from execution.graphtests.report import case_lines, comparison_lines, describe_issue, summary_line
 from graphs.spec import Manifest
 
 # Exit status when a case failed or errored (DESIGN.md: testgraph exits 1).
@@ -68,6 +73,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="Cases in flight at once"
         )
+        parser.add_argument(
+            "--against",
+            metavar="OLD.yaml|N",
+            help="Also run every case on this graph file (file runs) or version N (stored graphs) and "
+            "print what changed, step by step (status, route, payloads); the verdicts stay this graph's",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["concurrency"] < 1:
@@ -79,6 +90,7 @@ class Command(BaseCommand):
                     returncode=EXIT_INVALID,
                 )
             name, manifest, batches, count = self._stored(opts)
+            against = self._stored_against(opts)
         else:
             if opts["number"] is not None or opts["environment"] is not None:
                 raise CommandError(
@@ -86,7 +98,8 @@ class Command(BaseCommand):
                     returncode=EXIT_INVALID,
                 )
             name, manifest, batches, count = self._file(opts)
-        self._run(name, manifest, batches, count, opts)
+            against = read_manifest(opts["against"], self.stderr) if opts["against"] else None
+        self._run(name, manifest, batches, count, opts, against)
 
     # --- the two sources ---------------------------------------------------------------------------
 
@@ -138,6 +151,20 @@ class Command(BaseCommand):
         batches = [(g.config, g.cases, g.indices) for g in prepared.groups]
         return prepared.graph.name, prepared.manifest, batches, prepared.count
 
+    def _stored_against(self, opts: dict[str, Any]) -> Manifest | None:
+        from execution.testcases.local import version_manifest
+
+        if opts["against"] is None:
+            return None
+        if not opts["against"].isdigit():
+            raise CommandError(
+                "--against takes a version number for a stored graph.", returncode=EXIT_INVALID
+            )
+        try:
+            return version_manifest(graph_name=opts["target"], number=int(opts["against"]))
+        except ApplicationError as exc:
+            raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
+
     def _read_suite(self, path: str) -> GraphTestSuite:
         try:
             text = Path(path).read_bytes()
@@ -152,7 +179,9 @@ class Command(BaseCommand):
 
     # --- running and reporting ---------------------------------------------------------------------
 
-    def _printer(self, done: dict[int, CaseResult]) -> Callable[[int, CaseResult], None]:
+    def _printer(
+        self, done: dict[int, CaseResult], extra: Callable[[int, CaseResult], list[str]]
+    ) -> Callable[[int, CaseResult], None]:
         printed = 0
 
         def on_case(position: int, result: CaseResult) -> None:
@@ -160,17 +189,43 @@ class Command(BaseCommand):
             nonlocal printed
             done[position] = result
             while printed in done:
-                for line in case_lines(done[printed]):
+                for line in [*case_lines(done[printed]), *extra(printed, done[printed])]:
                     self.stdout.write(line)
                 printed += 1
 
         return on_case
 
     def _run(
-        self, name: str, manifest: Manifest, batches: list[Batch], count: int, opts: dict[str, Any]
+        self,
+        name: str,
+        manifest: Manifest,
+        batches: list[Batch],
+        count: int,
+        opts: dict[str, Any],
+        against: Manifest | None = None,
     ) -> None:
+        before: dict[int, CaseResult] = {}
+        if against is not None:
+            for config, cases, positions in batches:
+                run_suite_sync(
+                    against, cases, config=config, concurrency=opts["concurrency"],
+                    on_case=_placed(before.__setitem__, positions),
+                )  # fmt: skip
+        label = (
+            opts["against"]
+            if opts["against"] is None or not opts["against"].isdigit()
+            else f"v{opts['against']}"
+        )
+
+        def changes(position: int, result: CaseResult) -> list[str]:
+            old = before.get(position)
+            if against is None or old is None or old.result is None or result.result is None:
+                return []
+            comparison = compare_runs(observed_from_result(old.result), observed_from_result(result.result))
+            return comparison_lines(comparison, str(label))
+
         done: dict[int, CaseResult] = {}
-        report = self._printer(done)
+        report = self._printer(done, changes)
         started = time.monotonic()
         for config, cases, positions in batches:
             run_suite_sync(
@@ -179,7 +234,7 @@ class Command(BaseCommand):
                 config=config,
                 concurrency=opts["concurrency"],
                 on_case=_placed(report, positions),
-                keep_results=False,
+                keep_results=against is not None,
             )
         seconds = time.monotonic() - started
         results = [done[i] for i in range(count)]
