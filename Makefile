@@ -44,7 +44,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
 	$(VENV)/bin/lint-imports
-	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
+	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine, execution.graphtests; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
 
 bench: setup
 	$(PY) bench/run_all.py

@@ -82,6 +82,12 @@ _BY_OPERATION: Final[dict[str, dict[str, str]]] = {
         "422": "The version has errors KServe would reject; `issues` lists them.",
         "413": "The request body is larger than a run takes.",
     },
+    "graphs_tests_create": {"409": "The graph already has a case with this name."},
+    "graphs_tests_update": {"409": "Another case has this name, or the case was deleted meanwhile."},
+    "graphs_tests_import": {"413": "The test file is larger than the studio takes."},
+    "runs_save_as_test": {
+        "409": "The run has no response yet (only a finished run can become a case), or the name is taken."
+    },
     "runs_events": {"429": "Too many open event streams; close one, or retry after `Retry-After` seconds."},
 }
 
@@ -162,8 +168,12 @@ _EXAMPLES: Final[dict[str, dict[str, Any]]] = {
 }
 
 
-def _error_response(code: str, description: str) -> dict[str, Any]:
-    component = "Conflict" if code == "409" else "Error"
+# The operations whose 409 is a stale base version (the Conflict body, with the diff).
+_STALE_BASE: Final = frozenset({"graphs_versions_create", "graphs_versions_rollback"})
+
+
+def _error_response(code: str, description: str, operation_id: str) -> dict[str, Any]:
+    component = "Conflict" if code == "409" and operation_id in _STALE_BASE else "Error"
     return {
         "description": description,
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{component}"}}},
@@ -224,7 +234,9 @@ def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bo
             extra.update(_BY_OPERATION.get(operation.get("operationId", ""), {}))
             responses = operation.setdefault("responses", {})
             for code, description in extra.items():
-                responses.setdefault(code, _error_response(code, description))
+                responses.setdefault(
+                    code, _error_response(code, description, operation.get("operationId", ""))
+                )
             content = operation.get("requestBody", {}).get("content", {})
             for content_type, example in _EXAMPLES.get(operation.get("operationId", ""), {}).items():
                 if content_type in content:

@@ -30,4 +30,5 @@ urlpatterns = [
     ),
     path("api/", include("graphs.urls")),
     path("api/", include("execution.urls")),
+    path("api/", include("execution.testcases.urls")),
 ]

@@ -19,6 +19,11 @@ EXIT_INVALID = 2
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="InferenceGraph YAML or JSON ('-' reads stdin)")
+    add_engine_options(parser)
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--service``, ``--url-template`` and ``--propagate-headers`` (what :func:`engine_config` reads)."""
     parser.add_argument(
         "--service",
         action="append",

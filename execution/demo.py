@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 
 from execution import services
+from execution.testcases import services as test_services
+from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs.models import Graph
 
@@ -125,6 +128,44 @@ DEMO_GRAPHS: dict[str, tuple[dict[str, Any], dict[str, Any], str, Any]] = {
 }
 
 
+# Each demo graph's test suite (kind: InferenceGraphTest), green against the mock model server.
+DEMO_TESTS = Path(__file__).resolve().parent / "demotests"
+
+# The demo of a red suite: cat-dog-breed gets a version 2 with a typo in the breed condition
+# ("Dog" never matches), which fails the dog case, and a version 3 that puts it right again (so
+# the latest version, the one runs use by default, stays green). Run the suite on version 2 to
+# see a failure and its diff: ``manage.py testgraph cat-dog-breed --version 2``.
+BROKEN_DEMO = "cat-dog-breed"
+BROKEN_CONDITION = '[@this].#(predictions.0=="Dog")'
+
+
+def demo_tests(name: str) -> str:
+    """The YAML test file of demo graph ``name``."""
+    return (DEMO_TESTS / f"{name}.tests.yaml").read_text()
+
+
+def _broken_then_fixed(graph: Graph, user: Any) -> None:
+    manifest = demo_manifest(graph.name)
+    broken = copy.deepcopy(manifest)
+    broken["spec"]["nodes"]["root"]["steps"][1]["condition"] = BROKEN_CONDITION
+    layout = demo_layout(graph.name)
+    for number, (document, message) in enumerate(
+        [
+            (broken, 'Demo: the breed condition compares with "Dog" (its test suite fails the dog case)'),
+            (manifest, 'Demo: compare with "dog" again (the suite is green)'),
+        ],
+        start=1,
+    ):
+        graph_services.graph_version_create(
+            graph=Graph.objects.get(pk=graph.pk),
+            manifest=document,
+            layout=layout,
+            author=user,
+            message=message,
+            base_version=number,
+        )
+
+
 def demo_manifest(name: str) -> dict[str, Any]:
     return copy.deepcopy(DEMO_GRAPHS[name][0])
 
@@ -157,14 +198,20 @@ def seed() -> Iterator[str]:
     if created:
         yield f"Created the environment {environment.name!r} -> {environment.url_template}"
     for name, (manifest, _layout, description, _request) in DEMO_GRAPHS.items():
-        if Graph.objects.filter(name=name).exists():
-            continue
-        graph_services.graph_create(
-            owner=user,
-            name=name,
-            description=description,
-            manifest=copy.deepcopy(manifest),
-            layout=demo_layout(name),
-            message="Demo graph",
-        )
-        yield f"Created the demo graph {name!r}."
+        graph = Graph.objects.filter(name=name).select_related("latest_version", "owner").first()
+        if graph is None:
+            graph = graph_services.graph_create(
+                owner=user,
+                name=name,
+                description=description,
+                manifest=copy.deepcopy(manifest),
+                layout=demo_layout(name),
+                message="Demo graph",
+            )
+            yield f"Created the demo graph {name!r}."
+            if name == BROKEN_DEMO:
+                _broken_then_fixed(graph, user)
+                graph = Graph.objects.select_related("latest_version", "owner").get(pk=graph.pk)
+        if not TestCase.objects.filter(graph=graph).exists():
+            cases = test_services.test_cases_import(graph=graph, user=graph.owner, text=demo_tests(name))
+            yield f"Added {len(cases)} test cases to {name!r}."

@@ -242,3 +242,7 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}:{self.seq} {self.type}"
+
+
+# Graph test cases live in their own module; importing them here registers them with this app.
+from execution.testcases.models import TestCase  # noqa: E402, F401

@@ -1,0 +1,88 @@
+"""Graph tests: saved requests with expectations, judged against what a graph version did.
+
+Pure Python (the engine, ``graphs.spec``, PyYAML, RE2); no Django, DRF or Celery, so the
+``testgraph FILE`` command and the Celery side share one implementation. Read a test document
+(``load_suite``), run it in-process (``run_suite``) or judge a stored run (``evaluate_case``),
+report it (``junit_xml``), write a case from a run (``case_document_from_run``), and compare two
+runs of one request step by step (``compare_runs``, for regressions between versions).
+"""
+
+from .capture import case_document_from_run
+from .compare import RouteChange, RunComparison, StepComparison, compare_runs
+from .evaluate import (
+    CaseResult,
+    ExpectationResult,
+    Observed,
+    evaluate_case,
+    evaluate_expectation,
+    observed_from_result,
+    reference_problems,
+    resolve_step,
+)
+from .jsondiff import DiffEntry, json_diff, json_equal, json_subset
+from .junit import junit_xml
+from .loader import MAX_BYTES, MAX_CASES, MAX_EXPECTATIONS, load_suite, parse_case, suite_from_document
+from .model import (
+    API_VERSION,
+    KIND,
+    OPERATORS,
+    BodyExpectation,
+    Expectation,
+    GraphTestCase,
+    GraphTestSuite,
+    LatencyExpectation,
+    PathExpectation,
+    RouteExpectation,
+    StatusExpectation,
+    StepExpectation,
+    TestIssue,
+    TestRequest,
+    TestSpecError,
+)
+from .runner import DEFAULT_CONCURRENCY, run_case, run_suite, run_suite_sync
+
+__all__ = [
+    "API_VERSION",
+    "DEFAULT_CONCURRENCY",
+    "KIND",
+    "MAX_BYTES",
+    "MAX_CASES",
+    "MAX_EXPECTATIONS",
+    "OPERATORS",
+    "BodyExpectation",
+    "CaseResult",
+    "DiffEntry",
+    "Expectation",
+    "ExpectationResult",
+    "GraphTestCase",
+    "GraphTestSuite",
+    "LatencyExpectation",
+    "Observed",
+    "PathExpectation",
+    "RouteChange",
+    "RouteExpectation",
+    "RunComparison",
+    "StatusExpectation",
+    "StepComparison",
+    "StepExpectation",
+    "TestIssue",
+    "TestRequest",
+    "TestSpecError",
+    "case_document_from_run",
+    "compare_runs",
+    "evaluate_case",
+    "evaluate_expectation",
+    "json_diff",
+    "json_equal",
+    "json_subset",
+    "junit_xml",
+    "load_suite",
+    "observed_from_result",
+    "parse_case",
+    "reference_problems",
+    "resolve_step",
+    "run_case",
+    "run_suite",
+    "run_suite_sync",
+    "suite_from_document",
+]

@@ -1,0 +1,125 @@
+"""Running cases through the engine: one case, or a suite with bounded concurrency, in-process.
+
+The engine gets its config and HTTP client from the caller, as always; each case gets a random
+source of its own (seeded when the case has a ``seed``, so its Splitter draws repeat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import httpx
+
+from execution.engine import EngineConfig, make_client, run_graph
+from graphs.spec.model import Manifest
+
+from .evaluate import CaseResult, evaluate_case, observed_from_result
+from .model import GraphTestCase
+
+__all__ = ["DEFAULT_CONCURRENCY", "run_case", "run_suite", "run_suite_sync"]
+
+# Cases in flight at once in-process: enough to overlap the model servers' latency, few enough
+# that a suite does not look like a load test to the servers it calls.
+DEFAULT_CONCURRENCY: Final = 8
+
+CaseCallback = Callable[[int, CaseResult], None]
+
+
+async def run_case(
+    manifest: Manifest,
+    case: GraphTestCase,
+    *,
+    config: EngineConfig,
+    client: httpx.AsyncClient,
+    clock: Callable[[], float] = time.time,
+    keep_result: bool = True,
+) -> CaseResult:
+    """Send the case's request through ``manifest`` and judge its expectations.
+
+    A graph failure is a result like any other (the expectations decide); only an exception from
+    the engine itself (a defect) makes the outcome ``error``. With ``keep_result`` the engine's
+    answer and trace stay in ``CaseResult.result`` (a suite of large bodies may not want that).
+    """
+    rng = random.Random(case.seed) if case.seed is not None else random.SystemRandom()
+    try:
+        result = await run_graph(
+            manifest,
+            case.request.body,
+            case.request.headers,
+            config=config,
+            client=client,
+            rng=rng,
+            clock=clock,
+        )
+    except Exception as exc:  # the report must go on for the other cases; the cause is shown
+        return CaseResult(name=case.name, outcome="error", error=f"{type(exc).__name__}: {exc}")
+    verdict = evaluate_case(case, observed_from_result(result), manifest)
+    return CaseResult(
+        name=verdict.name,
+        outcome=verdict.outcome,
+        expectations=verdict.expectations,
+        status=verdict.status,
+        duration_ms=verdict.duration_ms,
+        result=result if keep_result else None,
+    )
+
+
+async def run_suite(
+    manifest: Manifest,
+    cases: Sequence[GraphTestCase],
+    *,
+    config: EngineConfig,
+    client: httpx.AsyncClient,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    on_case: CaseCallback | None = None,
+    clock: Callable[[], float] = time.time,
+    keep_results: bool = True,
+) -> list[CaseResult]:
+    """Run ``cases`` with at most ``concurrency`` in flight; results in the cases' order.
+
+    ``on_case(index, result)`` is called as each case finishes (in the order they finish).
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(i: int, case: GraphTestCase) -> CaseResult:
+        async with gate:
+            result = await run_case(
+                manifest, case, config=config, client=client, clock=clock, keep_result=keep_results
+            )
+        if on_case is not None:
+            on_case(i, result)
+        return result
+
+    return list(await asyncio.gather(*(one(i, case) for i, case in enumerate(cases))))
+
+
+def run_suite_sync(
+    manifest: Manifest,
+    cases: Sequence[GraphTestCase],
+    *,
+    config: EngineConfig,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    on_case: CaseCallback | None = None,
+    keep_results: bool = True,
+) -> list[CaseResult]:
+    """:func:`run_suite` on a fresh event loop with a client made from ``config`` (closed after)."""
+
+    async def main() -> list[CaseResult]:
+        async with make_client(max_response_bytes=config.max_response_bytes, guard=config.guard) as client:
+            return await run_suite(
+                manifest,
+                cases,
+                config=config,
+                client=client,
+                concurrency=concurrency,
+                on_case=on_case,
+                keep_results=keep_results,
+            )
+
+    return asyncio.run(main())

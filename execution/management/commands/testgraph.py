@@ -1,0 +1,259 @@
+"""``testgraph``: run a graph's test cases in this process and report each case.
+
+``testgraph FILE.yaml --cases TESTS.yaml [--service NAME=URL]...``: a manifest file and a test file
+(``kind: InferenceGraphTest``), with no database, Redis or Celery; step URLs come from
+``--service`` and ``--url-template`` as for ``rungraph``.
+
+``testgraph NAME [--version N] [--environment E]``: the stored cases of graph NAME against a
+version (default: the latest), each in ``--environment``, else its own, else the system default.
+Runs in this process too (it reads the database; no Redis or Celery).
+
+Both print one line per case (in order) and a summary, and write ``--junit OUT.xml`` on request.
+With ``--against OLD.yaml`` (files) or ``--against N`` (a stored version) every case also runs on
+that graph, and under each case's line comes what changed since: status, routes, each step's
+presence, status and payloads (the verdicts are this graph's alone).
+Exit 0 when every case passed, 1 when any failed or could not run, 2 for invalid input.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from django.core.management.base import BaseCommand, CommandError
+
+from config.exceptions import ApplicationError
+from execution.cli import EXIT_INVALID, add_engine_options, engine_config, read_manifest
+from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig
+from execution.graphtests import (
+    DEFAULT_CONCURRENCY,
+    CaseResult,
+    GraphTestCase,
+    GraphTestSuite,
+    TestSpecError,
+    compare_runs,
+    junit_xml,
+    load_suite,
+    observed_from_result,
+    run_suite_sync,
+)
+from execution.graphtests.report import case_lines, comparison_lines, describe_issue, summary_line
+from graphs.spec import Manifest
+
+# Exit status when a case failed or errored (DESIGN.md: testgraph exits 1).
+EXIT_FAILED: Final = 1
+
+# (engine config, cases, their positions in the report)
+Batch = tuple[EngineConfig, list[GraphTestCase], list[int]]
+
+
+class Command(BaseCommand):
+    help = "Run a graph's test cases (kind: InferenceGraphTest) and report each case; exit 1 on failure."
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> Any:
+        # Our --version is the graph version, not Django's: let it replace the base option.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "target", help="InferenceGraph YAML/JSON file (with --cases), or a stored graph's name"
+        )
+        parser.add_argument("--cases", metavar="TESTS.yaml", help="The test file (kind: InferenceGraphTest)")
+        add_engine_options(parser)
+        parser.add_argument(
+            "--version", type=int, dest="number", help="Stored graphs: the version (default: latest)"
+        )
+        parser.add_argument("--environment", help="Stored graphs: run every case in this environment")
+        parser.add_argument("--junit", metavar="OUT.xml", help="Write a JUnit XML report here")
+        parser.add_argument(
+            "--case", action="append", default=[], metavar="NAME", help="Run only this case (repeatable)"
+        )
+        parser.add_argument(
+            "--concurrency", type=int, default=DEFAULT_CONCURRENCY, help="Cases in flight at once"
+        )
+        parser.add_argument(
+            "--against",
+            metavar="OLD.yaml|N",
+            help="Also run every case on this graph file (file runs) or version N (stored graphs) and "
+            "print what changed, step by step (status, route, payloads); the verdicts stay this graph's",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["concurrency"] < 1:
+            raise CommandError("--concurrency must be at least 1.", returncode=EXIT_INVALID)
+        if opts["cases"] is None:
+            if "." in opts["target"] or "/" in opts["target"]:  # no graph name holds either
+                raise CommandError(
+                    f"Give the test file of {opts['target']}: --cases TESTS.yaml (or name a stored graph).",
+                    returncode=EXIT_INVALID,
+                )
+            name, manifest, batches, count = self._stored(opts)
+            against = self._stored_against(opts)
+        else:
+            if opts["number"] is not None or opts["environment"] is not None:
+                raise CommandError(
+                    "--version and --environment are for stored graphs; a file run takes --service.",
+                    returncode=EXIT_INVALID,
+                )
+            name, manifest, batches, count = self._file(opts)
+            against = read_manifest(opts["against"], self.stderr) if opts["against"] else None
+        self._run(name, manifest, batches, count, opts, against)
+
+    # --- the two sources ---------------------------------------------------------------------------
+
+    def _file(self, opts: dict[str, Any]) -> tuple[str, Manifest, list[Batch], int]:
+        manifest = read_manifest(opts["target"], self.stderr)
+        suite = self._read_suite(opts["cases"])
+        if manifest.name and suite.graph != manifest.name:
+            self.stderr.write(
+                f"{opts['cases']}: warning: the cases are for graph {suite.graph!r}, the file holds {manifest.name!r}"
+            )
+        cases = list(suite.cases)
+        if opts["case"]:
+            unknown = [n for n in opts["case"] if n not in {case.name for case in cases}]
+            if unknown:
+                raise CommandError(
+                    f"No case named {', '.join(map(repr, unknown))} in {opts['cases']}.",
+                    returncode=EXIT_INVALID,
+                )
+            cases = [case for case in cases if case.name in opts["case"]]
+        # Whole step responses in the trace, so that `path` expectations on a step see all of it.
+        config = engine_config(opts, body_cap=DEFAULT_MAX_RESPONSE_BYTES)
+        return suite.graph, manifest, [(config, cases, list(range(len(cases))))], len(cases)
+
+    def _stored(self, opts: dict[str, Any]) -> tuple[str, Manifest, list[Batch], int]:
+        from execution.testcases.local import prepare_stored_suite  # the database only in this mode
+
+        if opts["service"] or opts["url_template"] or opts["propagate_headers"] is not None:
+            raise CommandError(
+                "--service, --url-template and --propagate-headers are for file runs; "
+                "a stored graph runs in an environment (--environment).",
+                returncode=EXIT_INVALID,
+            )
+        try:
+            prepared = prepare_stored_suite(
+                graph_name=opts["target"],
+                number=opts["number"],
+                environment=opts["environment"],
+                case_names=opts["case"],
+            )
+        except ApplicationError as exc:
+            raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
+        for note in prepared.notes:
+            self.stderr.write(f"note: {note}")
+        self.stdout.write(
+            f"{prepared.graph.name} v{prepared.version.number}: {prepared.count} case(s) in "
+            + ", ".join(group.environment for group in prepared.groups or [])
+            + ("" if prepared.groups else "no environment")
+        )
+        batches = [(g.config, g.cases, g.indices) for g in prepared.groups]
+        return prepared.graph.name, prepared.manifest, batches, prepared.count
+
+    def _stored_against(self, opts: dict[str, Any]) -> Manifest | None:
+        from execution.testcases.local import version_manifest
+
+        if opts["against"] is None:
+            return None
+        if not opts["against"].isdigit():
+            raise CommandError(
+                "--against takes a version number for a stored graph.", returncode=EXIT_INVALID
+            )
+        try:
+            return version_manifest(graph_name=opts["target"], number=int(opts["against"]))
+        except ApplicationError as exc:
+            raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
+
+    def _read_suite(self, path: str) -> GraphTestSuite:
+        try:
+            text = Path(path).read_bytes()
+        except OSError as exc:
+            raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
+        try:
+            return load_suite(text)
+        except TestSpecError as exc:
+            for issue in exc.issues:
+                self.stderr.write(describe_issue(issue, path))
+            raise CommandError(f"{path} is not a usable test file.", returncode=EXIT_INVALID) from exc
+
+    # --- running and reporting ---------------------------------------------------------------------
+
+    def _printer(
+        self, done: dict[int, CaseResult], extra: Callable[[int, CaseResult], list[str]]
+    ) -> Callable[[int, CaseResult], None]:
+        printed = 0
+
+        def on_case(position: int, result: CaseResult) -> None:
+            # Lines come out in the suite's order, each as soon as every case before it is done.
+            nonlocal printed
+            done[position] = result
+            while printed in done:
+                for line in [*case_lines(done[printed]), *extra(printed, done[printed])]:
+                    self.stdout.write(line)
+                printed += 1
+
+        return on_case
+
+    def _run(
+        self,
+        name: str,
+        manifest: Manifest,
+        batches: list[Batch],
+        count: int,
+        opts: dict[str, Any],
+        against: Manifest | None = None,
+    ) -> None:
+        before: dict[int, CaseResult] = {}
+        if against is not None:
+            for config, cases, positions in batches:
+                run_suite_sync(
+                    against, cases, config=config, concurrency=opts["concurrency"],
+                    on_case=_placed(before.__setitem__, positions),
+                )  # fmt: skip
+        label = (
+            opts["against"]
+            if opts["against"] is None or not opts["against"].isdigit()
+            else f"v{opts['against']}"
+        )
+
+        def changes(position: int, result: CaseResult) -> list[str]:
+            old = before.get(position)
+            if against is None or old is None or old.result is None or result.result is None:
+                return []
+            comparison = compare_runs(observed_from_result(old.result), observed_from_result(result.result))
+            return comparison_lines(comparison, str(label))
+
+        done: dict[int, CaseResult] = {}
+        report = self._printer(done, changes)
+        started = time.monotonic()
+        for config, cases, positions in batches:
+            run_suite_sync(
+                manifest,
+                cases,
+                config=config,
+                concurrency=opts["concurrency"],
+                on_case=_placed(report, positions),
+                keep_results=against is not None,
+            )
+        seconds = time.monotonic() - started
+        results = [done[i] for i in range(count)]
+        self.stdout.write(summary_line(results, seconds))
+        if opts["junit"]:
+            xml = junit_xml(name, results, duration_ms=seconds * 1000)
+            try:
+                Path(opts["junit"]).write_bytes(xml)
+            except OSError as exc:
+                raise CommandError(
+                    f"Cannot write {opts['junit']}: {exc.strerror}", returncode=EXIT_INVALID
+                ) from exc
+        failed = sum(1 for r in results if r.outcome != "passed")
+        if failed:
+            raise CommandError(f"{failed} of {len(results)} cases did not pass.", returncode=EXIT_FAILED)
+
+
+def _placed(
+    report: Callable[[int, CaseResult], None], positions: list[int]
+) -> Callable[[int, CaseResult], None]:
+    """``report`` with a batch's case index turned into its position in the whole suite."""
+    return lambda index, result: report(positions[index], result)

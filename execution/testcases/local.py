@@ -1,0 +1,129 @@
+"""Preparing a graph's stored cases to run in this process (``testgraph NAME``): the version's
+manifest, and the cases grouped by the environment each one runs in, with its engine config."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from config.exceptions import BadRequest, NotFound
+from execution import services as run_services
+from execution.engine import EngineConfig
+from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
+from execution.models import Environment
+from execution.testcases.models import TestCase
+from graphs import spec
+from graphs.models import Graph, GraphVersion
+
+
+@dataclass(frozen=True)
+class EnvironmentGroup:
+    """Cases that run in one environment; ``indices`` place them in the suite's order."""
+
+    environment: str
+    config: EngineConfig
+    cases: list[GraphTestCase] = field(default_factory=list)
+    indices: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PreparedSuite:
+    graph: Graph
+    version: GraphVersion
+    manifest: spec.Manifest
+    groups: list[EnvironmentGroup]
+    notes: list[str]
+    count: int
+
+
+def _environment(name: str | None, cache: dict[str | None, Environment]) -> Environment:
+    if name not in cache:
+        if name is None:
+            cache[None], _ = run_services.ensure_local_environment()
+        else:
+            found = Environment.objects.filter(name=name).first()
+            if found is None:
+                raise BadRequest(f"There is no environment {name!r}.")
+            cache[name] = found
+    return cache[name]
+
+
+def _without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
+    """Secret headers are stored redacted; sending ``Bearer ***`` would only mislead the model, so
+    they are left out (as a run leaves them out when their real values are gone)."""
+    kept: list[tuple[str, str]] = []
+    for name, value in case.request.headers:
+        if run_services.is_secret_header(name) and value.endswith(run_services.REDACTED):
+            notes.append(f"case {case.name!r}: header {name} is stored redacted and is not sent")
+        else:
+            kept.append((name, value))
+    if len(kept) == len(case.request.headers):
+        return case
+    request = TestRequest(body=case.request.body, content_type=case.request.content_type, headers=tuple(kept))
+    return dataclasses.replace(case, request=request)
+
+
+def prepare_stored_suite(
+    *,
+    graph_name: str,
+    number: int | None = None,
+    environment: str | None = None,
+    case_names: Sequence[str] = (),
+) -> PreparedSuite:
+    """The stored cases of ``graph_name`` (all, or those named) against version ``number`` (default:
+    the latest), each in ``environment`` if given, else in its own, else in the system default.
+
+    Raises NotFound for an unknown graph or version, BadRequest for an unknown environment or case
+    name, a version KServe would reject, or a stored case that no longer parses.
+    """
+    graph = Graph.objects.select_related("latest_version").filter(name=graph_name).first()
+    if graph is None:
+        raise NotFound(f"There is no graph named {graph_name!r}.")
+    version = graph.latest_version if number is None else graph.versions.filter(number=number).first()
+    if version is None:
+        raise NotFound(
+            f"Graph {graph_name!r} has no version {number if number is not None else ''}".rstrip() + "."
+        )
+    run_services.check_runnable(graph, version)
+    rows = list(TestCase.objects.filter(graph=graph).order_by("name"))
+    if case_names:
+        unknown = sorted(set(case_names) - {row.name for row in rows})
+        if unknown:
+            raise BadRequest(f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}.")
+        rows = [row for row in rows if row.name in case_names]
+    notes: list[str] = []
+    cache: dict[str | None, Environment] = {}
+    groups: dict[str, EnvironmentGroup] = {}
+    for index, row in enumerate(rows):
+        try:
+            case = _without_redacted(parse_case(row.document), notes)
+        except TestSpecError as exc:
+            raise BadRequest(f"Stored test case {row.name!r} no longer reads: {exc}") from None
+        env = _environment(environment or case.environment, cache)
+        if env.name not in groups:
+            config = run_services.engine_config(
+                run_services.environment_config(env),
+                graph_namespace=graph.namespace,
+                redact=tuple(env.secret_headers or ()),
+            )
+            # Whole step responses in the trace, so that `path` expectations on a step see all of it.
+            config = dataclasses.replace(config, body_cap=settings.RUN_MAX_RESPONSE_BYTES)
+            groups[env.name] = EnvironmentGroup(environment=env.name, config=config)
+        groups[env.name].cases.append(case)
+        groups[env.name].indices.append(index)
+    manifest = spec.parse(version.manifest)
+    return PreparedSuite(graph, version, manifest, list(groups.values()), notes, len(rows))
+
+
+def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
+    """Version ``number`` of ``graph_name`` as a manifest; NotFound when there is none,
+    BadRequest (Unprocessable) for one KServe would reject."""
+    graph = Graph.objects.filter(name=graph_name).first()
+    version = graph.versions.filter(number=number).first() if graph is not None else None
+    if graph is None or version is None:
+        raise NotFound(f"Graph {graph_name!r} has no version {number}.")
+    run_services.check_runnable(graph, version)
+    return spec.parse(version.manifest)

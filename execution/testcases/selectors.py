@@ -1,0 +1,23 @@
+"""Reads of saved test cases. Any logged-in user may read a graph, so also its test cases."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+
+from config.exceptions import NotFound
+from execution.testcases.models import TestCase
+from graphs.models import Graph
+
+
+def test_case_list(*, graph: Graph, user: User) -> QuerySet[TestCase]:
+    """The graph's cases by name."""
+    return TestCase.objects.filter(graph=graph).select_related("created_by").order_by("name")
+
+
+def test_case_get(*, graph: Graph, pk: int, user: User) -> TestCase:
+    """Case ``pk`` of ``graph``; NotFound (404) when the graph has no such case."""
+    case = TestCase.objects.filter(graph=graph, pk=pk).select_related("created_by").first()
+    if case is None:
+        raise NotFound(f"Graph {graph.name!r} has no test case {pk}.")
+    return case

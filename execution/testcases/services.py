@@ -1,0 +1,304 @@
+"""Writes of saved test cases: create, update, delete, import and export of test files, and
+"save run as test". Every write checks that the user may change the graph (its owner, a superuser
+or an editor), validates the case with ``execution.graphtests`` (400 with issues pinned to the
+case, expectation and field) and against the graph's latest version (a node or step it lacks is
+refused), and stores secret header values redacted, as runs do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import yaml
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+
+from config.exceptions import BadRequest, Conflict
+from execution import services as run_services
+from execution.graphtests import (
+    API_VERSION,
+    KIND,
+    MAX_CASES,
+    GraphTestCase,
+    TestIssue,
+    TestSpecError,
+    case_document_from_run,
+    load_suite,
+    parse_case,
+    reference_problems,
+)
+from execution.models import Run, RunEvent
+from execution.testcases.models import TestCase
+from graphs import services as graph_services
+from graphs import spec
+from graphs.models import Graph
+
+__all__ = [
+    "test_case_create",
+    "test_case_delete",
+    "test_case_from_run",
+    "test_case_update",
+    "test_cases_export",
+    "test_cases_import",
+]
+
+IMPORT_MODES: Final = ("merge", "replace")
+
+
+def _issue_dict(issue: TestIssue, prefix: str = "") -> dict[str, Any]:
+    out = {"severity": "error", **issue.to_dict()}
+    if prefix:
+        out["path"] = f"{prefix}.{issue.path}" if issue.path else prefix
+    return out
+
+
+def _latest_manifest(graph: Graph) -> spec.Manifest | None:
+    version = graph.latest_version
+    return spec.parse(version.manifest) if version is not None else None
+
+
+def _reference_issues(
+    case: GraphTestCase, manifest: spec.Manifest | None, index: int | None = None
+) -> list[dict[str, Any]]:
+    """Expectations naming a node or step the latest version does not have, as issues."""
+    if manifest is None:
+        return []
+    issues: list[dict[str, Any]] = []
+    for j, expectation in enumerate(case.expectations):
+        problem = reference_problems(expectation, manifest)
+        if problem is None:
+            continue
+        where = f"expectations[{j}]" if index is None else f"cases[{index}].expectations[{j}]"
+        issue: dict[str, Any] = {
+            "code": "expectation.reference",
+            "severity": "error",
+            "message": problem,
+            "case_name": case.name,
+            "expectation": j,
+            "path": where,
+        }
+        if index is not None:
+            issue["case"] = index
+        issues.append(issue)
+    return issues
+
+
+def _redacted(document: Mapping[str, Any], also_secret: Sequence[str] = ()) -> dict[str, Any]:
+    """The case document with secret header values redacted (``Bearer ***``), as runs store them."""
+    out = dict(document)
+    request = dict(out.get("request") or {})
+    headers = request.get("headers")
+    if isinstance(headers, Mapping) and headers:
+        stored, _ = run_services.split_secret_headers(
+            {str(k): str(v) for k, v in headers.items()}, also_secret
+        )
+        request["headers"] = stored
+        out["request"] = request
+    return out
+
+
+def _checked(graph: Graph, document: Any) -> tuple[GraphTestCase, dict[str, Any]]:
+    """The parsed case and the document to store; BadRequest with every issue otherwise."""
+    try:
+        case = parse_case(document)
+    except TestSpecError as exc:
+        issues = [_issue_dict(issue) for issue in exc.issues]
+        raise BadRequest(f"The test case has {len(issues)} problem(s).", issues=issues) from None
+    issues = _reference_issues(case, _latest_manifest(graph))
+    if issues:
+        raise BadRequest(
+            f"The test case names what the latest version of {graph.name!r} does not have.", issues=issues
+        )
+    stored = _redacted(document)
+    return parse_case(stored), stored
+
+
+def _lock(graph: Graph) -> None:
+    """Serialise the writes of one graph's cases (the case count limit holds under races)."""
+    Graph.objects.select_for_update().filter(pk=graph.pk).values_list("pk", flat=True).get()
+
+
+def _check_count(graph: Graph) -> None:
+    """Inside the writing transaction: refuse (and so roll back) more than MAX_CASES cases."""
+    count = TestCase.objects.filter(graph=graph).count()
+    if count > MAX_CASES:
+        raise BadRequest(
+            f"A graph holds at most {MAX_CASES} test cases ({count} with this change); nothing was saved.",
+            issues=[
+                {
+                    "code": "suite.too-many-cases",
+                    "severity": "error",
+                    "path": "cases",
+                    "message": f"at most {MAX_CASES}",
+                }
+            ],
+        )
+
+
+def _name_taken(graph: Graph, name: str) -> Conflict:
+    return Conflict(
+        f"Graph {graph.name!r} already has a test case named {name!r}.",
+        issues=[
+            {
+                "code": "case.duplicate-name",
+                "severity": "error",
+                "path": "name",
+                "message": f"{name!r} is taken",
+            }
+        ],
+    )
+
+
+def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
+    """Save a new case of ``graph``. Forbidden (403) unless ``user`` may change the graph,
+    BadRequest (400) for a malformed case, Conflict (409) for a name the graph already uses."""
+    graph_services.ensure_can_write(graph, user)
+    case, stored = _checked(graph, document)
+    try:
+        with transaction.atomic():
+            _lock(graph)
+            row = TestCase.objects.create(
+                graph=graph, name=case.name, description=case.description, document=stored, created_by=user
+            )
+            _check_count(graph)
+            graph_services.audit(user, "test_case.create", graph, name=case.name)
+    except IntegrityError:
+        raise _name_taken(graph, case.name) from None
+    return row
+
+
+def test_case_update(*, test_case: TestCase, user: User, document: Any) -> TestCase:
+    """Replace a case's document (its name may change). Errors as :func:`test_case_create`."""
+    graph = test_case.graph
+    graph_services.ensure_can_write(graph, user)
+    case, stored = _checked(graph, document)
+    try:
+        with transaction.atomic():
+            updated = TestCase.objects.filter(pk=test_case.pk).update(
+                name=case.name, description=case.description, document=stored
+            )
+            graph_services.audit(user, "test_case.update", graph, name=case.name, was=test_case.name)
+    except IntegrityError:
+        raise _name_taken(graph, case.name) from None
+    if not updated:
+        raise Conflict(f"Test case {test_case.pk} was deleted meanwhile.")
+    test_case.refresh_from_db()
+    return test_case
+
+
+def test_case_delete(*, test_case: TestCase, user: User) -> None:
+    """Delete a case (idempotent: deleting one already gone does nothing)."""
+    graph_services.ensure_can_write(test_case.graph, user)
+    with transaction.atomic():
+        TestCase.objects.filter(pk=test_case.pk).delete()
+        graph_services.audit(user, "test_case.delete", test_case.graph, name=test_case.name)
+
+
+def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str = "merge") -> list[TestCase]:
+    """Import a ``kind: InferenceGraphTest`` file into ``graph``, all or nothing.
+
+    ``merge``: cases are added, and those with a name the graph has replace it; ``replace``: the
+    graph's cases become exactly the file's. BadRequest (400) with every issue of the file (or a
+    file for another graph); nothing changes then. Returns the imported cases in file order.
+    """
+    graph_services.ensure_can_write(graph, user)
+    if mode not in IMPORT_MODES:
+        raise BadRequest(f"mode is {' or '.join(IMPORT_MODES)}, got {mode!r}.")
+    try:
+        suite = load_suite(text)
+    except TestSpecError as exc:
+        issues = [_issue_dict(issue) for issue in exc.issues]
+        raise BadRequest(f"The test file has {len(issues)} problem(s).", issues=issues) from None
+    if suite.graph != graph.name:
+        raise BadRequest(
+            f"The test file is for graph {suite.graph!r}, not {graph.name!r}.",
+            issues=[
+                {
+                    "code": "suite.graph",
+                    "severity": "error",
+                    "path": "graph",
+                    "message": "another graph's tests",
+                }
+            ],
+        )
+    manifest = _latest_manifest(graph)
+    issues = [issue for i, case in enumerate(suite.cases) for issue in _reference_issues(case, manifest, i)]
+    if issues:
+        raise BadRequest(
+            f"The test file names what the latest version of {graph.name!r} does not have.", issues=issues
+        )
+    with transaction.atomic():
+        _lock(graph)
+        if mode == "replace":
+            TestCase.objects.filter(graph=graph).exclude(
+                name__in=[case.name for case in suite.cases]
+            ).delete()
+        rows: list[TestCase] = []
+        for case in suite.cases:
+            stored = _redacted(case.document)
+            row, _ = TestCase.objects.update_or_create(
+                graph=graph,
+                name=case.name,
+                defaults={"description": case.description, "document": stored},
+                create_defaults={"description": case.description, "document": stored, "created_by": user},
+            )
+            rows.append(row)
+        _check_count(graph)
+        graph_services.audit(user, "test_case.import", graph, mode=mode, cases=len(rows))
+    return rows
+
+
+def test_cases_export(*, graph: Graph) -> str:
+    """The graph's cases as one ``kind: InferenceGraphTest`` YAML document (by name)."""
+    document = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "graph": graph.name,
+        "cases": [row.document for row in TestCase.objects.filter(graph=graph).order_by("name")],
+    }
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _run_events(run: Run) -> list[dict[str, Any]]:
+    """The run's engine events of its last attempt, in the shape ``execution.graphtests`` reads."""
+    rows = RunEvent.objects.filter(run=run, type="route.decided").order_by("seq")
+    return [
+        {
+            "type": row.type,
+            "node": row.data.get("node"),
+            "step_index": row.data.get("step_index"),
+            "data": row.data,
+        }
+        for row in rows
+        if row.data.get("attempt") == run.attempt
+    ]
+
+
+def test_case_from_run(*, run: Run, user: User, name: str | None = None) -> TestCase:
+    """A new case of the run's graph from a finished run: its request, seed and environment, and
+    as expectations its final status, its body as a subset, and the routes it took.
+
+    Conflict (409) when the run has no response yet; otherwise as :func:`test_case_create`.
+    """
+    if run.response_status is None:
+        raise Conflict(
+            f"Run {run.pk} has no response yet ({run.status}); save it as a test once it has finished."
+        )
+    body: bytes | None = None
+    if run.response_body is not None and run.response_encoding == "utf-8" and not run.response_truncated:
+        body = run.response_body.encode()
+    document = case_document_from_run(
+        name=name or f"run {str(run.pk)[:8]}",
+        manifest=spec.parse(run.version.manifest),
+        request_body=run.request_body.encode(),
+        request_headers=list((run.request_headers or {}).items()),
+        content_type=run.request_content_type or None,
+        status=run.response_status,
+        response_body=body,
+        events=_run_events(run),
+        description=f"Saved from run {run.pk} of version {run.version.number}.",
+        seed=run.seed,
+        environment=run.environment_name or None,
+    )
+    return test_case_create(graph=run.graph, user=user, document=document)
