@@ -129,7 +129,12 @@ def _check_new_names(names: list[str | None]) -> None:
             + (f" (and {len(taken) - 1} more)" if len(taken) > 1 else "")
             + "; nothing was imported.",
             issues=[
-                {"code": "graph.name-taken", "severity": "error", "path": "metadata.name", "message": name}
+                {
+                    "code": "graph.name-taken",
+                    "severity": "error",
+                    "path": "metadata.name",
+                    "message": f"A graph named {name!r} already exists.",
+                }
                 for name in taken
             ],
         )

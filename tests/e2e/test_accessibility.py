@@ -46,7 +46,7 @@ def serious_violations(page: Page) -> list[str]:
 def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
     from execution import services
 
-    environment, _ = services.ensure_local_environment(owner=studio_user)
+    environment, _ = services.ensure_local_environment()
     return environment
 
 
