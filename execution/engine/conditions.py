@@ -2,9 +2,9 @@
 
 KServe tests ``gjson.GetBytes(doc, condition).Exists()`` after checking ``gjson.ValidBytes(doc)``.
 A present ``false``, ``null``, ``0``, ``""``, ``[]`` or ``{}`` therefore *matches*; only a missing
-result does not. We use ``pygjson`` (Rust gjson.rs bindings), which agrees with Go gjson v1.18.0
-on the whole verified truth table except one row: the literal path ``!true`` exists in Go and does
-not in pygjson. Nobody writes ``!true`` as a route condition, so we accept the difference.
+result does not. The paths are evaluated by :mod:`execution.engine.gjson`, our pure-Python
+gjson v1.18.0 (checked against the Go library), so every modifier, literal and query answers as
+in KServe, and no document, however deep, can crash the process.
 
 An empty condition is evaluated like any other path, as Go does: it matches nothing unless the
 document has a key named ``""``. (A Sequence never evaluates an empty condition: there it means
@@ -13,15 +13,13 @@ document has a key named ``""``. (A Sequence never evaluates an empty condition:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-import pygjson
-
+from execution.engine import gjson
 from execution.engine.gojson import is_valid_json
 
-__all__ = ["ConditionResult", "evaluate_condition", "to_python"]
+__all__ = ["ConditionResult", "condition_exists", "evaluate_condition"]
 
 NOT_JSON_REASON = "document is not valid JSON"
 
@@ -30,10 +28,10 @@ NOT_JSON_REASON = "document is not valid JSON"
 class ConditionResult:
     """The outcome of one condition on one document.
 
-    ``matches`` is KServe's ``Exists()``. ``value`` is the matched value as plain Python (JSON
-    types), ``raw`` that value re-encoded as compact JSON (pygjson does not expose the source slice,
-    so whitespace and number spelling may differ from the document). ``reason`` says why it did not
-    match, when there is something more to say than "the path is absent".
+    ``matches`` is KServe's ``Exists()``. ``raw`` is gjson's ``Result.Raw`` as text (the exact
+    slice of the document, or what a modifier or multipath built; invalid UTF-8 shows as U+FFFD),
+    ``value`` that raw parsed as plain Python (JSON types). ``reason`` says why it did not match,
+    when there is something more to say than "the path is absent".
     """
 
     matches: bool
@@ -46,29 +44,19 @@ class ConditionResult:
         return {"matches": self.matches, "value": self.value, "raw": self.raw, "reason": self.reason}
 
 
-def to_python(result: Any) -> Any:
-    """Convert a pygjson ``Result`` tree into dicts, lists and scalars."""
-    kind = result.type_
-    if kind is dict:
-        return {key: to_python(child) for key, child in result.items()}
-    if kind is list:
-        return [to_python(child) for child in result.value]
-    return result.value
-
-
-def _get(document: bytes | str, condition: str) -> Any:
-    if isinstance(document, bytes):
-        try:
-            return pygjson.get_bytes(document, condition)
-        except UnicodeDecodeError:
-            # Go reads invalid UTF-8 inside strings as U+FFFD; so do we.
-            return pygjson.get(document.decode("utf-8", "replace"), condition)
-    return pygjson.get(document, condition)
+def _get(document: bytes | str, condition: str) -> gjson.Result:
+    data = document if isinstance(document, bytes) else document.encode("utf-8", "surrogateescape")
+    return gjson.get_bytes(data, condition)
 
 
 def condition_exists(document: bytes | str, condition: str) -> bool:
     """Fast path for the engine: ``ValidBytes(doc) && GetBytes(doc, cond).Exists()``."""
-    return is_valid_json(document) and bool(_get(document, condition).exists())
+    if not is_valid_json(document):
+        return False
+    try:
+        return _get(document, condition).exists
+    except gjson.PathTooComplex:
+        return False
 
 
 def evaluate_condition(document: bytes | str, condition: str, *, with_value: bool = True) -> ConditionResult:
@@ -80,12 +68,14 @@ def evaluate_condition(document: bytes | str, condition: str, *, with_value: boo
     """
     if not is_valid_json(document):
         return ConditionResult(matches=False, reason=NOT_JSON_REASON)
-    result = _get(document, condition)
-    if not result.exists():
+    try:
+        result = _get(document, condition)
+    except gjson.PathTooComplex as exc:
+        return ConditionResult(matches=False, reason=str(exc))
+    if not result.exists:
         reason = "empty condition" if condition == "" else "path not found"
         return ConditionResult(matches=False, reason=reason)
     if not with_value:
         return ConditionResult(matches=True)
-    value = to_python(result)
-    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return ConditionResult(matches=True, value=value, raw=raw)
+    raw = result.raw.decode("utf-8", "replace")
+    return ConditionResult(matches=True, value=result.value(), raw=raw)

@@ -123,7 +123,7 @@ class Result:
             return _format_float(self.num)
         return b""
 
-    def bool(self) -> bool:
+    def as_bool(self) -> bool:
         """gjson's ``Result.Bool()``."""
         t = self.type
         if t == TRUE:
@@ -134,7 +134,7 @@ class Result:
             return self.num != 0
         return False
 
-    def int(self) -> int:
+    def as_int(self) -> int:
         """gjson's ``Result.Int()`` (int64 semantics)."""
         t = self.type
         if t == TRUE:
@@ -465,14 +465,13 @@ def _unescape(s: bytes) -> bytes:
             return bytes(out)
         r = _hex4(s[i + 1 :])
         i += 5
-        if 0xD800 <= r < 0xE000:
-            if n - i >= 6 and s[i] == _BACKSLASH and s[i + 1] == ord("u"):
-                r2 = _hex4(s[i + 2 :])
-                if 0xD800 <= r < 0xDC00 and 0xDC00 <= r2 < 0xE000:
-                    r = 0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00)
-                else:
-                    r = 0xFFFD
-                i += 6
+        if 0xD800 <= r < 0xE000 and n - i >= 6 and s[i] == _BACKSLASH and s[i + 1] == ord("u"):
+            r2 = _hex4(s[i + 2 :])
+            if 0xD800 <= r < 0xDC00 and 0xDC00 <= r2 < 0xE000:
+                r = 0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00)
+            else:
+                r = 0xFFFD
+            i += 6
         out += _encode_rune(r)
     return bytes(out)
 
@@ -585,9 +584,7 @@ def _match_run(s: bytes, pat: bytes, frame: list[int]) -> int | None:
     return 1 if ss == se else 0
 
 
-def _match_trim_suffix(
-    s: bytes, ss: int, se: int, pat: bytes, ps: int, pe: int
-) -> tuple[int, int, bool]:
+def _match_trim_suffix(s: bytes, ss: int, se: int, pat: bytes, ps: int, pe: int) -> tuple[int, int, bool]:
     ok = True
     while se > ss and pe - ps > 1:
         pc, psz = _decode_last_rune(pat, ps, pe)
@@ -618,7 +615,7 @@ def _match_trim_suffix(
 
 
 class _Ctx:
-    __slots__ = ("json", "pipe", "piped", "value", "calcd")
+    __slots__ = ("calcd", "json", "pipe", "piped", "value")
 
     def __init__(self, j: bytes) -> None:
         self.json = j
@@ -1506,6 +1503,34 @@ def _exec_static(path: bytes) -> tuple[bytes, bytes, bool]:
     return path_out, b"", False
 
 
+def _args_end(s: bytes) -> int:
+    """Where a modifier's plain-text argument ends: the first '|' outside brackets and strings.
+
+    Checked against Go gjson v1.18.0: any of ``([{`` opens and any of ``)]}`` closes (a closer
+    with nothing open is ignored), strings honour backslash escapes; with no such '|' the
+    argument runs to the end of the path.
+    """
+    depth = 0
+    n = len(s)
+    i = 0
+    while i < n:
+        c = s[i]
+        if c == 0x7C and depth == 0:
+            return i
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            if depth > 0:
+                depth -= 1
+        elif c == _QUOTE:
+            q, _ = _string_end(s, i + 1)
+            if q < 0:
+                return n
+            i = q
+        i += 1
+    return n
+
+
 def _exec_modifier(j: bytes, path: bytes, d: int) -> tuple[bytes, bytes, bool]:
     name = path[1:]
     path_out = b""
@@ -1527,17 +1552,13 @@ def _exec_modifier(j: bytes, path: bytes, d: int) -> tuple[bytes, bytes, bool]:
     args = b""
     if has_args:
         parsed = False
-        if path_out[0] in b'{["':
-            if _parse(path_out).exists:
-                args = _squash(path_out)
-                path_out = path_out[len(args) :]
-                parsed = True
+        if path_out[0] in b'{["' and _parse(path_out).exists:
+            args = _squash(path_out)
+            path_out = path_out[len(args) :]
+            parsed = True
         if not parsed:
-            idx = path_out.find(b"|")
-            if idx == -1:
-                args, path_out = path_out, b""
-            else:
-                args, path_out = path_out[:idx], path_out[idx:]
+            idx = _args_end(path_out)
+            args, path_out = path_out[:idx], path_out[idx:]
     return path_out, fn(j, args, d), True
 
 
@@ -1656,7 +1677,7 @@ def _mod_flatten(j: bytes, arg: bytes, d: int) -> bytes:
     if arg:
         for k, v in _for_each(_parse(arg)):
             if k.string() == b"deep":
-                deep = v.bool()
+                deep = v.as_bool()
     out: bytes = _trampoline(_flatten_step(j, deep))
     return out
 
@@ -1694,7 +1715,7 @@ def _mod_join(j: bytes, arg: bytes, d: int) -> bytes:
     if arg:
         for k, v in _for_each(_parse(arg)):
             if k.string() == b"preserve":
-                preserve = v.bool()
+                preserve = v.as_bool()
     out = bytearray(b"{")
     if preserve:
         idx = 0
@@ -1712,10 +1733,10 @@ def _mod_join(j: bytes, arg: bytes, d: int) -> bytes:
             if not value.is_object():
                 continue
             for key, val in _for_each(value):
-                k = key.string()
-                if k not in kvals:
+                kstr = key.string()
+                if kstr not in kvals:
                     keys.append(key)
-                kvals[k] = val
+                kvals[kstr] = val
         for n, key in enumerate(keys):
             if n > 0:
                 out.append(0x2C)
@@ -1813,19 +1834,15 @@ def _mod_pretty(j: bytes, arg: bytes, d: int) -> bytes:
         for key, value in _for_each(_parse(arg)):
             k = key.string()
             if k == b"sortKeys":
-                opts.sort_keys = value.bool()
+                opts.sort_keys = value.as_bool()
             elif k == b"indent":
                 opts.indent = _clean_ws(value.string())
             elif k == b"prefix":
                 opts.prefix = _clean_ws(value.string())
             elif k == b"width":
-                opts.width = value.int()
+                opts.width = value.as_int()
     buf = bytearray(opts.prefix)
-    _trampoline(
-        _pretty_any(
-            buf, j, 0, True, opts.width, opts.prefix, opts.indent, opts.sort_keys, 0, 0, -1
-        )
-    )
+    _trampoline(_pretty_any(buf, j, 0, True, opts.width, opts.prefix, opts.indent, opts.sort_keys, 0, 0, -1))
     if buf:
         buf.append(0x0A)
     return bytes(buf)
@@ -2098,9 +2115,7 @@ _MODIFIERS: Final[dict[bytes, Callable[[bytes, bytes, int], bytes]]] = {
 # --------------------------------------------------------------------------------------------
 
 _WS: Final = re.compile(rb"[ \t\n\r]*")
-_V_STRING: Final = re.compile(
-    rb'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
-)
+_V_STRING: Final = re.compile(rb'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"')
 _V_NUMBER: Final = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
@@ -2133,12 +2148,16 @@ def _valid(data: bytes) -> bool:
     return True
 
 
+def _skip_ws(data: bytes, i: int) -> int:
+    m = _WS.match(data, i)
+    return m.end() if m else i
+
+
 def _valid_iterative(data: bytes) -> bool:
     """The same decision as :func:`_valid`, with an explicit stack (any nesting depth)."""
     n = len(data)
     stack = bytearray()
-    ws = _WS.match
-    i = ws(data, 0).end()
+    i = _skip_ws(data, 0)
     want_value = True
     while True:
         if want_value:
@@ -2146,7 +2165,7 @@ def _valid_iterative(data: bytes) -> bool:
                 return False
             c = data[i]
             if c == 0x7B:
-                i = ws(data, i + 1).end()
+                i = _skip_ws(data, i + 1)
                 if i < n and data[i] == 0x7D:
                     i += 1
                     want_value = False
@@ -2155,13 +2174,13 @@ def _valid_iterative(data: bytes) -> bool:
                 m = _V_STRING.match(data, i)
                 if m is None:
                     return False
-                i = ws(data, m.end()).end()
+                i = _skip_ws(data, m.end())
                 if i >= n or data[i] != 0x3A:
                     return False
-                i = ws(data, i + 1).end()
+                i = _skip_ws(data, i + 1)
                 continue
             if c == 0x5B:
-                i = ws(data, i + 1).end()
+                i = _skip_ws(data, i + 1)
                 if i < n and data[i] == 0x5D:
                     i += 1
                     want_value = False
@@ -2183,7 +2202,7 @@ def _valid_iterative(data: bytes) -> bool:
             i = m.end()
             want_value = False
             continue
-        i = ws(data, i).end()
+        i = _skip_ws(data, i)
         if not stack:
             return i == n
         if i >= n:
@@ -2195,16 +2214,16 @@ def _valid_iterative(data: bytes) -> bool:
             continue
         if c != 0x2C:
             return False
-        i = ws(data, i + 1).end()
+        i = _skip_ws(data, i + 1)
         want_value = True
         if stack[-1] == 0x7D:
             m = _V_STRING.match(data, i)
             if m is None:
                 return False
-            i = ws(data, m.end()).end()
+            i = _skip_ws(data, m.end())
             if i >= n or data[i] != 0x3A:
                 return False
-            i = ws(data, i + 1).end()
+            i = _skip_ws(data, i + 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -2260,7 +2279,7 @@ def _to_python(r: Result) -> Any:
                 _py_add(stack[-1], container)
             else:
                 root = container
-            stack.append([isinstance(container, dict), container, sentinel])
+            stack.append([isinstance(container, dict), container, _PENDING])
             continue
         elif tok.group(3):
             stack.pop()

@@ -19,7 +19,7 @@ import math
 from decimal import Decimal
 from typing import Any, Final
 
-import pygjson
+from execution.engine.gjson import valid as _gjson_valid
 
 _MAP_TYPE: Final = "map[string]interface {}"
 # Go's decoder refuses nesting deeper than this (encoding/json scanner.go maxNestingDepth).
@@ -34,13 +34,10 @@ def is_valid_json(data: bytes | str) -> bool:
     """Go's ``json.Valid``: strict JSON, one value, surrounding whitespace allowed.
 
     Bytes that are not UTF-8 are accepted inside strings, as Go does (they decode to U+FFFD).
+    For now this is gjson's ``ValidBytes`` (the same grammar, any depth); the 10,000-level depth
+    limit of ``encoding/json`` is not applied here.
     """
-    try:
-        return bool(pygjson.validate(data))
-    except UnicodeDecodeError:
-        # pygjson only takes UTF-8; Go does not care, so validate the replaced text instead.
-        assert isinstance(data, bytes)
-        return bool(pygjson.validate(data.decode("utf-8", "replace")))
+    return _gjson_valid(data)
 
 
 def _reject_constant(name: str) -> Any:
