@@ -290,7 +290,7 @@ def _parse_int(s: bytes) -> int | None:
 # Scanning helpers (gjson's parseString, parseSquash, tonum, tolit, tostr, unescape)
 # --------------------------------------------------------------------------------------------
 
-_SQUASH_TOKEN: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}()]', re.DOTALL)
+_SQUASH_TOKEN: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(")?|[\[\]{}()]', re.DOTALL)
 _NUM_END: Final = re.compile(rb"[\x00- ,\]}]")
 _LIT_END: Final = re.compile(rb"[^a-z]")
 _KEY_OR_CLOSE: Final = re.compile(rb'["}]')
@@ -337,6 +337,10 @@ def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
     for m in _SQUASH_TOKEN.finditer(j, i + 1):
         c = j[m.start()]
         if c == _QUOTE:
+            if m.group(1) is None:
+                # An unterminated string: Go's loop leaves its index one past the end, which
+                # makes an enclosing array scan stop without reaching its virtual ']'.
+                return len(j) + 1, j[s:]
             continue
         if c in _OPENERS:
             depth += 1
@@ -353,18 +357,8 @@ def _squash(j: bytes) -> bytes:
     if j[:1] == b'"':
         m = _SQUASH_TOKEN.match(j)
         assert m is not None
-        end = m.end()
-        if j[end - 1 : end] == b'"' and end > 1 and _closed_string(j, end - 1):
-            return j[:end]
-        return j
+        return j[: m.end()] if m.group(1) is not None else j
     return _parse_squash(j, 0)[1]
-
-
-def _closed_string(j: bytes, q: int) -> bool:
-    k = q - 1
-    while k > 0 and j[k] == _BACKSLASH:
-        k -= 1
-    return (q - 1 - k) % 2 == 0
 
 
 def _parse_number(j: bytes, i: int) -> tuple[int, bytes]:

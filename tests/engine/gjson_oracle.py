@@ -257,6 +257,25 @@ CASES: list[tuple[str, list[str]]] = [
         '{"a":"x\\u00e9\\ud83d\\ude00\\n","b":"\\u00"}',
         ["a", "a|@tostr", "@this|@tostr", "b", "a|@fromstr", "[a]|@flatten"],
     ),
+    # A modifier's plain argument ends at the first '|' outside brackets and strings.
+    (
+        '{"a":1}',
+        [
+            "@this:x[|]|a",
+            '@this:x"|"|a',
+            "@this:x{|}|a",
+            "@this:x(|)|a",
+            "@this:x\\||a",
+            "@this:x]|a",
+            "@this:x[|a",
+            '@this:x"|a',
+            "@this:x][|]|a",
+            '@this:x"\\"|"|a',
+        ],
+    ),
+    # An unterminated string inside an element stops the array scan before its end.
+    ('[{"a":"\\"', ["#", "0", "#.a", "#(a)#", "..#"]),
+    ('[1,{"b":"x', ["#", "1", "#.b", "#(b)#"]),
     # Odd documents: Get does not validate.
     ('{"a":1,"b":', ["a", "b", "@this", "@valid"]),
     ('{"a":[1,2,', ["a.#", "a.1", "a.2"]),
