@@ -27,6 +27,7 @@ component, query or modifier) and is bounded by :data:`MAX_PATH_NESTING`; a deep
 
 from __future__ import annotations
 
+import functools
 import json as _stdjson
 import re
 from collections.abc import Callable, Generator, Iterator
@@ -291,6 +292,7 @@ def _parse_int(s: bytes) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 _SQUASH_TOKEN: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(")?|[\[\]{}()]', re.DOTALL)
+_SQUASH_SKIP: Final = re.compile(rb'(?:[^"\[\]{}()]+|"[^"\\]*(?:\\.[^"\\]*)*")*', re.DOTALL)
 _NUM_END: Final = re.compile(rb"[\x00- ,\]}]")
 _LIT_END: Final = re.compile(rb"[^a-z]")
 _KEY_OR_CLOSE: Final = re.compile(rb'["}]')
@@ -331,25 +333,73 @@ def _parse_string(j: bytes, i: int) -> tuple[int, bytes, bool, bool]:
 
 
 def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
-    """gjson ``parseSquash``: ``j[i]`` opens a container; (index past its end, its raw)."""
+    """gjson ``parseSquash``: ``j[i]`` opens a container; (index past its end, its raw).
+
+    One regex step skips everything up to the next bracket outside a string, so the Python loop
+    runs once per bracket, not once per byte or string.
+    """
     s = i
     depth = 1
-    for m in _SQUASH_TOKEN.finditer(j, i + 1):
-        c = j[m.start()]
+    n = len(j)
+    skip = _SQUASH_SKIP.match
+    pos = i + 1
+    steps = 0
+    while True:
+        steps += 1
+        if steps == _BIG_VALUE_STEPS:
+            end = _c_value_end(j, s)
+            if end is not None:
+                return end, j[s:end]
+        m = skip(j, pos)
+        pos = m.end() if m else pos
+        if pos >= n:
+            return n, j[s:]
+        c = j[pos]
         if c == _QUOTE:
-            if m.group(1) is None:
-                # An unterminated string: Go's loop leaves its index one past the end, which
-                # makes an enclosing array scan stop without reaching its virtual ']'.
-                return len(j) + 1, j[s:]
-            continue
+            # An unterminated string: Go's loop leaves its index one past the end, which
+            # makes an enclosing array scan stop without reaching its virtual ']'.
+            return n + 1, j[s:]
         if c in _OPENERS:
             depth += 1
         else:
             depth -= 1
             if depth == 0:
-                e = m.end()
-                return e, j[s:e]
-    return len(j), j[s:]
+                return pos + 1, j[s : pos + 1]
+        pos += 1
+
+
+# After this many brackets a value counts as big: its end is then looked for with CPython's C JSON
+# scanner (about 4x faster than the loop on a 1 MB array); a value it rejects takes the loop.
+_BIG_VALUE_STEPS: Final = 64
+_C_SCAN: Final = _stdjson.scanner.c_make_scanner(  # type: ignore[attr-defined]
+    _stdjson.JSONDecoder(
+        parse_float=lambda _s: 0,
+        parse_int=lambda _s: 0,
+        parse_constant=lambda _s: 0,
+        object_pairs_hook=lambda _pairs: None,
+    )
+)
+_latin1_last: tuple[bytes, str] = (b"", "")
+
+
+def _c_value_end(j: bytes, s: int) -> int | None:
+    """End of the valid JSON value at ``j[s]``, or None if it is not valid JSON from there.
+
+    On a valid value this is exactly where gjson's squash ends: brackets balance and parens
+    occur only inside strings. Latin-1 maps each byte to one character, so indexes agree.
+    """
+    global _latin1_last
+    cached = _latin1_last
+    if cached[0] is j:
+        text = cached[1]
+    else:
+        text = j.decode("latin-1")
+        _latin1_last = (j, text)
+    try:
+        end: int = _C_SCAN(text, s)[1]
+    except (ValueError, StopIteration, RecursionError):
+        return None
+    return end
 
 
 def _squash(j: bytes) -> bytes:
@@ -695,7 +745,9 @@ def _is_dot_piper(s: bytes) -> bool:
     return c == 0x5B or c == 0x7B
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse_object_path(path: bytes) -> _ObjPath:
+    """gjson ``parseObjectPath`` (memoised: the result is never mutated, paths repeat per row)."""
     r = _ObjPath()
     n = len(path)
     i = 0

@@ -305,3 +305,31 @@ def test_differential_against_go_gjson() -> None:
                 disagreements.append(f"{doc!r} {path!r}: go {(exists, raw)!r} py {mine!r}")
     assert compared >= 10_000
     assert disagreements == [], "\n".join(disagreements[:20]) + f"\n({len(disagreements)} total)"
+
+
+BIG_PATHS = ["z", "b.x", "a.#", "b.c.#", "z.1", "a.#(a)#", "b|@keys", "@this|z", "..#", "a.5", "b.c.7.a"]
+
+
+@pytest.mark.skipif(not ORACLE.exists(), reason=f"the Go gjson oracle is not at {ORACLE}")
+def test_differential_on_big_values_against_go_gjson() -> None:
+    """Values with more than 64 brackets (skipped by the C scanner when valid) agree with Go too."""
+    rng = random.Random(20261201)
+    disagreements: list[str] = []
+    compared = 0
+    for _ in range(120):
+        inner = "[" + ",".join(_rand_doc(rng) for _ in range(rng.randint(20, 60))) + "]"
+        doc = _mutate(rng, f'{{"a":{inner},"b":{{"c":{inner},"x":1}},"z":[1,2]}}'.encode())
+        if b"\x00" in doc:
+            continue
+        paths = [rng.choice(BIG_PATHS).encode() for _ in range(8)]
+        paths += [_rand_path(rng).encode() for _ in range(8)]
+        valid, answers = ask(doc, paths)
+        if gjson.valid(doc) != valid:
+            disagreements.append(f"valid {doc[:80]!r}: go {valid}")
+        for path, (exists, raw) in zip(paths, answers, strict=True):
+            compared += 1
+            res = gjson.get_bytes(doc, path)
+            if (res.exists, res.raw) != (exists, raw):
+                disagreements.append(f"{doc[:80]!r} {path!r}: go {exists} {raw[:80]!r}")
+    assert compared >= 1800
+    assert disagreements == [], "\n".join(disagreements[:20])
