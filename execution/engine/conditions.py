@@ -13,6 +13,7 @@ document has a key named ``""``. (A Sequence never evaluates an empty condition:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,30 @@ from execution.engine.gojson import is_valid_json
 __all__ = ["ConditionResult", "condition_exists", "evaluate_condition"]
 
 NOT_JSON_REASON = "document is not valid JSON"
+DEEP_VALUE_REASON = "value nests too deeply to show"
+# ``value`` is rendered by recursive encoders (json, DRF) downstream; deeper than this it would hit
+# CPython's default recursion limit of 1000 once the callers' own frames are counted.
+MAX_VALUE_DEPTH = 500
+# Skips everything up to the next bracket that is outside a string.
+_TO_BRACKET = re.compile(rb'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*"?)*', re.DOTALL)
+
+
+def _nests_deeper_than(raw: bytes, limit: int) -> bool:
+    depth = 0
+    pos = 0
+    n = len(raw)
+    while True:
+        m = _TO_BRACKET.match(raw, pos)
+        pos = m.end() if m else pos
+        if pos >= n:
+            return False
+        if raw[pos] in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif raw[pos] in b"]}":
+            depth -= 1
+        pos += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +55,9 @@ class ConditionResult:
 
     ``matches`` is KServe's ``Exists()``. ``raw`` is gjson's ``Result.Raw`` as text (the exact
     slice of the document, or what a modifier or multipath built; invalid UTF-8 shows as U+FFFD),
-    ``value`` that raw parsed as plain Python (JSON types). ``reason`` says why it did not match,
-    when there is something more to say than "the path is absent".
+    ``value`` that raw parsed as plain Python (JSON types), or None with a ``reason`` when it nests
+    deeper than :data:`MAX_VALUE_DEPTH`. ``reason`` otherwise says why it did not match, when there
+    is something more to say than "the path is absent".
     """
 
     matches: bool
@@ -78,4 +104,6 @@ def evaluate_condition(document: bytes | str, condition: str, *, with_value: boo
     if not with_value:
         return ConditionResult(matches=True)
     raw = result.raw.decode("utf-8", "replace")
+    if _nests_deeper_than(result.raw, MAX_VALUE_DEPTH):
+        return ConditionResult(matches=True, value=None, raw=raw, reason=DEEP_VALUE_REASON)
     return ConditionResult(matches=True, value=result.value(), raw=raw)
