@@ -22,7 +22,9 @@ Safety: nothing here recurses with the depth of the *document*; scanners are loo
 stacks, and the modifiers that walk a tree (``@pretty``, ``@flatten``, ``@dig``) run on an explicit
 stack of generators. Recursion follows the nesting of the *path* only (one level per path
 component, query or modifier) and is bounded by :data:`MAX_PATH_NESTING`; a deeper path raises
-:class:`PathTooComplex` instead of exhausting the interpreter's stack.
+:class:`PathTooComplex` instead of exhausting the interpreter's stack. Paths whose work grows
+without bound (repeated ``@tostr``, ``@dig`` over a deep document) are refused with
+:class:`TooMuchWork` (see :data:`MAX_BUILT_BYTES`, :data:`MAX_WORK_BYTES`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import functools
 import json as _stdjson
 import re
+import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -38,13 +41,17 @@ from typing import Any, Final
 __all__ = [
     "FALSE",
     "JSON",
+    "MAX_BUILT_BYTES",
     "MAX_PATH_NESTING",
+    "MAX_WORK_BYTES",
     "NULL",
     "NUMBER",
     "STRING",
     "TRUE",
     "PathTooComplex",
+    "Refused",
     "Result",
+    "TooMuchWork",
     "get",
     "valid",
 ]
@@ -67,8 +74,44 @@ MAX_PATH_NESTING: Final = 200
 _MATCH_LIMIT: Final = 10000
 
 
-class PathTooComplex(ValueError):
+class Refused(ValueError):
+    """The evaluation was refused because it would take unbounded time or memory (gjson has no
+    such limits; its Go router would grind or run out of memory on the same request)."""
+
+
+class PathTooComplex(Refused):
     """The path nests deeper than :data:`MAX_PATH_NESTING` levels; it is refused, not evaluated."""
+
+
+class TooMuchWork(Refused):
+    """A path built a value over :data:`MAX_BUILT_BYTES` or walked over :data:`MAX_WORK_BYTES`."""
+
+
+# Our own ceilings (gjson has none): no condition needs a constructed value (modifier output,
+# multipath, '#.' or '#(...)#' array) of more than 64 MiB, nor tree-walking modifiers (@dig,
+# deep @flatten, @pretty) that revisit more than 32 MiB of input (a few seconds of Python on
+# bracket-dense input; @dig over a 1 MB document five levels deep revisits about 5 MB).
+# Repeated @tostr doubles its size per step and @dig on a deep document is quadratic, so
+# without them one path can take unbounded memory or time.
+MAX_BUILT_BYTES: Final = 64 * 1024 * 1024
+MAX_WORK_BYTES: Final = 32 * 1024 * 1024
+
+_budget = threading.local()
+
+
+def _charge(nbytes: int) -> None:
+    """Count bytes revisited by a tree-walking modifier against this call's budget."""
+    left: int = getattr(_budget, "left", MAX_WORK_BYTES) - nbytes
+    _budget.left = left
+    if left < 0:
+        raise TooMuchWork(f"the path revisits more than {MAX_WORK_BYTES} bytes of input")
+
+
+def _built(raw: bytes | bytearray) -> bytes:
+    """Check a constructed value against :data:`MAX_BUILT_BYTES`."""
+    if len(raw) > MAX_BUILT_BYTES:
+        raise TooMuchWork(f"the path builds a value over {MAX_BUILT_BYTES} bytes")
+    return bytes(raw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,6 +336,8 @@ def _parse_int(s: bytes) -> int | None:
 
 _SQUASH_TOKEN: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(")?|[\[\]{}()]', re.DOTALL)
 _SQUASH_SKIP: Final = re.compile(rb'(?:[^"\[\]{}()]+|"[^"\\]*(?:\\.[^"\\]*)*")*', re.DOTALL)
+_OPEN_RUN: Final = re.compile(rb"[\[{(]+")
+_CLOSE_RUN: Final = re.compile(rb"[\]})]+")
 _NUM_END: Final = re.compile(rb"[\x00- ,\]}]")
 _LIT_END: Final = re.compile(rb"[^a-z]")
 _KEY_OR_CLOSE: Final = re.compile(rb'["}]')
@@ -335,8 +380,8 @@ def _parse_string(j: bytes, i: int) -> tuple[int, bytes, bool, bool]:
 def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
     """gjson ``parseSquash``: ``j[i]`` opens a container; (index past its end, its raw).
 
-    One regex step skips everything up to the next bracket outside a string, so the Python loop
-    runs once per bracket, not once per byte or string.
+    One regex step skips everything up to the next bracket outside a string and another takes a
+    whole run of brackets, so the Python loop runs once per run, not once per byte or string.
     """
     s = i
     depth = 1
@@ -359,13 +404,21 @@ def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
             # An unterminated string: Go's loop leaves its index one past the end, which
             # makes an enclosing array scan stop without reaching its virtual ']'.
             return n + 1, j[s:]
+        # Brackets come in runs (deep nesting is mostly runs): take a whole run at once.
         if c in _OPENERS:
-            depth += 1
+            m = _OPEN_RUN.match(j, pos)
+            assert m is not None
+            depth += m.end() - pos
+            pos = m.end()
         else:
-            depth -= 1
-            if depth == 0:
-                return pos + 1, j[s : pos + 1]
-        pos += 1
+            m = _CLOSE_RUN.match(j, pos)
+            assert m is not None
+            run = m.end() - pos
+            if run >= depth:
+                end = pos + depth
+                return end, j[s:end]
+            depth -= run
+            pos = m.end()
 
 
 # After this many brackets a value counts as big: its end is then looked for with CPython's C JSON
@@ -1285,14 +1338,14 @@ def _parse_array(c: _Ctx, i: int, path: bytes, d: int) -> tuple[int, bool]:
                                     out += res.raw or res.string()
                                     k += 1
                     out.append(0x5D)
-                    c.value = Result(JSON, bytes(out))
+                    c.value = Result(JSON, _built(bytes(out)))
                     return i + 1, True
                 c.value = Result(NUMBER, str(h - 1).encode(), b"", float(h - 1))
                 c.calcd = True
                 return i + 1, True
             if not c.value.exists:
                 if multires:
-                    c.value = Result(JSON, bytes(multires) + b"]")
+                    c.value = Result(JSON, _built(bytes(multires) + b"]"))
                 elif rp.q_all:
                     c.value = Result(JSON, b"[]")
             return i + 1, False
@@ -1410,6 +1463,7 @@ def _get(j: bytes, path: bytes, d: int) -> Result:
                     b += raw
                     k += 1
                 b.append(c0 + 2)
+                _built(b)
                 if path:
                     return _get(bytes(b), path[1:], d)
                 return Result(JSON, bytes(b))
@@ -1495,41 +1549,50 @@ _HEX: Final = b"0123456789abcdef"
 
 
 def _append_json_string(s: bytes) -> bytes:
-    """gjson ``AppendJSONString``: a JSON string literal, ``<>&`` escaped, bad UTF-8 as U+FFFD."""
-    out = bytearray(b'"')
+    """gjson ``AppendJSONString``: a JSON string literal, ``<>&`` escaped, bad UTF-8 as U+FFFD.
+
+    Byte-level replaces run in C; only runs of non-ASCII bytes go through Python.
+    """
+    if len(s) + s.count(b"\\") + s.count(b'"') > MAX_BUILT_BYTES:
+        # Refuse before building: each escape doubles a byte (repeated @tostr grows 2x a step).
+        raise TooMuchWork(f"the path builds a value over {MAX_BUILT_BYTES} bytes")
+    out = s.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+    for special, escaped in _JS_ASCII_ESCAPES:
+        if special in out:
+            out = out.replace(special, escaped)
+    if not out.isascii():
+        out = _JS_HIGH_RUN.sub(_js_high_run, out)
+    return b'"' + out + b'"'
+
+
+_JS_ASCII_ESCAPES: Final = tuple(
+    (bytes((c,)), {0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}.get(c, b"\\u%04x" % c))
+    for c in [*range(0x20), 0x3C, 0x3E, 0x26]
+)
+_JS_HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
+
+
+def _js_high_run(m: re.Match[bytes]) -> bytes:
+    run = m.group()
+    try:
+        text = run.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if "\u2028" not in text and "\u2029" not in text:
+            return run
+    out = bytearray()
     i = 0
-    n = len(s)
+    n = len(run)
     while i < n:
-        c = s[i]
-        if c < 0x20:
-            if c == 0x0A:
-                out += b"\\n"
-            elif c == 0x0D:
-                out += b"\\r"
-            elif c == 0x09:
-                out += b"\\t"
-            else:
-                out += b"\\u00" + bytes((_HEX[c >> 4], _HEX[c & 0xF]))
-        elif c in b"<>&":
-            out += b"\\u00" + bytes((_HEX[c >> 4], _HEX[c & 0xF]))
-        elif c == _BACKSLASH:
-            out += b"\\\\"
-        elif c == _QUOTE:
-            out += b'\\"'
-        elif c > 127:
-            r, size = _decode_rune(s, i, n)
-            if r == 0xFFFD and size == 1:
-                out += b"\\ufffd"
-            elif r in (0x2028, 0x2029):
-                out += b"\\u202" + bytes((_HEX[r & 0xF],))
-            else:
-                out += s[i : i + size]
-            i += size
-            continue
+        r, size = _decode_rune(run, i, n)
+        if r == 0xFFFD and size == 1:
+            out += b"\\ufffd"
+        elif r in (0x2028, 0x2029):
+            out += b"\\u202" + bytes((_HEX[r & 0xF],))
         else:
-            out.append(c)
-        i += 1
-    out.append(_QUOTE)
+            out += run[i : i + size]
+        i += size
     return bytes(out)
 
 
@@ -1605,7 +1668,7 @@ def _exec_modifier(j: bytes, path: bytes, d: int) -> tuple[bytes, bytes, bool]:
         if not parsed:
             idx = _args_end(path_out)
             args, path_out = path_out[:idx], path_out[idx:]
-    return path_out, fn(j, args, d), True
+    return path_out, _built(fn(j, args, d)), True
 
 
 # --------------------------------------------------------------------------------------------
@@ -1729,6 +1792,7 @@ def _mod_flatten(j: bytes, arg: bytes, d: int) -> bytes:
 
 
 def _flatten_step(j: bytes, deep: bool) -> _Step:
+    _charge(len(j))
     res = _parse(j)
     if not res.is_array():
         return j
@@ -1849,6 +1913,7 @@ def _mod_dig(j: bytes, arg: bytes, d: int) -> bytes:
             stack.pop()
             continue
         child = nxt[1]
+        _charge(len(child.raw))
         res = _get(child.raw, arg, d)
         if res.exists:
             found.append(res.raw)
@@ -2004,6 +2069,7 @@ def _pretty_object(
                     _pretty_object,
                     (buf, j, i, 0x5B, 0x5D, False, width, prefix, b"", sortkeys, 0, 0, mx2),
                 )
+                _charge(len(buf) - s1)
                 if ok and len(buf) - s1 <= mx2:
                     return i, nl, True
                 del buf[s1:]
@@ -2385,9 +2451,12 @@ def get(doc: bytes | str, path: str | bytes) -> Any:
 
     Does not validate ``doc`` (gjson does not): on malformed input it answers what gjson answers.
     For a ``bytes`` document the result is a :class:`Result` (``raw`` is bytes); for a ``str``
-    document a :class:`TextResult` (``raw`` is text). Raises :class:`PathTooComplex` when the
-    path nests deeper than :data:`MAX_PATH_NESTING` levels. Pure; safe to call concurrently.
+    document a :class:`TextResult` (``raw`` is text). Raises :class:`Refused`: its subclass
+    :class:`PathTooComplex` when the path nests deeper than :data:`MAX_PATH_NESTING` levels,
+    :class:`TooMuchWork` past :data:`MAX_BUILT_BYTES` / :data:`MAX_WORK_BYTES`. Pure; safe to
+    call concurrently (the work budget is per thread).
     """
+    _budget.left = MAX_WORK_BYTES
     res = _get(_as_bytes(doc), _as_bytes(path), 0)
     if isinstance(doc, str):
         return TextResult(res)
@@ -2396,4 +2465,5 @@ def get(doc: bytes | str, path: str | bytes) -> Any:
 
 def get_bytes(doc: bytes, path: str | bytes) -> Result:
     """Like :func:`get` on bytes, typed as :class:`Result`."""
+    _budget.left = MAX_WORK_BYTES
     return _get(doc, _as_bytes(path), 0)

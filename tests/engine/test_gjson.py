@@ -128,6 +128,26 @@ def test_path_nesting_is_bounded() -> None:
     assert gjson.get_bytes(ok_doc, ok_path).raw == b"1"
 
 
+def test_runaway_paths_are_refused() -> None:
+    """Paths whose output or work grows without bound raise TooMuchWork, promptly."""
+    doc = b'{"a":"' + b'\\"' * 1000 + b'"}'
+    with pytest.raises(gjson.TooMuchWork):
+        gjson.get_bytes(doc, "a" + "|@tostr" * 40)
+    deep = b"[" * 20_000 + b"]" * 20_000
+    with pytest.raises(gjson.TooMuchWork):
+        gjson.get_bytes(deep, "@dig:x")
+    assert gjson.get_bytes(b'{"a":[{"x":1},{"b":{"x":2}}]}', "@dig:x").raw == b"[1,2]"
+
+
+def test_refusal_is_a_non_match_for_conditions() -> None:
+    """The engine reads a refused condition as not matching, with the reason."""
+    from execution.engine.conditions import condition_exists, evaluate_condition
+
+    deep = b"[" * 20_000 + b"]" * 20_000
+    assert condition_exists(deep, "@dig:x") is False
+    assert "revisits more than" in (evaluate_condition(deep, "@dig:x").reason or "")
+
+
 def test_wildcard_budget_gives_no_match() -> None:
     """A pattern over the 10,000-step match budget does not match (match.MatchLimit stops)."""
     doc = b'[{"s":"' + b"a" * 200 + b'"}]'
