@@ -276,6 +276,41 @@ CASES: list[tuple[str, list[str]]] = [
     # An unterminated string inside an element stops the array scan before its end.
     ('[{"a":"\\"', ["#", "0", "#.a", "#(a)#", "..#"]),
     ('[1,{"b":"x', ["#", "1", "#.b", "#(b)#"]),
+    # JSON lines ('..'), pipes after queries, @pretty options, sortKeys over mixed values.
+    (
+        '{"a":1}\n{"a":2}\n[3]\n"s"\n',
+        ["..#.a", "..#(a>1)", "..#(a>1)#", "..1.a", "..#", "..3", "..@this", "..[0,1]", "..2.0"],
+    ),
+    (
+        '{"a":[1,2,3],"b":{"c":[{"d":1},{"d":2}]}}',
+        [
+            "a.#(>1)",
+            "a.#(>1)#",
+            "b.c.#(d>1).d",
+            "b.c.#.d|@reverse",
+            "b.c|#.d",
+            "b.c.#(d==1)|d",
+            "a|@join",
+            "{a.0,b.c.#.d}|@values",
+            "[a.0,b]|@flatten|@keys",
+            "a.#(>1)#|#",
+            '@pretty:{"prefix":"--"}',
+            '@ugly|@pretty:{"width":0}',
+        ],
+    ),
+    (
+        '{"b":2,"a":"x","c":{"z":1,"y":[3,1]},"a":1,"\\u0041":0,"a":null,"a":true,"a":[1]}',
+        [
+            '@pretty:{"sortKeys":true}',
+            '@pretty:{"sortKeys":true,"indent":"    ","width":5}',
+            "a",
+            "@join",
+            "[@this]|@join",
+            '[@this]|@join:{"preserve":true}',
+            "@keys",
+            "@reverse",
+        ],
+    ),
     # Odd documents: Get does not validate.
     ('{"a":1,"b":', ["a", "b", "@this", "@valid"]),
     ('{"a":[1,2,', ["a.#", "a.1", "a.2"]),
