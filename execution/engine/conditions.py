@@ -81,7 +81,7 @@ def condition_exists(document: bytes | str, condition: str) -> bool:
         return False
     try:
         return _get(document, condition).exists
-    except gjson.PathTooComplex:
+    except gjson.Refused:
         return False
 
 
@@ -96,7 +96,7 @@ def evaluate_condition(document: bytes | str, condition: str, *, with_value: boo
         return ConditionResult(matches=False, reason=NOT_JSON_REASON)
     try:
         result = _get(document, condition)
-    except gjson.PathTooComplex as exc:
+    except gjson.Refused as exc:
         return ConditionResult(matches=False, reason=str(exc))
     if not result.exists:
         reason = "empty condition" if condition == "" else "path not found"
