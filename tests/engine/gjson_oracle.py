@@ -311,6 +311,15 @@ CASES: list[tuple[str, list[str]]] = [
             "@reverse",
         ],
     ),
+    # A number or string literal swallows the rest of the path up to a closing bracket.
+    (
+        "{}",
+        [
+            "!-2.5.[[a],[b],[c],[d],[e],[f],[g],[h],[i]]",
+            "!0.{[a],[b],[c],[d],[e],[f],[g],[h]}|x",
+            '!"s".[[a],[b],[c],[d],[e],[f],[g],[h],[i]]',
+        ],
+    ),
     # Odd documents: Get does not validate.
     ('{"a":1,"b":', ["a", "b", "@this", "@valid"]),
     ('{"a":[1,2,', ["a.#", "a.1", "a.2"]),
