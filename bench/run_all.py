@@ -13,7 +13,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["bench_spec.py", "bench_engine.py", "bench_graphtests.py", "bench_runs.py", "bench_editor.py"]
+BENCHMARKS = [
+    "bench_spec.py",
+    "bench_engine.py",
+    "bench_gjson.py",
+    "bench_graphtests.py",
+    "bench_runs.py",
+    "bench_editor.py",
+]
 
 
 def main() -> int:

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import httpx
 
-from execution.engine.conditions import ConditionResult, evaluate_condition
+from execution.engine.conditions import ConditionResult, document_is_valid, evaluate_condition
 from execution.engine.config import DEFAULT_DEADLINE_S, REDACTED, EngineConfig
 from execution.engine.goerrors import go_url_error
 from execution.engine.gojson import (
@@ -26,7 +26,6 @@ from execution.engine.gojson import (
     go_json_dumps,
     go_unmarshal_object,
     go_unmarshal_predictions,
-    is_valid_json,
 )
 from execution.engine.headers import CompiledPatterns, compile_patterns, normalise_headers, propagated_headers
 from execution.engine.http import make_client
@@ -319,12 +318,12 @@ async def _sequence(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
             request = map_predictions_to_instances(request)
         matched: ConditionResult | None = None
         if step.condition:
-            if not is_valid_json(prev_body):
+            if not document_is_valid(prev_body):
                 _sequence_stop(
                     run, node, where, i, step, INVALID_RESPONSE, prev_body, None, "invalid-response"
                 )
                 raise RouteError(500, INVALID_RESPONSE)
-            result = evaluate_condition(prev_body, step.condition)
+            result = evaluate_condition(prev_body, step.condition, valid=True)
             if not result.matches:
                 _sequence_stop(
                     run, node, where, i, step, "condition-unmet", prev_body, result, "condition-unmet"
@@ -424,11 +423,11 @@ def _skip_rest(run: _Run, node: Node, where: _Where, start: int, reason: str) ->
 
 
 async def _switch(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
-    valid = is_valid_json(data)
+    valid = document_is_valid(data)
     conditions: list[dict[str, Any]] = []
     chosen: Step | None = None
     for step in node.steps:
-        result = evaluate_condition(data, step.condition or "") if valid else None
+        result = evaluate_condition(data, step.condition or "", valid=True) if valid else None
         entry = {"index": step.index, "name": step.name, **_condition_data(step, result)}
         if result is None:
             entry["reason"] = "input is not valid JSON"

@@ -345,7 +345,12 @@ def _compare(index: int, e: PathExpectation, document: bytes, where: str) -> Exp
             not same, f"{label} is {_show(actual)}" + (", expected anything else" if same else ""), actual
         )
     if op == "matches":
-        text = actual if isinstance(actual, str) else found.raw or ""
+        # A non-string value is matched as compact JSON, whatever spacing the step answered with.
+        text = (
+            actual
+            if isinstance(actual, str)
+            else json.dumps(actual, separators=(",", ":"), ensure_ascii=False)
+        )
         ok = compile_pattern(expected).search(text) is not None
         return verdict(
             ok,

@@ -1,4 +1,4 @@
-"""GJSON conditions: the verified truth table of ROUTER-SEMANTICS §2.11, via pygjson."""
+"""GJSON conditions: the verified truth table of ROUTER-SEMANTICS §2.11, as Go gjson v1.18.0."""
 
 from __future__ import annotations
 
@@ -57,9 +57,38 @@ def test_condition_matches_go_gjson(document: str, condition: str, expected: boo
     assert evaluate_condition(document.encode(), condition).matches is expected
 
 
-def test_bang_true_is_the_one_known_difference_from_go() -> None:
-    """Go's gjson treats the path ``!true`` as a literal that exists; pygjson does not (documented)."""
-    assert evaluate_condition('{"x":1}', "!true").matches is False
+@pytest.mark.parametrize(
+    ("condition", "raw"),
+    [
+        ("!true", "true"),
+        ("!false", "false"),
+        ("!null", "null"),
+        ("!0", "0"),
+        ('!"lit"', '"lit"'),
+        ("!{}", "{}"),
+        ("a|@keys", '["b"]'),
+        ("a.@values", "[1]"),
+        ("a|@tostr", '"{\\"b\\":1}"'),
+    ],
+)
+def test_literals_modifiers_and_escapes_match_go(condition: str, raw: str) -> None:
+    """Literals exist (as in Go); modifiers and escapes give Go's Raw (recorded from oracle/gjson)."""
+    result = evaluate_condition('{"a":{"b":1}}', condition)
+    assert (result.matches, result.raw) == (True, raw)
+
+
+def test_deeply_nested_input_neither_crashes_nor_matches() -> None:
+    """400,000 nested '[' (which crashed pygjson) is invalid JSON: no match, no crash."""
+    deep = b"[" * 400_000
+    assert is_valid_json(deep) is False
+    assert evaluate_condition(deep, "0").matches is False
+
+
+def test_raw_is_the_documents_own_slice() -> None:
+    """``raw`` keeps the document's spacing and number spelling, as gjson's Raw does."""
+    result = evaluate_condition('{"a": [1, 2.50, 1e3]}', "a")
+    assert result.raw == "[1, 2.50, 1e3]"
+    assert result.value == [1, 2.5, 1000.0]
 
 
 @pytest.mark.parametrize(
@@ -103,7 +132,7 @@ def test_match_reports_value_and_raw() -> None:
     result = evaluate_condition('{"instances":[{"modelId":"2","x":[1, 2.5]}]}', 'instances.#(modelId=="2")')
     assert result.matches is True
     assert result.value == {"modelId": "2", "x": [1, 2.5]}
-    assert result.raw == '{"modelId":"2","x":[1,2.5]}'
+    assert result.raw == '{"modelId":"2","x":[1, 2.5]}'
     assert result.reason is None
 
 

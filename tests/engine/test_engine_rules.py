@@ -250,6 +250,17 @@ def test_nested_switch_without_match_becomes_500() -> None:
     assert (result.status, json.loads(result.body)) == (500, NO_MATCH_BODY)
 
 
+@pytest.mark.parametrize("body", [b'{"a":1e400}', b"1e999", b'{"a":"\\ud800"}'])
+def test_condition_at_this_over_any_valid_body_matches_as_in_kserve(body: bytes) -> None:
+    """Recorded from KServe: 200 for each; the engine once dropped the connection on these numbers."""
+    h = Harness({M1: reply({"matched": True}), M2: reply(raw=body)})
+    assert parsed(h.run(manifest({"root": switch({"condition": "@this", "serviceUrl": M1})}), body=body)) == {
+        "matched": True
+    }
+    graph = manifest({"root": seq({"serviceUrl": M2}, {"condition": "@this", "serviceUrl": M1})})
+    assert parsed(h.run(graph)) == {"matched": True}
+
+
 def test_switch_step_without_condition_never_matches_an_ordinary_document() -> None:
     result = Harness({M1: reply({})}).run(manifest({"root": switch({"serviceUrl": M1})}), {"a": 1})
     assert result.status == 404

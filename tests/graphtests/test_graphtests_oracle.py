@@ -26,17 +26,11 @@ MANIFEST = spec.parse(
     }
 )
 RECORDED: list[dict[str, Any]] = json.loads(RECORD.read_text())
-# Where pygjson (behind conditions.py today) still differs from Go: the @keys modifier is unknown
-# to it. Strict, so the test says so once conditions.py's pure gjson module closes the gap.
-KNOWN_DIFFERENCES = {"predictions.0.@keys": "pygjson has no @keys modifier; Go gjson v1.18.0 has"}
 PAIRS = [
     pytest.param(
         entry,
         answer,
         id=f"{answer['path']}@{entry['document'][:12]}",
-        marks=[pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[answer["path"]])]
-        if answer["path"] in KNOWN_DIFFERENCES
-        else [],
     )
     for entry in RECORDED
     for answer in entry["answers"]

@@ -1,0 +1,46 @@
+"""The condition evaluator endpoint answers as KServe's gjson v1.18.0 does."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/conditions/evaluate/"
+
+
+def evaluate(api: APIClient, document: object, condition: str) -> dict[str, object]:
+    response = api.post(URL, {"document": document, "condition": condition}, format="json")
+    assert response.status_code == 200, response.content
+    body: dict[str, object] = response.json()
+    return body
+
+
+def test_modifiers_and_literals_answer_as_go(api: APIClient) -> None:
+    """``a|@keys`` and ``!true`` give Go's Exists and Raw (recorded from oracle/gjson)."""
+    body = evaluate(api, '{"a": {"b": 1}}', "a|@keys")
+    assert (body["matches"], body["raw"], body["value"]) == (True, '["b"]', ["b"])
+    body = evaluate(api, {"x": 1}, "!true")
+    assert (body["matches"], body["raw"], body["value"]) == (True, "true", True)
+
+
+def test_raw_keeps_the_documents_spelling(api: APIClient) -> None:
+    """A text document's matched slice comes back as written (spaces, number spelling)."""
+    body = evaluate(api, '{"a": [1, 2.50]}', "a")
+    assert body["raw"] == "[1, 2.50]"
+
+
+def test_deeply_nested_document_text_is_answered_not_crashed(api: APIClient) -> None:
+    """400,000 nested '[' as raw text: invalid JSON, no match, and the server stays up."""
+    body = evaluate(api, "[" * 400_000, "0")
+    assert body["matches"] is False
+    assert body["reason"] == "document is not valid JSON"
+
+
+def test_deep_valid_document_match_has_no_unrenderable_value(api: APIClient) -> None:
+    """A deep but valid document matches; its value is left out instead of breaking the answer."""
+    body = evaluate(api, "[" * 50_000 + "]" * 50_000, "@this")
+    assert body["matches"] is True
+    assert body["value"] is None
+    assert body["reason"] == "value nests too deeply to show"
