@@ -138,7 +138,9 @@ REDIRECTS = {
     "/to-file": "file:///etc/passwd",
 }
 
-REFUSAL_WORDS = ("blocked by URL guard", "unsupported protocol scheme")
+# Go's dialer refuses some spellings itself (127.1, 2130706433, 0177.0.0.1: neither an IP address
+# nor a domain name to Go), with its own "no such host": refused before the guard, as in KServe.
+REFUSAL_WORDS = ("blocked by URL guard", "unsupported protocol scheme", "no such host")
 
 
 @dataclass

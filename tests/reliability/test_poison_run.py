@@ -41,7 +41,9 @@ def test_a_run_that_crashes_its_worker_fails_after_the_first_crash_and_is_never_
     from execution import services
     from execution.models import Environment, Run, RunStep
 
-    environment = Environment.objects.create(name="poison", allow_loopback=True, step_timeout=10, deadline=30)
+    environment = Environment.objects.create(
+        name="poison", visibility="shared", allow_loopback=True, step_timeout=10, deadline=30
+    )
     poison = make_graph("poison", [{"name": "poison", "serviceUrl": step_server.url("/poison")}])
     healthy = make_graph("healthy", [{"name": "ok", "serviceUrl": step_server.url("/ok")}])
     env = {"CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT_S)}

@@ -42,7 +42,9 @@ def test_a_40_member_ensemble_of_9_mib_answers_fails_at_the_run_budget_with_boun
 ) -> None:
     from execution.models import Environment, Run, RunEvent
 
-    environment = Environment.objects.create(name="big", allow_loopback=True, step_timeout=30, deadline=60)
+    environment = Environment.objects.create(
+        name="big", visibility="shared", allow_loopback=True, step_timeout=30, deadline=60
+    )
     wide = make_graph(
         "wide-ensemble",
         [{"name": f"m{i}", "serviceUrl": big_answers.url("/big")} for i in range(MEMBERS)],
