@@ -71,36 +71,36 @@ CONDITIONS: Final = (
     "loop",
     "decision",
     "",
-    "instances.#(modelId==\"2\")",
+    'instances.#(modelId=="2")',
     "instances.#(modelId==2)",
-    "instances.#(modelId=\"1\")",
+    'instances.#(modelId="1")',
     "instances.#(a!=5)",
     "instances.#(a>4)",
     "instances.#(a>=5)",
     "instances.#(a<5)",
     "instances.#(a<=5)",
-    "instances.#(strval%\"*red*\")",
-    "instances.#(strval!%\"*red*\")",
+    'instances.#(strval%"*red*")',
+    'instances.#(strval!%"*red*")',
     "instances.#(a>9)#",
     "instances.#(a==5)#",
-    "predictions.#(label==\"dog\")",
-    "predictions.#(label==\"cat\")",
+    'predictions.#(label=="dog")',
+    'predictions.#(label=="cat")',
     "predictions.#(score>0.5)#.label",
     "[@this].#(decision==ERROR)",
     "[@this].#(decision==SUCCESS)",
     "[@this].#( decision == ERROR )",
     "[@this].#(a>5)",
     "[@this].#(a<5)",
-    "[@this].#(a==\"10\")",
+    '[@this].#(a=="10")',
     "[@this].#(flag==true)",
     "[@this].#(flag==false)",
     "[@this].#(flag==~true)",
     "[@this].#(flag==~false)",
     "[@this].#(flag==~null)",
     "[@this].#(flag==~*)",
-    "[@this].#(name%\"d*\")",
-    "[@this].#(name!%\"c*\")",
-    "[@this].#(predictions.0==\"dog\")",
+    '[@this].#(name%"d*")',
+    '[@this].#(name!%"c*")',
+    '[@this].#(predictions.0=="dog")',
     "[@this].#(instances.0.data>0.5 && instances.0.data<=0.9)",
     "#(a==2)",
     "#(a>1)#",
@@ -117,7 +117,7 @@ CONDITIONS: Final = (
     "s|@fromstr|x",
     "s|@fromstr|y",
     "@this|@tostr",
-    "@keys|#(==\"loop\")",
+    '@keys|#(=="loop")',
     "!true",
     "!false",
     "!null",
@@ -130,7 +130,7 @@ CONDITIONS: Final = (
     "inst*",
     "inst?nces",
     "{ .input.userId == 1 }",
-    "{ .predictions.class == \"dog\" }",
+    '{ .predictions.class == "dog" }',
     "a && b",
     "a..b",
     "#",
@@ -155,7 +155,7 @@ REQUEST_BODIES: Final = (
     b"null",
     b"{}",
     b"[]",
-    b" {\"a\" : 1}\n",
+    b' {"a" : 1}\n',
     b'{"a":',
     b"not json",
     b"",
@@ -367,7 +367,8 @@ class _Builder:
         return f"http://{STEP}/b/{behaviour}" + (f"?d={delay_ms}" if delay_ms else "")
 
     def behaviour(self) -> str:
-        names, weights = zip(*_BEHAVIOURS, strict=True)
+        names = [name for name, _ in _BEHAVIOURS]
+        weights = [weight for _, weight in _BEHAVIOURS]
         return self.rng.choices(names, weights)[0]
 
     def service_target(self, behaviour: str, delay_ms: int = 0) -> dict[str, Any]:
@@ -440,8 +441,9 @@ class _Builder:
         names: list[str] = []
         steps: list[dict[str, Any]] = []
         for i in range(count):
+            step: dict[str, Any]
             if router == "Ensemble" and i > 0:
-                step = {"_behaviour": self.behaviour()}  # delay and target fixed by _time_ensembles
+                step = {"_behaviour": self.behaviour()}  # delay and target set by time_ensembles
             else:
                 step = self.plain_step(later, allow_instant=True, allow_node=True)
             self.decorate(step, router, i, names)
@@ -630,8 +632,14 @@ def deviation_cases(seed: int) -> list[Case]:
     rng = random.Random(seed)
     obj = {"serviceUrl": f"http://{STEP}/b/obj"}
     graphs: list[tuple[str, dict[str, Any]]] = [
-        ("switch self-loop", {"root": {"routerType": "Switch", "steps": [{"condition": "@this", "nodeName": "root"}]}}),
-        ("splitter self-loop", {"root": {"routerType": "Splitter", "steps": [{"weight": 100, "nodeName": "root"}]}}),
+        (
+            "switch self-loop",
+            {"root": {"routerType": "Switch", "steps": [{"condition": "@this", "nodeName": "root"}]}},
+        ),
+        (
+            "splitter self-loop",
+            {"root": {"routerType": "Splitter", "steps": [{"weight": 100, "nodeName": "root"}]}},
+        ),
         ("sequence self-loop", {"root": _seq(obj, {"nodeName": "root", "data": "$response"})}),
         (
             "two-node cycle",
@@ -643,7 +651,12 @@ def deviation_cases(seed: int) -> list[Case]:
         ),
         (
             "countdown that never leaves",
-            {"root": _seq({"serviceUrl": f"http://{STEP}/b/echo"}, {"nodeName": "root", "condition": "@this", "data": "$response"})},
+            {
+                "root": _seq(
+                    {"serviceUrl": f"http://{STEP}/b/echo"},
+                    {"nodeName": "root", "condition": "@this", "data": "$response"},
+                )
+            },
         ),
         ("zero-step root Sequence", {"root": _seq()}),
         ("zero-step Sequence under a Sequence", {"root": _seq({"nodeName": "empty"}), "empty": _seq()}),
@@ -653,16 +666,24 @@ def deviation_cases(seed: int) -> list[Case]:
         ),
         (
             "zero-step Sequence under a Switch",
-            {"root": {"routerType": "Switch", "steps": [{"condition": "@this", "nodeName": "empty"}]}, "empty": _seq()},
+            {
+                "root": {"routerType": "Switch", "steps": [{"condition": "@this", "nodeName": "empty"}]},
+                "empty": _seq(),
+            },
         ),
         (
             "zero-step Sequence under a Splitter",
-            {"root": {"routerType": "Splitter", "steps": [{"weight": 100, "nodeName": "empty"}]}, "empty": _seq()},
+            {
+                "root": {"routerType": "Splitter", "steps": [{"weight": 100, "nodeName": "empty"}]},
+                "empty": _seq(),
+            },
         ),
     ]
     bodies = (b'{"a":1}', b'{"instances":[{"a":5}]}', b"not json", b"")
     cases: list[Case] = []
     for i, (note, nodes) in enumerate(graphs):
-        reqs = tuple(Request(body, tuple(h for h in _CLIENT_HEADERS[:2] if rng.random() < 0.5)) for body in bodies)
+        reqs = tuple(
+            Request(body, tuple(h for h in _CLIENT_HEADERS[:2] if rng.random() < 0.5)) for body in bodies
+        )
         cases.append(Case(f"d{i:02d}", "deviation", {"nodes": nodes}, {}, "", reqs, note))
     return cases

@@ -163,7 +163,7 @@ class Oracle:
             # configured; an empty value would compile to the regex "" and forward every header.
             if self._propagate:
                 env["PROPAGATE_HEADERS"] = self._propagate
-            self._proc = subprocess.Popen(  # noqa: S603 - a fixed binary, arguments as a list
+            self._proc = subprocess.Popen(
                 [str(self._binary), "--graph-json", self._graph],
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -282,7 +282,9 @@ def _key(reply: Reply, *, engine: bool) -> Reply:
     return reply
 
 
-def _sample(side: Oracle | Engine, request: Request, count: int, seen: dict[Reply, list[Reply]], engine: bool) -> int:
+def _sample(
+    side: Oracle | Engine, request: Request, count: int, seen: dict[Reply, list[Reply]], engine: bool
+) -> int:
     for _ in range(count):
         reply = side.ask(request)
         seen.setdefault(_key(reply, engine=engine), []).append(reply)

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from tests.engine.differential.conditions import ConditionDivergence
 from tests.engine.differential.generator import Case, Request, oracle_spec
-from tests.engine.differential.harness import Comparison, Reply, is_deviation_answer
+from tests.engine.differential.harness import Comparison, Reply
 
-__all__ = ["DivergenceClass", "classify", "signature", "table", "write_artifacts"]
+__all__ = ["DivergenceClass", "classify", "condition_table", "signature", "table", "write_artifacts"]
 
 _TEMPLATES: Final = (
     (re.compile(r"https?://127\.0\.0\.1:\d+(/\S*?)?(?=[\"\s]|\\\"|$)"), "<url>"),
@@ -52,9 +53,27 @@ def _describe(reply: Reply) -> str:
     return f"{reply.status} {'json' if valid else 'non-json'}"
 
 
-def signature(comparison: Comparison) -> str:
-    """The class of a non-matching comparison (how the oracle and engine answers differ)."""
+def _conditions(case: Case) -> list[str]:
+    """The conditions a router evaluates (Switch and Sequence steps), in graph order."""
+    found: list[str] = []
+    for node in case.spec["nodes"].values():
+        if node.get("routerType") in ("Switch", "Sequence"):
+            found += [s["condition"] for s in node.get("steps", []) if s.get("condition")]
+    return found
+
+
+def signature(comparison: Comparison, suspects: frozenset[str] = frozenset()) -> str:
+    """The class of a non-matching comparison (how the oracle and engine answers differ).
+
+    A graph that evaluates one of ``suspects`` (conditions on which Go gjson and the engine's
+    evaluator already disagree, see :mod:`.conditions`) is classed under that condition: its
+    divergence most likely follows from it, and one fix will settle the whole class.
+    """
     o_all, e_all = comparison.oracle, comparison.engine
+    if comparison.outcome != "deviation-wrong":
+        for condition in _conditions(comparison.case):
+            if condition in suspects:
+                return f"graph evaluates condition {condition!r}, which gjson and the engine disagree on"
     if comparison.outcome == "deviation-wrong":
         return f"KServe drops the connection; engine answers {_describe(e_all[0])}, not 500 with the deviation cause"
     if len(o_all) > 1 or len(e_all) > 1:
@@ -96,12 +115,12 @@ class DivergenceClass:
         return len(self.members)
 
 
-def classify(comparisons: list[Comparison]) -> list[DivergenceClass]:
+def classify(comparisons: list[Comparison], suspects: frozenset[str] = frozenset()) -> list[DivergenceClass]:
     """Divergences (and wrong deviation answers) grouped by signature, largest class first."""
     classes: dict[str, DivergenceClass] = {}
     for comparison in comparisons:
         if comparison.outcome in ("divergence", "deviation-wrong"):
-            sig = signature(comparison)
+            sig = signature(comparison, suspects)
             classes.setdefault(sig, DivergenceClass(sig)).members.append(comparison)
     ordered = sorted(classes.values(), key=lambda c: (-c.count, c.signature))
     for cls in ordered:
@@ -170,16 +189,20 @@ def _candidates(case: Case) -> list[Case]:
     return out
 
 
-def shrink(comparison: Comparison, probe: Probe, budget: int) -> Comparison:
+def shrink(
+    comparison: Comparison, probe: Probe, budget: int, suspects: frozenset[str] = frozenset()
+) -> Comparison:
     """Greedily shrink the example while ``probe`` gives a comparison of the same signature.
 
     ``budget`` bounds the probes (each starts an oracle and an engine; a probe of a graph with a
     Splitter samples both sides as the run does).
     """
-    target = signature(comparison)
+    target = signature(comparison, suspects)
     case = comparison.case
     best = comparison
-    one = Case(case.case_id, case.kind, case.spec, case.services, case.propagate, (comparison.request,), case.note)
+    one = Case(
+        case.case_id, case.kind, case.spec, case.services, case.propagate, (comparison.request,), case.note
+    )
     progress = True
     while progress and budget > 0:
         progress = False
@@ -188,7 +211,11 @@ def shrink(comparison: Comparison, probe: Probe, budget: int) -> Comparison:
                 break
             budget -= 1
             result = probe(candidate)
-            if result is not None and result.outcome == best.outcome and signature(result) == target:
+            if (
+                result is not None
+                and result.outcome == best.outcome
+                and signature(result, suspects) == target
+            ):
                 one, best, progress = candidate, result, True
                 break
     used = {s.get("serviceName") for n in one.spec["nodes"].values() for s in n.get("steps", [])}
@@ -216,7 +243,9 @@ def write_artifacts(classes: list[DivergenceClass], folder: Path) -> None:
         target = folder / f"{i:02d}-{_slug(cls.signature)}"
         target.mkdir(exist_ok=True)
         case = example.case
-        one = Case(case.case_id, case.kind, case.spec, case.services, case.propagate, (example.request,), case.note)
+        one = Case(
+            case.case_id, case.kind, case.spec, case.services, case.propagate, (example.request,), case.note
+        )
         (target / "case.json").write_text(json.dumps(one.to_json(), indent=2) + "\n")
         (target / "oracle-spec.json").write_text(json.dumps(oracle_spec(one), indent=2) + "\n")
         answers = {
@@ -252,7 +281,10 @@ def render_example(example: Comparison) -> str:
 
 def table(classes: list[DivergenceClass], comparisons: list[Comparison], sent: int) -> str:
     """The divergence table with the run's figures, as printed by the script."""
-    outcomes = {k: sum(1 for c in comparisons if c.outcome == k) for k in ("match", "divergence", "deviation", "deviation-wrong")}
+    outcomes = {
+        k: sum(1 for c in comparisons if c.outcome == k)
+        for k in ("match", "divergence", "deviation", "deviation-wrong")
+    }
     graphs = len({c.case.case_id for c in comparisons})
     random_n = sum(1 for c in comparisons if c.case.random)
     lines = [
@@ -268,3 +300,19 @@ def table(classes: list[DivergenceClass], comparisons: list[Comparison], sent: i
             lines.append(f"       example: {cls.folder}")
     return "\n".join(lines)
 
+
+def condition_table(divergences: list[ConditionDivergence]) -> str:
+    """Conditions (and validity checks) where Go gjson and the engine disagree, one line per
+    condition with how many documents disagree and the first of them."""
+    if not divergences:
+        return "GJSON conditions: the engine agrees with Go gjson on every (document, condition) pair"
+    first: dict[str | None, ConditionDivergence] = {}
+    counts: dict[str | None, int] = {}
+    for d in divergences:
+        first.setdefault(d.condition, d)
+        counts[d.condition] = counts.get(d.condition, 0) + 1
+    lines = [f"GJSON conditions where the engine disagrees with Go gjson ({len(divergences)} pairs):", ""]
+    lines.append(f"{'docs':>5}  first example")
+    for key in sorted(first, key=lambda k: (-counts[k], str(k))):
+        lines.append(f"{counts[key]:>5}  {first[key].show()}")
+    return "\n".join(lines)

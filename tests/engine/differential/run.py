@@ -9,9 +9,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from tests.engine.differential.conditions import ConditionDivergence, check_conditions
 from tests.engine.differential.generator import Case, deviation_cases, normal_cases
 from tests.engine.differential.harness import ORACLE_DIR, Comparison, Environment, compare_case
-from tests.engine.differential.report import DivergenceClass, classify, shrink, table, write_artifacts
+from tests.engine.differential.report import (
+    DivergenceClass,
+    classify,
+    condition_table,
+    shrink,
+    table,
+    write_artifacts,
+)
 from tests.engine.differential.stepserver import RefusedPort, StepServer
 
 __all__ = ["ARTIFACTS", "DEFAULT_REQUESTS", "DEFAULT_SEED", "RunResult", "run"]
@@ -31,6 +39,7 @@ class RunResult:
 
     comparisons: list[Comparison]
     classes: list[DivergenceClass]
+    conditions: list[ConditionDivergence]
     seconds: float
     report: str = ""
     sent: int = field(default=0)
@@ -54,26 +63,35 @@ def run(
     and write them under ``artifacts`` (None: write nothing). Needs ``oracle_dir/kserve-router``.
     """
     started = time.monotonic()
+    conditions = check_conditions(oracle_dir / "gjson")
+    suspects = frozenset(d.condition for d in conditions if d.condition is not None)
     cases: list[Case] = normal_cases(seed, requests)
     if deviations:
         cases += deviation_cases(seed)
     with StepServer() as steps, RefusedPort() as refused:
         env = Environment(oracle_dir / "kserve-router", steps.host, refused.host, seed)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            comparisons = [c for batch in pool.map(lambda case: compare_case(case, env), cases) for c in batch]
-        classes = classify(comparisons)
+            comparisons = [
+                c for batch in pool.map(lambda case: compare_case(case, env), cases) for c in batch
+            ]
+        classes = classify(comparisons, suspects)
 
         def probe(case: Case) -> Comparison | None:
             return compare_case(case, env)[0]
 
         for cls in classes:
             assert cls.example is not None
-            cls.example = shrink(cls.example, probe, shrink_budget)
+            cls.example = shrink(cls.example, probe, shrink_budget, suspects)
     if artifacts is not None:
         write_artifacts(classes, artifacts)
     sent = sum(c.sent for c in comparisons)
-    result = RunResult(comparisons, classes, time.monotonic() - started, sent=sent)
-    result.report = table(classes, comparisons, sent) + f"\n\n{result.seconds:.1f} s, seed {seed}"
+    result = RunResult(comparisons, classes, conditions, time.monotonic() - started, sent=sent)
+    result.report = (
+        condition_table(conditions)
+        + "\n\n"
+        + table(classes, comparisons, sent)
+        + f"\n\n{result.seconds:.1f} s, seed {seed}"
+    )
     return result
 
 

@@ -44,7 +44,9 @@ class Answer:
     close: bool = False
 
 
-def _fixed(status: int, body: bytes, content_type: str | None = JSON) -> Callable[[bytes, dict[str, str]], Answer]:
+def _fixed(
+    status: int, body: bytes, content_type: str | None = JSON
+) -> Callable[[bytes, dict[str, str]], Answer]:
     answer = Answer(status, body, content_type)
     return lambda _body, _headers: answer
 
