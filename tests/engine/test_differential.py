@@ -150,7 +150,8 @@ def test_at_least_2000_generated_requests_are_compared(result: RunResult) -> Non
 @NEEDS_ORACLE
 @pytest.mark.timeout(RUN_TIMEOUT_S)
 def test_engine_conditions_agree_with_go_gjson(result: RunResult) -> None:
-    assert [d.show() for d in result.conditions] == []
+    if result.conditions:
+        pytest.fail("\n".join(d.show() for d in result.conditions), pytrace=False)
 
 
 @NEEDS_ORACLE
@@ -167,4 +168,5 @@ def test_kserve_drops_the_connection_on_the_deviation_set_and_the_engine_answers
 @NEEDS_ORACLE
 @pytest.mark.timeout(RUN_TIMEOUT_S)
 def test_no_divergence_outside_the_documented_deviations(result: RunResult) -> None:
-    assert result.classes == [], "\n" + result.report
+    if result.classes:
+        pytest.fail(result.report, pytrace=False)

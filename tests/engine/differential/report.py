@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,14 +67,13 @@ def signature(comparison: Comparison, suspects: frozenset[str] = frozenset()) ->
     """The class of a non-matching comparison (how the oracle and engine answers differ).
 
     A graph that evaluates one of ``suspects`` (conditions on which Go gjson and the engine's
-    evaluator already disagree, see :mod:`.conditions`) is classed under that condition: its
-    divergence most likely follows from it, and one fix will settle the whole class.
+    evaluator already disagree, see :mod:`.conditions`) goes into one class: its divergence most
+    likely follows from the condition, which the conditions table pins down exactly; fixing the
+    evaluator settles the class, and a rerun shows whatever it was hiding.
     """
     o_all, e_all = comparison.oracle, comparison.engine
-    if comparison.outcome != "deviation-wrong":
-        for condition in _conditions(comparison.case):
-            if condition in suspects:
-                return f"graph evaluates condition {condition!r}, which gjson and the engine disagree on"
+    if comparison.outcome != "deviation-wrong" and suspects.intersection(_conditions(comparison.case)):
+        return "graph evaluates a condition on which gjson and the engine disagree (conditions table)"
     if comparison.outcome == "deviation-wrong":
         return f"KServe drops the connection; engine answers {_describe(e_all[0])}, not 500 with the deviation cause"
     if len(o_all) > 1 or len(e_all) > 1:
@@ -235,8 +235,8 @@ def write_artifacts(classes: list[DivergenceClass], folder: Path) -> None:
     """One folder per class: ``case.json`` (graph with placeholders + the request), the spec the
     oracle gets, both answers, and how to replay. Replaces what an earlier run wrote there."""
     folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("[0-9][0-9]-*/*"):
-        old.unlink()
+    for old in folder.glob("[0-9][0-9]-*"):
+        shutil.rmtree(old)
     for i, cls in enumerate(classes, 1):
         example = cls.example
         assert example is not None
