@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export DJANGO_SETTINGS_MODULE ?= config.settings
 
-.PHONY: run test setup venv frontend lint bench fuzz reliability clean
+.PHONY: run test setup venv frontend lint bench fuzz reliability differential clean
 
 run: setup
 	@PORT=$(PORT) bash scripts/run.sh
@@ -55,6 +55,11 @@ fuzz: setup
 
 reliability: setup
 	DJANGO_SETTINGS_MODULE=config.test_settings $(PY) bench/reliability.py
+
+# The engine against KServe's own router (../shared/oracle): prints the divergence table and writes
+# one replayable example per class to test-artifacts/differential. DIFF_REQUESTS=20000 for a long run.
+differential: venv
+	DJANGO_SETTINGS_MODULE=config.test_settings $(PY) -m tests.engine.differential $(if $(SEED),--seed $(SEED))
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist staticfiles

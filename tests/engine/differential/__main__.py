@@ -1,0 +1,61 @@
+"""``python -m tests.engine.differential [--seed N] [--requests N] [--replay DIR]``.
+
+Runs the differential comparison and prints the divergence table (exit status 1 if any request
+diverges), or replays one example folder written by an earlier run and prints both answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tests.engine.differential.generator import Case
+from tests.engine.differential.harness import ORACLE_DIR, Environment, compare_case
+from tests.engine.differential.report import render_example, signature
+from tests.engine.differential.run import DEFAULT_SEED, requests_from_env, run
+from tests.engine.differential.stepserver import RefusedPort, StepServer
+
+
+def _replay(folder: Path) -> int:
+    case = Case.from_json(json.loads((folder / "case.json").read_text()))
+    with StepServer() as steps, RefusedPort() as refused:
+        env = Environment(ORACLE_DIR / "kserve-router", steps.host, refused.host, DEFAULT_SEED)
+        comparison = compare_case(case, env)[0]
+    print(render_example(comparison))
+    print(f"outcome: {comparison.outcome}")
+    if comparison.outcome not in ("match", "deviation"):
+        print(f"class: {signature(comparison)}")
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.engine.differential", description=__doc__)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--requests", type=int, default=None, help="default: $DIFF_REQUESTS or 2000")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--shrink-budget", type=int, default=60, help="probes to shrink each class's example")
+    parser.add_argument("--no-deviations", action="store_true", help="skip the deviation set")
+    parser.add_argument("--replay", type=Path, help="replay one example folder and exit")
+    args = parser.parse_args(argv)
+    if not (ORACLE_DIR / "kserve-router").exists():
+        print(f"no oracle at {ORACLE_DIR}", file=sys.stderr)
+        return 2
+    if args.replay:
+        return _replay(args.replay)
+    requests = args.requests if args.requests is not None else requests_from_env()
+    result = run(
+        args.seed,
+        requests,
+        workers=args.workers,
+        deviations=not args.no_deviations,
+        shrink_budget=args.shrink_budget,
+    )
+    print(result.report)
+    return 1 if result.classes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The engine answers exactly as KServe's router: a seeded differential run against the real one.
+
+The run (``tests/engine/differential``) sends at least 2,000 generated requests (``DIFF_REQUESTS``
+for more) to KServe's router built for this machine (``../shared/oracle``) and to the engine as
+``servegraph`` serves it, plus the deviation set, and expects no divergence except the documented
+deviations (ROUTER-SEMANTICS "Deliberate deviations"). Examples of every divergence class are
+written to ``test-artifacts/differential``; ``make differential`` prints the table.
+
+The generator's own guarantees (determinism, coverage, Ensemble timing) are checked without the
+oracle.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tests.engine.differential.generator import (
+    CALL_MS,
+    GAP_MS,
+    Case,
+    deviation_cases,
+    normal_cases,
+    oracle_spec,
+)
+from tests.engine.differential.harness import ORACLE_DIR, Reply, is_deviation_answer
+from tests.engine.differential.run import ARTIFACTS, DEFAULT_SEED, RunResult, requests_from_env, run
+
+NEEDS_ORACLE = pytest.mark.skipif(
+    not ORACLE_DIR.exists(), reason=f"KServe's router is not on this machine ({ORACLE_DIR} is missing)"
+)
+# The whole run takes about a minute here; the default per-test timeout (300 s) is for one test.
+RUN_TIMEOUT_S = 900
+
+
+def _steps(case: Case) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    for node in case.spec["nodes"].values():
+        for step in node.get("steps", []):
+            yield node, step
+
+
+# --- the generator, without the oracle -------------------------------------------------------------
+
+
+def test_the_same_seed_generates_the_same_cases() -> None:
+    first = [c.to_json() for c in normal_cases(7, 300) + deviation_cases(7)]
+    again = [c.to_json() for c in normal_cases(7, 300) + deviation_cases(7)]
+    other = [c.to_json() for c in normal_cases(8, 300)]
+    assert first == again
+    assert first[: len(other)] != other
+
+
+def test_the_normal_set_covers_what_the_brief_lists() -> None:
+    cases = normal_cases(DEFAULT_SEED, 2000)
+    assert sum(len(c.requests) for c in cases) == 2000
+    seen: Counter[str] = Counter()
+    for case in cases:
+        nodes = case.spec["nodes"]
+        for node, step in _steps(case):
+            router = node["routerType"]
+            seen[f"router {router}"] += 1
+            if "nodeName" in step:
+                seen["nested nodeName" if step["nodeName"] in nodes else "missing nodeName"] += 1
+            seen.update(
+                key for key in ("serviceUrl", "serviceName", "mapPredictionsToInstances") if key in step
+            )
+            seen[f"dependency {step.get('dependency')}"] += 1
+            seen[f"data {step.get('data')}"] += 1
+            if step.get("name") in {"0", "1", "2", "3"}:
+                seen["colliding name"] += 1
+            if "condition" in step and router in ("Switch", "Sequence"):
+                seen[f"condition on {router}"] += 1
+        for node in nodes.values():
+            if not node.get("steps"):
+                seen["zero-step node"] += 1
+            if node["routerType"] == "Splitter":
+                total = sum(s["weight"] for s in node["steps"])
+                seen["weights " + ("=100" if total == 100 else "<100" if total < 100 else ">100")] += 1
+                seen.update("weight 0" for s in node["steps"] if s["weight"] == 0)
+        seen.update(["cycle"] if case.note.startswith("cycle") else [])
+        seen.update(["splitter graph"] if case.random else [])
+        for request in case.requests:
+            seen["invalid JSON request" if request.body in (b"not json", b'{"a":') else "request"] += 1
+    wanted = [
+        "router Sequence", "router Switch", "router Ensemble", "router Splitter", "nested nodeName",
+        "missing nodeName", "serviceUrl", "serviceName", "mapPredictionsToInstances", "dependency Hard",
+        "dependency Soft", "data $response", "data $request", "colliding name", "condition on Switch",
+        "condition on Sequence", "zero-step node", "weights =100", "weights <100", "weights >100",
+        "weight 0", "cycle", "splitter graph", "invalid JSON request",
+    ]  # fmt: skip
+    assert [w for w in wanted if not seen[w]] == []
+
+
+def test_oracle_spec_resolves_service_names_as_the_controller_does() -> None:
+    case = next(c for c in normal_cases(DEFAULT_SEED, 2000) if c.services)
+    spec = oracle_spec(case)
+    steps = [s for node in spec["nodes"].values() for s in node.get("steps", [])]
+    assert not any("serviceName" in s for s in steps)
+    assert {s["serviceUrl"] for s in steps if "serviceUrl" in s} >= set(case.services.values())
+
+
+def test_ensemble_answers_arrive_in_index_order_by_construction() -> None:
+    """Every Ensemble step after the first is a behaviour delayed past the previous step's answer."""
+    for case in normal_cases(DEFAULT_SEED, 2000):
+        for node in case.spec["nodes"].values():
+            if node["routerType"] != "Ensemble":
+                continue
+            delays = []
+            for step in node["steps"][1:]:
+                url = step.get("serviceUrl") or case.services[step["serviceName"]]
+                assert "/b/" in url, url
+                delays.append(int(parse_qs(urlsplit(url).query)["d"][0]))
+            assert all(b - a >= GAP_MS + CALL_MS for a, b in itertools.pairwise(delays)), delays
+
+
+def test_deviation_answer_is_500_json_naming_the_cycle_or_the_empty_node() -> None:
+    def answer(cause: str, status: int = 500) -> Reply:
+        body = json.dumps({"error": "Failed to process request", "cause": cause}, separators=(",", ":"))
+        return Reply(status, "application/json", body.encode())
+
+    assert is_deviation_answer(answer("cycle detected: root -> root"))
+    assert is_deviation_answer(answer('node "empty" has no steps'))
+    assert not is_deviation_answer(answer("cycle detected: root -> root", 404))
+    assert not is_deviation_answer(answer("invalid response"))
+    assert not is_deviation_answer(Reply(None, None, b"", dropped="RemoteDisconnected"))
+
+
+# --- the run against KServe's router -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def result() -> RunResult:
+    return run(DEFAULT_SEED, requests_from_env(), shrink_budget=15, artifacts=ARTIFACTS)
+
+
+@NEEDS_ORACLE
+@pytest.mark.timeout(RUN_TIMEOUT_S)
+def test_at_least_2000_generated_requests_are_compared(result: RunResult) -> None:
+    normal = result.of_kind("normal")
+    assert len(normal) >= 2000
+    assert sum(1 for c in normal if c.case.random) > 0  # outcome sets were exercised
+
+
+@NEEDS_ORACLE
+@pytest.mark.timeout(RUN_TIMEOUT_S)
+def test_engine_conditions_agree_with_go_gjson(result: RunResult) -> None:
+    if result.conditions:
+        pytest.fail("\n".join(d.show() for d in result.conditions), pytrace=False)
+
+
+@NEEDS_ORACLE
+@pytest.mark.timeout(RUN_TIMEOUT_S)
+def test_kserve_drops_the_connection_on_the_deviation_set_and_the_engine_answers_500(
+    result: RunResult,
+) -> None:
+    deviations = result.of_kind("deviation")
+    dropped = [c for c in deviations if c.outcome in ("deviation", "deviation-wrong")]
+    assert len({c.case.case_id for c in dropped}) == len({c.case.case_id for c in deviations})
+    assert [c.case.note for c in dropped if c.outcome == "deviation-wrong"] == []
+
+
+@NEEDS_ORACLE
+@pytest.mark.timeout(RUN_TIMEOUT_S)
+def test_no_divergence_outside_the_documented_deviations(result: RunResult) -> None:
+    if result.classes:
+        pytest.fail(result.report, pytrace=False)
