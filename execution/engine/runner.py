@@ -54,6 +54,10 @@ _RAW_CAP: Final = 1024
 # Nested node calls run as a new task every this many levels: a level is four coroutine frames, so
 # 32 levels stay far below Python's default recursion limit of 1,000 frames.
 _FRESH_STACK_EVERY: Final = 32
+# Node calls nested deeper than this end the request. A graph has at most 2,000 nodes
+# (graphs.spec.MAX_GRAPH_NODES), so only a loop gets here: one fed a new input every round, which
+# KServe follows until its stack overflows (a crash). 10,000 rounds is far past any loop that ends.
+MAX_CALL_DEPTH: Final = 10_000
 
 Clock = Callable[[], float]
 HeadersIn = Mapping[str, str | list[str]] | Iterable[tuple[str, str]]
@@ -192,12 +196,19 @@ class _Where:
     path: str
     parent_step: str | None
     node: str
-    data: bytes
-    caller: _Where | None = None
+    data: bytes = field(repr=False)
+    # Not in the repr: it would print the whole call path, recursively (deep loops made it slow).
+    caller: _Where | None = field(default=None, repr=False)
     depth: int = 0
+    splitter: bool = False  # this node is a Splitter (its draws may leave a loop)
 
 
-def _repeats(run: _Run, where: _Where) -> list[str] | None:
+def _is_splitter(run: _Run, node_name: str) -> bool:
+    node = run.manifest.spec.nodes.get(node_name)
+    return node is not None and node.router_type == "Splitter"
+
+
+def _repeats(where: _Where) -> list[str] | None:
     """The node cycle this invocation closes, or None when it does not close one.
 
     A cycle is closed when the same node is entered again on its own call path *with the same input*
@@ -206,15 +217,17 @@ def _repeats(run: _Run, where: _Where) -> list[str] | None:
     node re-entered with another input, or through a Splitter, may leave the loop, and does in
     KServe, so it runs on.
     """
-    names = [where.node]
     frame = where.caller
     while frame is not None:
-        names.append(frame.node)
-        node = run.manifest.spec.nodes.get(frame.node)
-        if node is not None and node.router_type == "Splitter":
+        if frame.splitter:
             return None
         if frame.node == where.node and frame.data == where.data:
-            return names[::-1]
+            names = [where.node]
+            inner: _Where | None = where.caller
+            while inner is not None and inner is not frame:
+                names.append(inner.node)
+                inner = inner.caller
+            return [frame.node, *names[::-1]]
         frame = frame.caller
     return None
 
@@ -250,9 +263,12 @@ async def _route(run: _Run, node_name: str, data: bytes, where: _Where) -> tuple
         },
     )
     try:
-        if where.caller is not None and (cycle := _repeats(run, where)) is not None:
+        if where.caller is not None and (cycle := _repeats(where)) is not None:
             # Deliberate deviation: KServe recurses until its stack overflows and drops the connection.
             raise RouteError(500, "cycle detected: " + " -> ".join(cycle))
+        if where.depth > MAX_CALL_DEPTH:
+            # Deliberate deviation, as above: a loop whose input changes every round.
+            raise RouteError(500, f"node calls nested deeper than {MAX_CALL_DEPTH} levels (a loop?)")
         if node is None:
             raise RouteError(500, "invalid route type: ")
         body, status = await _dispatch(run, node, data, where)
@@ -601,7 +617,13 @@ async def _call_step(
             started_data["kind"] = "node"
             run.emit("step.started", call_id, where.parent_step, node.name, started_data, step, target)
             inner = _Where(
-                f"{call_id}>{step.node_name}", call_id, step.node_name, request, where, where.depth + 1
+                f"{call_id}>{step.node_name}",
+                call_id,
+                step.node_name,
+                request,
+                where,
+                where.depth + 1,
+                _is_splitter(run, step.node_name),
             )
             nested = _route(run, step.node_name, request, inner)
             try:
@@ -755,7 +777,7 @@ async def run_graph(
         events=[] if keep_trace else None,
     )
     started = clock()
-    root = _Where(ROOT_NODE, None, ROOT_NODE, body)
+    root = _Where(ROOT_NODE, None, ROOT_NODE, body, splitter=_is_splitter(run, ROOT_NODE))
     inner = asyncio.create_task(_route(run, ROOT_NODE, body, root))
 
     def on_deadline() -> None:

@@ -868,3 +868,38 @@ def test_run_graph_sync_works_from_a_thread_whose_event_loop_is_running() -> Non
         return run_graph_sync(graph, b"{}", {}, config=EngineConfig()).body
 
     assert asyncio.run(caller()) == b"{}"
+
+
+def test_a_loop_fed_a_new_input_every_round_ends_at_the_call_depth_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """KServe follows it until its stack overflows (a crash); the engine stops with a clear cause.
+    (The limit is 10,000 levels; 40 here keeps the test short.)"""
+    from execution.engine import runner
+
+    monkeypatch.setattr(runner, "MAX_CALL_DEPTH", 40)
+    count = {"n": 0}
+
+    def counter(request: httpx.Request) -> httpx.Response:
+        count["n"] += 1
+        return httpx.Response(200, json={"n": count["n"]})
+
+    graph = manifest({"root": seq({"serviceUrl": M1}, {"nodeName": "root", "data": "$response"})})
+    result = Harness({M1: counter}).run(graph, body=b"{}")
+    assert (result.status, result.error) == (500, "node calls nested deeper than 40 levels (a loop?)")
+    assert count["n"] == 41
+
+
+def test_the_deadline_ends_a_deep_loop_with_504() -> None:
+    """Cancelling hundreds of nested node calls at once must not overflow Python's stack."""
+
+    count = {"n": 0}
+
+    def counter(request: httpx.Request) -> httpx.Response:
+        count["n"] += 1
+        return httpx.Response(200, json={"n": count["n"]})
+
+    graph = manifest({"root": seq({"serviceUrl": M1}, {"nodeName": "root", "data": "$response"})})
+    result = Harness({M1: counter}).run(graph, body=b"{}", config=EngineConfig(deadline=0.5))
+    assert (result.status, result.error) == (504, "graph deadline of 0.5 s exceeded")
+    assert max(e.data["depth"] for e in of_type(result, "node.started")) > 64
