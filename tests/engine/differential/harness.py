@@ -61,7 +61,12 @@ SAMPLES_CAP: Final = 400
 # is >= 4 % likely (generator.WEIGHTS), so a true answer is missed with probability < 1e-4.
 MISS_CHANCE: Final = 1e-4
 
-_DEVIATION_CAUSE: Final = re.compile(r'cycle detected: \S.*|node ".+" has no steps')
+# The causes the engine gives where KServe's router crashes or drops the connection
+# (docs/router-semantics.md, "Deliberate deviations").
+_DEVIATION_CAUSE: Final = re.compile(
+    r'cycle detected: \S.*|node ".+" has no steps|node calls nested deeper than \d+ levels \(a loop\?\)'
+    r'|step .+ of Splitter node ".+" has no weight'
+)
 _ERROR_BODY: Final = re.compile(rb'\{"error":"Failed to process request","cause":(".*")\}')
 
 
