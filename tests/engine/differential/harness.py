@@ -227,7 +227,8 @@ class Engine:
             "spec": spec,
         }
         options = {
-            "propagate_headers": case.propagate,
+            # As the oracle is started: an empty value means PROPAGATE_HEADERS is not set at all.
+            "propagate_headers": case.propagate or None,
             "service": [f"{name}={url}" for name, url in services.items()],
             "url_template": None,
         }
