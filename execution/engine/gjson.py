@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import json as _stdjson
+import operator
 import re
 import threading
 from collections.abc import Callable, Generator, Iterator
@@ -1026,6 +1027,17 @@ def _go_parse_bool(s: bytes) -> bool | None:
     return None
 
 
+# A query's comparison operators on strings (byte order, as Go compares strings) and on numbers.
+_COMPARISONS: Final[dict[bytes, Callable[[Any, Any], bool]]] = {
+    b"=": operator.eq,
+    b"!=": operator.ne,
+    b"<": operator.lt,
+    b"<=": operator.le,
+    b">": operator.gt,
+    b">=": operator.ge,
+}
+
+
 def _query_matches(rp: _ArrPath, value: Result) -> bool:
     rpv = rp.q_value
     if rpv[:1] == b"~":
@@ -1068,40 +1080,15 @@ def _query_matches(rp: _ArrPath, value: Result) -> bool:
         return True
     t = value.type
     if t == STRING:
-        v = value.str
-        if op == b"=":
-            return v == rpv
-        if op == b"!=":
-            return v != rpv
-        if op == b"<":
-            return v < rpv
-        if op == b"<=":
-            return v <= rpv
-        if op == b">":
-            return v > rpv
-        if op == b">=":
-            return v >= rpv
         if op == b"%":
-            return _match_limit(v, rpv)
+            return _match_limit(value.str, rpv)
         if op == b"!%":
-            return not _match_limit(v, rpv)
-        return False
+            return not _match_limit(value.str, rpv)
+        compare = _COMPARISONS.get(op)
+        return compare is not None and compare(value.str, rpv)
     if t == NUMBER:
-        x = value.num
-        y = _parse_float0(rpv)
-        if op == b"=":
-            return x == y
-        if op == b"!=":
-            return x != y
-        if op == b"<":
-            return x < y
-        if op == b"<=":
-            return x <= y
-        if op == b">":
-            return x > y
-        if op == b">=":
-            return x >= y
-        return False
+        compare = _COMPARISONS.get(op)
+        return compare is not None and compare(value.num, _parse_float0(rpv))
     if t == TRUE:
         if op == b"=":
             return rpv == b"true"
