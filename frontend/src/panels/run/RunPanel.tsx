@@ -186,8 +186,8 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
             </option>
           ))}
         </select>
-        <a className="btn btn-small" href={`/environments/?edit=${encodeURIComponent(ctl.environment)}`} target="_blank" rel="noopener" aria-label="Manage environments (opens in a new tab)">
-          Manage environments
+        <a className="btn btn-small" href={`/environments/?edit=${encodeURIComponent(ctl.environment)}`} target="_blank" rel="noopener">
+          Manage environments<span className="visually-hidden"> (opens in a new tab)</span>
         </a>
         {ctl.environmentsError && <span className="field-warning">Could not list environments: {ctl.environmentsError}</span>}
       </div>
