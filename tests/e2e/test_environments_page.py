@@ -27,7 +27,9 @@ def open_environments(page: Page, live_server: Any, query: str = "") -> None:
     expect(page.get_by_role("heading", name="Environments", level=1)).to_be_visible()
 
 
-def test_create_edit_and_delete_an_environment(user_page: Page, live_server: Any, local_environment: Any) -> None:
+def test_create_edit_and_delete_an_environment(
+    user_page: Page, live_server: Any, local_environment: Any
+) -> None:
     from execution.models import Environment
 
     page = user_page
@@ -53,8 +55,16 @@ def test_create_edit_and_delete_an_environment(user_page: Page, live_server: Any
     created = Environment.objects.get(name="staging")
     assert created.owner is not None and created.owner.username == "erin"
     assert created.service_urls == {"echo": "http://127.0.0.1:9010/v1/models/echo:predict"}
-    assert (created.propagate_headers, created.step_timeout, created.deadline) == (["^X-Request-Id$"], 5.0, 60.0)
-    assert (created.allow_loopback, created.allow_private, created.allow_networks) == (True, False, ["10.1.0.0/16"])
+    assert (created.propagate_headers, created.step_timeout, created.deadline) == (
+        ["^X-Request-Id$"],
+        5.0,
+        60.0,
+    )
+    assert (created.allow_loopback, created.allow_private, created.allow_networks) == (
+        True,
+        False,
+        ["10.1.0.0/16"],
+    )
     assert created.visibility == "private"
 
     page.get_by_role("button", name="Edit staging").click()
@@ -90,7 +100,9 @@ def test_the_apis_validation_errors_are_shown_next_to_the_field_they_name(
     # Header pattern 2 stays empty: an empty pattern would forward every header.
     for _ in range(2):
         page.get_by_role("button", name="Add allowed network").click()
-    page.get_by_label("Allowed network 2", exact=True).fill("not-a-network")  # network row 1 stays blank: not sent
+    page.get_by_label("Allowed network 2", exact=True).fill(
+        "not-a-network"
+    )  # network row 1 stays blank: not sent
     page.get_by_role("button", name="Create environment").click()
 
     expect(page.get_by_role("alert").filter(has_text="Not saved")).to_be_visible()
@@ -123,7 +135,9 @@ def test_the_system_default_is_shown_as_such_and_cannot_be_deleted_or_changed_by
     expect(delete).to_have_accessible_description(re.compile("cannot be deleted"))
 
     row.get_by_role("button", name="View local").click()
-    expect(page.get_by_text("Read-only: The system's default environment: only staff may change it.")).to_be_visible()
+    expect(
+        page.get_by_text("Read-only: The system's default environment: only staff may change it.")
+    ).to_be_visible()
     expect(page.get_by_label("Name", exact=True)).to_be_disabled()
     expect(page.get_by_role("button", name="Save changes")).to_be_disabled()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -51,4 +51,3 @@ def test_the_demo_graph_opens_in_the_editor_and_its_sample_run_succeeds(
     console.locator('.console-step[data-call-id="root/2>match/1"] .console-line-head').click()
     expect(console.locator(".step-details")).to_contain_text("Response received")
     readme_image(shot(page, "console"), "console.png")
-

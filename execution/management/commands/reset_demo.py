@@ -27,7 +27,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         database = settings.DATABASES["default"]
         name = str(database.get("NAME", ""))
-        if database["ENGINE"] != "django.db.backends.sqlite3" or Path(name).resolve() != default_database().resolve():
+        if (
+            database["ENGINE"] != "django.db.backends.sqlite3"
+            or Path(name).resolve() != default_database().resolve()
+        ):
             raise CommandError(
                 f"reset_demo only wipes the default SQLite database ({default_database()}); this "
                 f"studio uses {database['ENGINE'].rsplit('.', 1)[-1]} {name!r} (DATABASE_URL). "
