@@ -86,8 +86,9 @@ def test_create_edit_and_delete_an_environment(
 def test_the_apis_validation_errors_are_shown_next_to_the_field_they_name(
     user_page: Page, live_server: Any, local_environment: Any
 ) -> None:
-    """An empty header pattern (propagate_headers[1]) and a network that is not a CIDR are refused
-    by the API; each message appears under its own row, and nothing is created."""
+    """An empty header pattern (propagate_headers[1]), a network that is not a CIDR and a service
+    URL that is not http(s) are refused by the API; each message appears under its own row, and
+    nothing is created."""
     from execution.models import Environment
 
     page = user_page
@@ -100,9 +101,11 @@ def test_the_apis_validation_errors_are_shown_next_to_the_field_they_name(
     # Header pattern 2 stays empty: an empty pattern would forward every header.
     for _ in range(2):
         page.get_by_role("button", name="Add allowed network").click()
-    page.get_by_label("Allowed network 2", exact=True).fill(
-        "not-a-network"
-    )  # network row 1 stays blank: not sent
+    # Network row 1 stays blank: it is not sent, and the API's index 0 is the form's row 2.
+    page.get_by_label("Allowed network 2", exact=True).fill("not-a-network")
+    page.get_by_role("button", name="Add service").click()
+    page.get_by_label("Service name 1", exact=True).fill("echo")
+    page.get_by_label("Service URL 1", exact=True).fill("ftp://models.test/echo")
     page.get_by_role("button", name="Create environment").click()
 
     expect(page.get_by_role("alert").filter(has_text="Not saved")).to_be_visible()
@@ -113,11 +116,14 @@ def test_the_apis_validation_errors_are_shown_next_to_the_field_they_name(
     network = page.get_by_label("Allowed network 2", exact=True)
     expect(network).to_have_accessible_description(re.compile("'not-a-network' is not a network"))
     expect(page.get_by_label("Allowed network 1", exact=True)).not_to_have_attribute("aria-invalid", "true")
+    service = page.get_by_label("Service URL 1", exact=True)
+    expect(service).to_have_accessible_description(re.compile("is not an http:// or https:// URL"))
     assert not Environment.objects.filter(name="broken").exists()
 
     # Mended, it saves.
     page.get_by_role("button", name="Remove header pattern 2").click()
     page.get_by_label("Allowed network 2", exact=True).fill("10.0.0.0/8")
+    service.fill("http://models.test/echo")
     page.get_by_role("button", name="Create environment").click()
     expect(page.get_by_role("status").filter(has_text="Created environment broken")).to_be_visible()
     assert Environment.objects.get(name="broken").allow_networks == ["10.0.0.0/8"]

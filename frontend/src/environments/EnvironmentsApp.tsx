@@ -237,6 +237,8 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
   };
 
   const title = env ? `${blocker ? "View" : "Edit"} environment ${env.name}` : "New environment";
+  // About the whole map, or a service no row names any more.
+  const mapErrors = [...(issues.get("service_urls") ?? []), ...(issues.get("services") ?? [])];
   return (
     <form className="env-form card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="env-form-title">
       <h2 id="env-form-title" ref={headingRef} tabIndex={-1}>
@@ -264,6 +266,7 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
             <div id="env-services-label" className="label">
               Service map
             </div>
+            <FieldErrors id="env-services-error" errors={mapErrors.length ? mapErrors : undefined} />
             {form.services.length === 0 && <div className="field-help">No mapped services: every step uses the URL template.</div>}
             {form.services.map((row, index) => {
               const errors = issues.get(`services[${index}]`);
