@@ -179,7 +179,7 @@ def test_sharing_is_disabled_with_its_reason_for_a_user_who_is_not_staff(
     expect(page.get_by_text("Only staff may share an environment")).to_be_visible()
 
 
-def test_the_editors_manage_environments_link_opens_the_page_on_the_chosen_environment(
+def test_the_editors_manage_environments_link_opens_the_page_and_the_picker_follows_its_changes(
     user_page: Page, make_graph: Any, open_editor: Any, live_server: Any, local_environment: Any
 ) -> None:
     page = user_page
@@ -193,6 +193,17 @@ def test_the_editors_manage_environments_link_opens_the_page_on_the_chosen_envir
     expect(environments.get_by_role("heading", name="Environments", level=1)).to_be_visible()
     assert environments.url == f"{live_server.url}/environments/?edit=local"
     expect(environments.get_by_role("heading", name="View environment local")).to_be_visible()
+
+    # An environment made there is offered by the editor's picker once the editor has focus again.
+    environments.get_by_role("button", name="New environment").click()
+    environments.get_by_label("Name", exact=True).fill("from-the-editor")
+    environments.get_by_role("button", name="Create environment").click()
+    expect(environments.get_by_role("status").filter(has_text="Created environment")).to_be_visible()
+    environments.close()
+    page.bring_to_front()
+    page.evaluate("window.dispatchEvent(new Event('focus'))")  # headless windows get no focus event
+    page.get_by_label("Environment", exact=True).select_option("from-the-editor")
+    expect(page.get_by_label("Environment", exact=True)).to_have_value("from-the-editor")
 
 
 def test_the_header_leads_to_the_environments_page(user_page: Page, live_server: Any) -> None:
