@@ -27,6 +27,12 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
   const [deleting, setDeleting] = useState<Environment | null>(null);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const noticeRef = useRef<HTMLDivElement>(null);
+
+  // Keyboard users land on the outcome: the form they were in is gone once saved or deleted.
+  useEffect(() => {
+    if (notice) noticeRef.current?.focus();
+  }, [notice]);
 
   const load = useCallback(async (): Promise<Environment[]> => {
     setLoading(true);
@@ -102,7 +108,7 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
         </p>
         <ErrorBanner error={error} onDismiss={() => setError(null)} />
         {notice && (
-          <div className="env-notice" role="status">
+          <div className="env-notice" role="status" ref={noticeRef} tabIndex={-1}>
             {notice}
           </div>
         )}
