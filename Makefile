@@ -7,13 +7,19 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export DJANGO_SETTINGS_MODULE ?= config.settings
 
-.PHONY: run test setup venv frontend lint bench fuzz reliability differential clean
+.PHONY: run test setup venv frontend lint bench fuzz reliability differential clean reset-demo
 
 run: setup
 	@PORT=$(PORT) bash scripts/run.sh
 
 test: setup
 	bash scripts/test.sh
+
+# Deletes every row of db.sqlite3 (graphs, runs, users, environments) and seeds the demo again; a
+# running studio is not stopped and shows the fresh demo at once. Refuses any other DATABASE_URL.
+# The `local` environment points at MOCK_PORT, as in `make run`.
+reset-demo: setup
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-1} MOCKMODELS_URL="http://127.0.0.1:$${MOCK_PORT:-9010}" $(PY) manage.py reset_demo
 
 setup: venv frontend .env
 	@DJANGO_DEBUG=$${DJANGO_DEBUG:-1} $(PY) manage.py migrate --noinput -v 0

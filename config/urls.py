@@ -32,6 +32,7 @@ register_converter(DbIntConverter, "dbint")
 urlpatterns = [
     path("", graph_views.graph_list_page, name="graph-list-page"),
     path("graphs/<str:name>/", graph_views.editor_page, name="editor-page"),
+    path("environments/", graph_views.environments_page, name="environments-page"),
     path("login/", RateLimitedLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

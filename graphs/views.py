@@ -42,3 +42,14 @@ def editor_page(request: HttpRequest, name: str) -> HttpResponse:
     config = _studio_config(request, graph=graph.name, version=version)
     context = {"studio_config": config, "bundle": "editor", "page_title": graph.name}
     return render(request, "graphs/app_shell.html", context)
+
+
+@login_required
+def environments_page(request: HttpRequest) -> HttpResponse:
+    """The environments page: list, create, change and delete the environments the user may use
+    (the API decides; the page only mirrors its rules). ``isStaff`` lets the page disable what
+    only staff may do (share an environment, change the system default) and say why."""
+    user = request.user
+    config = _studio_config(request, isStaff=bool(user.is_staff or user.is_superuser))
+    context = {"studio_config": config, "bundle": "environments", "page_title": "Environments"}
+    return render(request, "graphs/app_shell.html", context)

@@ -3,7 +3,7 @@
 // name or existence could change). Lazily loaded code (elkjs) gets its own fixed-name chunk.
 import { build } from "vite";
 
-const pages = ["editor", "list"];
+const pages = ["editor", "list", "environments"];
 for (const [i, page] of pages.entries()) {
   process.env.IGS_PAGE = page;
   process.env.IGS_EMPTY_OUT_DIR = i === 0 ? "1" : "0";

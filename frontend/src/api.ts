@@ -12,6 +12,8 @@ export interface StudioConfig {
   logoutUrl: string;
   graph?: string;
   version?: number | null;
+  /** The environments page: staff may share environments and change the system default. */
+  isStaff?: boolean;
 }
 
 /** Reads the JSON that Django's `json_script` filter put in `<script id="studio-config">`. */
@@ -25,6 +27,7 @@ export function readConfig(): StudioConfig {
     logoutUrl: parsed.logoutUrl ?? "/logout/",
     graph: parsed.graph,
     version: parsed.version ?? null,
+    isStaff: parsed.isStaff ?? false,
   };
 }
 
@@ -171,13 +174,31 @@ export interface Run {
   cancel_requested: boolean;
 }
 
+/** An environment as `GET /api/environments/{id}/` answers it. */
 export interface Environment {
   id: number;
   name: string;
   description: string;
+  service_urls: Record<string, string>;
   url_template: string;
-  [key: string]: unknown;
+  namespace: string;
+  propagate_headers: string[];
+  step_timeout: number;
+  deadline: number;
+  allow_hosts: string[];
+  allow_networks: string[];
+  allow_loopback: boolean;
+  allow_private: boolean;
+  visibility: "private" | "shared";
+  secret_headers: string[];
+  owner: string | null;
+  system: boolean;
+  created_at: string;
+  updated_at: string;
 }
+
+/** The fields `POST /api/environments/` and `PATCH /api/environments/{id}/` take. */
+export type EnvironmentInput = Omit<Environment, "id" | "owner" | "system" | "created_at" | "updated_at">;
 
 export interface RunStart {
   version?: number;
@@ -355,8 +376,23 @@ export class Api {
 
   // ---- test runs ----------------------------------------------------------------------------
 
-  listEnvironments(): Promise<Page<Environment> | Environment[]> {
-    return this.json("GET", "environments/");
+  listEnvironments(page?: number): Promise<Page<Environment> | Environment[]> {
+    return this.json("GET", "environments/", { query: { page } });
+  }
+
+  /** Creates an environment (201); a 400 carries `issues` whose `path` names the field. */
+  createEnvironment(input: EnvironmentInput): Promise<Environment> {
+    return this.json("POST", "environments/", { json: input });
+  }
+
+  /** Changes the fields given; 400 as for create, 403 when the user may not change it. */
+  updateEnvironment(id: number, input: Partial<EnvironmentInput>): Promise<Environment> {
+    return this.json("PATCH", `environments/${id}/`, { json: input });
+  }
+
+  /** Deletes it (204); 403 for the system default or another user's environment. */
+  deleteEnvironment(id: number): Promise<void> {
+    return this.json("DELETE", `environments/${id}/`);
   }
 
   /** Starts a run (202); the answer is the queued run. */

@@ -84,7 +84,9 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 def built_frontend() -> Path:
     """The built bundle the templates include; without it every page is blank."""
     missing = [
-        name for name in ("editor.js", "editor.css", "list.js", "list.css") if not (DIST / name).is_file()
+        name
+        for name in ("editor.js", "editor.css", "list.js", "list.css", "environments.js", "environments.css")
+        if not (DIST / name).is_file()
     ]
     if missing:
         pytest.fail(

@@ -4,6 +4,7 @@ request leaves the machine."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -78,4 +79,30 @@ def test_console_page_has_no_serious_accessibility_violations(
     console = page.get_by_role("region", name="Run console")
     expect(console.locator(".run-status")).to_have_text("succeeded", timeout=30_000)
     console.locator(".console-step .console-line-head").first.click()
+    assert serious_violations(page) == []
+
+
+def test_environments_page_has_no_serious_accessibility_violations(
+    user_page: Page, live_server: Any, transactional_db: None
+) -> None:
+    """The list, the system default shown read-only, and a new environment's form with the API's
+    errors pinned to its fields."""
+    from execution import services
+
+    services.ensure_local_environment()
+    page = user_page
+    page.goto(f"{live_server.url}/environments/")
+    expect(page.get_by_role("row", name=re.compile(r"^local"))).to_be_visible()
+    assert serious_violations(page) == []
+
+    page.get_by_role("button", name="View local").click()
+    expect(page.get_by_role("heading", name="View environment local")).to_be_visible()
+    assert serious_violations(page) == []
+
+    page.get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="New environment").click()
+    page.get_by_label("Name", exact=True).fill("a11y-env")
+    page.get_by_role("button", name="Add header pattern").click()
+    page.get_by_role("button", name="Create environment").click()
+    expect(page.get_by_label("Header pattern 1", exact=True)).to_have_attribute("aria-invalid", "true")
     assert serious_violations(page) == []

@@ -13,6 +13,14 @@ export function AppHeader({ config, children }: { config: StudioConfig; children
         Inference Graph Studio
       </a>
       <div className="header-middle">{children}</div>
+      <nav className="header-nav" aria-label="Studio">
+        <a className="btn btn-ghost btn-small" href="/">
+          Graphs
+        </a>
+        <a className="btn btn-ghost btn-small" href="/environments/">
+          Environments
+        </a>
+      </nav>
       <div className="header-user">
         {config.user && <span className="user-name" title="Signed in">{config.user}</span>}
         <form method="post" action={config.logoutUrl} className="logout-form">

@@ -186,6 +186,9 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
             </option>
           ))}
         </select>
+        <a className="btn btn-small" href={`/environments/?edit=${encodeURIComponent(ctl.environment)}`} target="_blank" rel="noopener">
+          Manage environments<span className="visually-hidden"> (opens in a new tab)</span>
+        </a>
         {ctl.environmentsError && <span className="field-warning">Could not list environments: {ctl.environmentsError}</span>}
       </div>
       <fieldset className="field run-headers">

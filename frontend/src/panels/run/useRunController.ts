@@ -126,21 +126,29 @@ export function useRunController({
     return () => clearTimeout(t);
   }, [local, graph, payload, environment, headers]);
 
+  // Listed again whenever the window regains focus: "Manage environments" opens the
+  // environments page in another tab, and what is changed there shows up here on return.
   useEffect(() => {
     let cancelled = false;
-    api
-      .listEnvironments()
-      .then((page: Page<Environment> | Environment[]) => {
-        if (cancelled) return;
-        const list = Array.isArray(page) ? page : (page.results ?? []);
-        setEnvironments(list);
-        setEnvironment((current) => (list.some((e) => e.name === current) ? current : (list.find((e) => e.name === "local") ?? list[0])?.name ?? current));
-      })
-      .catch((err: unknown) => {
-        if (!cancelled) setEnvironmentsError(describeApiError(err));
-      });
+    const refresh = () => {
+      api
+        .listEnvironments()
+        .then((page: Page<Environment> | Environment[]) => {
+          if (cancelled) return;
+          const list = Array.isArray(page) ? page : (page.results ?? []);
+          setEnvironments(list);
+          setEnvironmentsError(null);
+          setEnvironment((current) => (list.some((e) => e.name === current) ? current : (list.find((e) => e.name === "local") ?? list[0])?.name ?? current));
+        })
+        .catch((err: unknown) => {
+          if (!cancelled) setEnvironmentsError(describeApiError(err));
+        });
+    };
+    refresh();
+    window.addEventListener("focus", refresh);
     return () => {
       cancelled = true;
+      window.removeEventListener("focus", refresh);
     };
   }, [api]);
 
