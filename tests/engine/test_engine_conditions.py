@@ -165,3 +165,9 @@ def test_as_dict_is_json_compatible() -> None:
         "raw": "1",
         "reason": None,
     }
+
+
+def test_a_deep_valid_document_matches_without_an_unrenderable_value() -> None:
+    """The match stands; its value (deeper than JSON renderers recurse) is left out with a reason."""
+    result = evaluate_condition("[" * 50_000 + "]" * 50_000, "@this")
+    assert (result.matches, result.value, result.reason) == (True, None, "value nests too deeply to show")
