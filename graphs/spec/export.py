@@ -253,7 +253,10 @@ def _write_entry(head: str, item: Any, indent: str, out: list[str], nested_inden
         else:
             out.append(head + " []")
     elif isinstance(item, str) and "\n" in item and (block := _literal(item, nested_indent)) is not None:
-        out.append(f"{head} {block}".rstrip("\n"))
+        text = block.rstrip("\n")
+        out.append(f"{head} {text}")
+        # A "|+" block keeps its trailing line breaks as empty lines after the text.
+        out.extend([""] * (len(block) - len(text) - 1))
     else:
         out.append(f"{head} {_scalar(item)}")
 
