@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import redis
+from django import db
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
@@ -466,11 +467,27 @@ def format_sse(payload: dict[str, Any]) -> str:
     return f"id: {payload['seq']}\nevent: {payload['type']}\ndata: {_dumps(payload)}\n\n"
 
 
+def _release_db() -> None:
+    """Give back this thread's database connection between a stream's reads: an open stream mostly
+    waits, and 200 of them holding one each would exhaust PostgreSQL's connections. The next read
+    opens one again. (Inside a transaction, as in some tests, the connection stays.)"""
+    if not db.connection.in_atomic_block:
+        db.connection.close()
+
+
 def _stored_after(run_id: uuid.UUID | str, after: int, before: int | None = None) -> list[RunEvent]:
     qs = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
     if before is not None:
         qs = qs.filter(seq__lt=before)
-    return list(qs.order_by("seq"))
+    events = list(qs.order_by("seq"))
+    _release_db()
+    return events
+
+
+def _run_is_terminal(run_id: uuid.UUID | str) -> bool:
+    terminal = Run.objects.filter(pk=run_id, status__in=Run.TERMINAL).exists()
+    _release_db()
+    return terminal
 
 
 def stream(
@@ -536,11 +553,7 @@ def stream(
                     sent = True
                     if final:
                         return
-                if (
-                    not sent
-                    and Run.objects.filter(pk=run_id, status__in=Run.TERMINAL).exists()
-                    and not _stored_after(run_id, last)
-                ):
+                if not sent and _run_is_terminal(run_id) and not _stored_after(run_id, last):
                     return  # terminal and nothing left: never leave a client hanging
             if sent:
                 last_sent_at = time.monotonic()
