@@ -5,7 +5,7 @@ import { TARGET_KINDS } from "./types";
 
 export const ROOT = "root";
 
-/** KServe's name rule for the graph (metadata.name), ROUTER-SEMANTICS §1.8. */
+/** KServe's name rule for the graph (metadata.name); the server checks the same (`NAME_REGEX` in graphs/spec/validate.py). */
 export const GRAPH_NAME_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 export function nodeByName(state: GraphState, name: string): NodeState | undefined {
@@ -124,7 +124,7 @@ export interface IssueIndex {
 }
 
 /** Maps issues onto the elements they name; an issue naming a missing node goes to `graph`. */
-export function indexIssues(state: GraphState, issues: Issue[]): IssueIndex {
+export function indexIssues(state: Pick<GraphState, "nodes">, issues: Issue[]): IssueIndex {
   const names = new Set(state.nodes.map((n) => n.name));
   const index: IssueIndex = { byNode: new Map(), byStep: new Map(), byNodeAll: new Map(), graph: [] };
   const add = (map: Map<string, Issue[]>, key: string, issue: Issue) => {

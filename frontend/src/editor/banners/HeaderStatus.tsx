@@ -1,0 +1,61 @@
+import type { View } from "../types";
+
+interface HeaderStatusProps {
+  graphName: string;
+  description?: string;
+  lockedVersion: number | null;
+  view: View;
+  base: number | null;
+  dirty: boolean;
+  /** False while loading or after a failed load (no validity chip then). */
+  loaded: boolean;
+  checking: boolean;
+  errorCount: number;
+  warningCount: number;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? "s" : ""}`;
+
+/** The header's breadcrumb and status: which version the canvas shows, unsaved changes, validity. */
+export function HeaderStatus({ graphName, description, lockedVersion, view, base, dirty, loaded, checking, errorCount, warningCount }: HeaderStatusProps) {
+  return (
+    <>
+      <a href="/" className="crumb-link">
+        Graphs
+      </a>
+      <span className="crumb-sep">/</span>
+      <span className="crumb mono" title={description || undefined}>
+        {graphName}
+      </span>
+      {lockedVersion !== null ? (
+        <span className="badge badge-readonly">v{lockedVersion} · read-only</span>
+      ) : view?.kind === "version" ? (
+        // The header names what the canvas shows: the viewed version, not the working copy's base.
+        <span className="badge badge-readonly" title={base !== null ? `Your working copy is based on v${base}; close the view to return to it` : undefined}>
+          v{view.version.number} · read-only
+        </span>
+      ) : view?.kind === "compare" ? (
+        <span className="badge badge-readonly">
+          v{view.cmp.from.number} → v{view.cmp.to.number} · read-only
+        </span>
+      ) : (
+        base !== null && (
+          <span className="badge badge-base" title="The version your working copy is based on">
+            v{base}
+          </span>
+        )
+      )}
+      {dirty && (
+        <span className="unsaved" role="status" title="You have unsaved changes">
+          ● Unsaved changes
+        </span>
+      )}
+      {loaded && (
+        <span className={`valid-chip ${checking ? "checking" : errorCount ? "bad" : warningCount ? "warn" : "ok"}`} role="status" aria-live="polite">
+          {checking && !view ? "Checking…" : errorCount ? plural(errorCount, "error") : warningCount ? plural(warningCount, "warning") : "Valid"}
+          {!checking && errorCount > 0 && warningCount > 0 && ` · ${plural(warningCount, "warning")}`}
+        </span>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+import { Modal } from "../../common/ui";
+
+const SHORTCUTS: [string, string][] = [
+  ["Ctrl+S", "Save a new version"],
+  ["Ctrl+Enter", "Run the graph (Run tab)"],
+  ["Ctrl+Z", "Undo"],
+  ["Ctrl+Shift+Z / Ctrl+Y", "Redo"],
+  ["Ctrl+C / Ctrl+X / Ctrl+V", "Copy / cut / paste nodes (works between graphs)"],
+  ["Ctrl+A", "Select all nodes"],
+  ["Delete / Backspace", "Delete the selected nodes or step (the root node asks first)"],
+  ["Arrow keys", "Move the selected cards (undo with Ctrl+Z)"],
+  ["Tab", "Go through the cards in graph order, root first, and their step rows"],
+  ["Enter / Space", "Select the focused step row; ↑ ↓ go to the row above or below"],
+  ["← → Home End", "Switch the side panel's tabs (when a tab has the focus)"],
+  ["Shift+drag", "Select several nodes with a box"],
+  ["Ctrl/Shift+click", "Add a node to the selection"],
+  ["Esc", "Clear the selection"],
+  ["L", "Auto layout"],
+  ["F", "Fit view"],
+  ["?", "This help"],
+];
+
+export function HelpDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  return (
+    <Modal open={open} title="Keyboard shortcuts" onClose={onClose}>
+      <table className="shortcut-table">
+        <tbody>
+          {SHORTCUTS.map(([k, v]) => (
+            <tr key={k}>
+              <td>
+                <kbd>{k}</kbd>
+              </td>
+              <td>{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h4>On the canvas</h4>
+      <ul className="help-list">
+        <li>Drag Sequence, Switch, Ensemble or Splitter from the palette onto the canvas.</li>
+        <li>Drag Service, URL or Node steps into a card; drag steps inside a card to reorder them.</li>
+        <li>Drag from a step's handle (●) to another card to make it call that node; drag from a card's bottom handle to add such a step.</li>
+        <li>Click a step or an edge to edit that step; click the background for the graph's own settings.</li>
+      </ul>
+    </Modal>
+  );
+}

@@ -1,0 +1,28 @@
+import { useReactFlow } from "@xyflow/react";
+import { useCallback } from "react";
+import type { Size } from "../../graph/placement";
+
+/** Where the canvas looks and what React Flow measured: for placing new cards and moving the view. */
+export function useCanvasView() {
+  const flow = useReactFlow();
+
+  /** The flow position at the middle of the visible canvas (a third from the top). */
+  const viewCenter = useCallback(() => {
+    const rect = document.querySelector(".canvas")?.getBoundingClientRect();
+    if (!rect) return { x: 0, y: 0 };
+    const p = flow.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 3 });
+    return { x: Math.round(p.x - 130), y: Math.round(p.y - 40) };
+  }, [flow]);
+
+  /** The cards' sizes as React Flow measured them (placement estimates the others). */
+  const measuredSizes = useCallback((): Map<string, Size> => {
+    const out = new Map<string, Size>();
+    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) out.set(n.id, { width: n.measured.width, height: n.measured.height });
+    return out;
+  }, [flow]);
+
+  const fitView = useCallback((duration = 250) => void flow.fitView({ padding: 0.2, duration, maxZoom: 1.2 }), [flow]);
+  const focusNode = useCallback((name: string) => void flow.fitView({ nodes: [{ id: name }], padding: 0.6, duration: 300, maxZoom: 1.2 }), [flow]);
+
+  return { viewCenter, measuredSizes, fitView, focusNode };
+}
