@@ -115,8 +115,10 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
 
     import execution.tasks  # noqa: F401 - registers the task
     from config.celery_app import app
-    from execution import demo, services
+    from execution import demo
     from execution.models import Environment, Run
+    from execution.services import runs
+    from execution.tasks import runs as run_tasks
     from graphs import services as graph_services
     from graphs.models import Graph
 
@@ -202,17 +204,17 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
     ):
         # 1. enqueue -> task start
         latencies: list[float] = []
-        original_enqueue = services.enqueue
+        original_enqueue = run_tasks.enqueue
         sent_at: dict[str, float] = {}
 
         def timed_enqueue(run: Run) -> None:
             sent_at[str(run.pk)] = time.perf_counter()
             original_enqueue(run)
 
-        services.enqueue = timed_enqueue  # type: ignore[assignment]
+        run_tasks.enqueue = timed_enqueue  # type: ignore[assignment]
         try:
             for _ in range(args.runs):
-                run, _ = services.run_create(
+                run, _ = runs.run_create(
                     graph=one_step, version=one_step.latest_version, user=user, payload={"instances": [1]}
                 )
                 key = str(run.pk)
@@ -222,7 +224,7 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
                 latencies.append((started_at[key] - sent_at[key]) * 1000)
                 _wait_terminal(Run, key)  # no backlog: one run at a time
         finally:
-            services.enqueue = original_enqueue  # type: ignore[assignment]
+            run_tasks.enqueue = original_enqueue  # type: ignore[assignment]
         rows.append(
             (
                 "enqueue -> task start, p50",
@@ -287,7 +289,7 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
         with transaction.atomic():  # submitted together: enqueued when this commits
             ids = [
                 str(
-                    services.run_create(
+                    runs.run_create(
                         graph=three_steps,
                         version=three_steps.latest_version,
                         user=user,

@@ -19,9 +19,10 @@ from config.nesting import MAX_JSON_DEPTH, nesting_exceeds, too_deep_message
 from config.pagination import paginate, paginated
 from config.params import int_param
 from config.types import AuthedRequest as Request
-from execution import events, selectors, services
+from execution import events, selectors
 from execution.engine.conditions import evaluate_condition
 from execution.models import Environment, Run, RunStep
+from execution.services import environments, runs
 from graphs import selectors as graph_selectors
 
 # Seconds a client refused an event stream (429) waits: streams end with their runs, or after
@@ -83,7 +84,7 @@ class EnvironmentOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Environment
-        fields = ["id", *services.ENVIRONMENT_FIELDS, "owner", "system", "created_at", "updated_at"]
+        fields = ["id", *environments.ENVIRONMENT_FIELDS, "owner", "system", "created_at", "updated_at"]
 
 
 class EnvironmentInput(serializers.Serializer):
@@ -143,7 +144,7 @@ class EnvironmentListCreateApi(APIView):
         """
         data = EnvironmentInput(data=request.data)
         data.is_valid(raise_exception=True)
-        environment = services.environment_create(owner=request.user, **data.validated_data)
+        environment = environments.environment_create(owner=request.user, **data.validated_data)
         return Response(EnvironmentOutputSerializer(environment).data, status=status.HTTP_201_CREATED)
 
 
@@ -163,7 +164,7 @@ class EnvironmentDetailApi(APIView):
         data = EnvironmentInput(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         environment = selectors.environment_get(pk=pk, user=request.user)
-        environment = services.environment_update(
+        environment = environments.environment_update(
             environment=environment, actor=request.user, **data.validated_data
         )
         return Response(EnvironmentOutputSerializer(environment).data)
@@ -174,7 +175,7 @@ class EnvironmentDetailApi(APIView):
         deleted.
         """
         environment = selectors.environment_get(pk=pk, user=request.user)
-        services.environment_delete(environment=environment, actor=request.user)
+        environments.environment_delete(environment=environment, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -392,7 +393,7 @@ class RunListCreateApi(APIView):
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 0 < len(key) <= 200:
             raise BadRequest("Idempotency-Key must be 1 to 200 characters.")
-        run, _ = services.run_create(
+        run, _ = runs.run_create(
             graph=graph,
             version=version,
             user=request.user,
@@ -423,9 +424,7 @@ class RunRerunApi(APIView):
         Redacted secret headers are not resent by another user.
         """
         run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
-        return _run_response(
-            services.run_rerun(run=run, user=request.user), request, status.HTTP_202_ACCEPTED
-        )
+        return _run_response(runs.run_rerun(run=run, user=request.user), request, status.HTTP_202_ACCEPTED)
 
 
 class RunCancelApi(APIView):
@@ -435,9 +434,7 @@ class RunCancelApi(APIView):
         `cancelled`. The run's starter, staff, or anyone who may save the graph.
         """
         run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
-        return _run_response(
-            services.run_cancel(run=run, user=request.user), request, status.HTTP_202_ACCEPTED
-        )
+        return _run_response(runs.run_cancel(run=run, user=request.user), request, status.HTTP_202_ACCEPTED)
 
 
 class EventStreamRenderer(BaseRenderer):

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from execution import services
+from execution.services import environments
 from execution.testcases import services as test_services
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
@@ -194,7 +194,7 @@ def seed() -> Iterator[str]:
         user.set_password(DEMO_PASSWORD)
         user.save()
         yield f"Created the demo user {DEMO_USER!r} (password {DEMO_PASSWORD!r})."
-    environment, created = services.ensure_local_environment()
+    environment, created = environments.ensure_local_environment()
     if created:
         yield f"Created the environment {environment.name!r} -> {environment.url_template}"
     for name, (manifest, _layout, description, _request) in DEMO_GRAPHS.items():

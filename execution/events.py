@@ -7,23 +7,18 @@ transaction commits is it published on the channel ``run:{id}``. A stream subscr
 sent (by ``seq``) and fills any gap from the database. When Redis is unreachable, publishing is
 skipped (logged) and streams poll the database instead: slower, never wrong.
 
-A cancel request is published on the control channel ``run:{id}:control`` for the worker running it.
-
-Streams do not each subscribe: one :class:`EventHub` per process holds ONE pub/sub connection
-(a pattern subscription to every run's channel) and hands each message to the streams of that run.
+Streams do not each subscribe: one hub per process (:func:`event_hub`, a
+:class:`~execution.bus.ChannelListener`) holds ONE pub/sub connection (a pattern subscription to
+every run's channel) and hands each message to the streams of that run.
 200 open streams used to hold 200 connections of the process's pool (redis-py's default cap: 100)
 and starve everything else. A process also serves at most ``RUN_SSE_MAX_STREAMS`` streams, and
 ``RUN_SSE_MAX_STREAMS_PER_USER`` per user (:class:`StreamSlots`; the API answers 429 beyond).
 
-The Redis clients are made lazily per URL, purpose and process (redis-py clients are thread-safe
-pools): events (publishing), secrets (run secret headers: their own pool, so nothing else can use
-up the connections they need) and pub/sub (the hub's and the cancel listener's connections). The URL
-is ``settings.RUN_EVENTS_REDIS_URL``, read at every call so tests can point it elsewhere.
+The Redis clients, channels and the run's cancel channel and secret headers are :mod:`execution.bus`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
@@ -41,40 +36,12 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import F
 
+from execution import bus
 from execution.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)
 
 FINAL_EVENT = "run.finished"
-CANCEL_MESSAGE = "cancel"
-
-
-def channel(run_id: uuid.UUID | str) -> str:
-    return f"run:{run_id}"
-
-
-def control_channel(run_id: uuid.UUID | str) -> str:
-    return f"run:{run_id}:control"
-
-
-def secret_headers_key(run_id: uuid.UUID | str) -> str:
-    return f"run:{run_id}:secret-headers"
-
-
-@functools.lru_cache(maxsize=16)
-def _client(url: str, purpose: str = "events") -> redis.Redis:
-    """One client (one connection pool) per URL and ``purpose``: pools are not shared across
-    purposes, so a burst of one kind of call cannot exhaust the connections of another."""
-    # Short timeouts: a dead Redis must cost a web request milliseconds, not a hang.
-    return redis.Redis.from_url(url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=30)
-
-
-def get_redis() -> redis.Redis:
-    return _client(settings.RUN_EVENTS_REDIS_URL)
-
-
-def _secrets_redis() -> redis.Redis:
-    return _client(settings.RUN_EVENTS_REDIS_URL, "secrets")
 
 
 def event_payload(event: RunEvent) -> dict[str, Any]:
@@ -95,7 +62,7 @@ def _dumps(value: Any) -> str:
 def publish(event: RunEvent) -> None:
     """Send a stored event to the live subscribers; a Redis failure is logged, never raised."""
     try:
-        get_redis().publish(channel(event.run_id), _dumps(event_payload(event)))
+        bus.get_redis().publish(bus.channel(event.run_id), _dumps(event_payload(event)))
     except redis.RedisError as exc:
         logger.warning("could not publish event %s of run %s: %s", event.seq, event.run_id, exc)
 
@@ -129,124 +96,12 @@ def _publish_all(created: list[RunEvent]) -> None:
         publish(created[0])
         return
     try:
-        with get_redis().pipeline(transaction=False) as pipe:
+        with bus.get_redis().pipeline(transaction=False) as pipe:
             for event in created:
-                pipe.publish(channel(event.run_id), _dumps(event_payload(event)))
+                pipe.publish(bus.channel(event.run_id), _dumps(event_payload(event)))
             pipe.execute()
     except redis.RedisError as exc:
         logger.warning("could not publish %d events of run %s: %s", len(created), created[0].run_id, exc)
-
-
-class CancelListener:
-    """One subscriber per process and Redis URL for every run's control channel (``run:*:control``).
-
-    Workers register the runs they execute with a callback; a cancel message calls it (from the
-    listener's thread). One thread and one connection serve all the runs of a worker process,
-    instead of one of each per run.
-    """
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self._callbacks: dict[str, Callable[[], None]] = {}
-        self._lock = threading.Lock()
-        self._ready = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def watch(self, run_id: uuid.UUID | str, callback: Callable[[], None], timeout: float = 2.0) -> bool:
-        """Call ``callback`` when the run is cancelled; True once the subscription is live."""
-        with self._lock:
-            self._callbacks[str(run_id)] = callback
-            if self._thread is None or not self._thread.is_alive():
-                self._ready.clear()
-                self._thread = threading.Thread(target=self._listen, name="run-cancel-listener", daemon=True)
-                self._thread.start()
-        return self._ready.wait(timeout)
-
-    def unwatch(self, run_id: uuid.UUID | str) -> None:
-        with self._lock:
-            self._callbacks.pop(str(run_id), None)
-
-    def _listen(self) -> None:
-        while True:
-            with self._lock:
-                if not self._callbacks:
-                    self._thread = None
-                    return
-            try:
-                pubsub = _client(self.url, "pubsub").pubsub(ignore_subscribe_messages=False)
-                pubsub.psubscribe(control_channel("*"))
-                try:
-                    while True:
-                        message = pubsub.get_message(timeout=1.0)
-                        if message is None:
-                            with self._lock:
-                                if not self._callbacks:
-                                    self._thread = None
-                                    return
-                            continue
-                        if message["type"] == "psubscribe":
-                            self._ready.set()
-                        elif message["type"] == "pmessage":
-                            run_id = message["channel"].decode().split(":")[1]
-                            with self._lock:
-                                callback = self._callbacks.get(run_id)
-                            if callback is not None:
-                                callback()
-                finally:
-                    _close(pubsub)
-            except (redis.RedisError, OSError) as exc:
-                self._ready.clear()
-                logger.warning("cancel listener lost Redis (%s); retrying in 1 s", exc)
-                time.sleep(1.0)
-
-
-_listeners: dict[str, CancelListener] = {}
-_listeners_lock = threading.Lock()
-
-
-def cancel_listener() -> CancelListener:
-    url = settings.RUN_EVENTS_REDIS_URL
-    with _listeners_lock:
-        if url not in _listeners:
-            _listeners[url] = CancelListener(url)
-        return _listeners[url]
-
-
-def publish_cancel(run_id: uuid.UUID | str) -> None:
-    try:
-        get_redis().publish(control_channel(run_id), CANCEL_MESSAGE)
-    except redis.RedisError as exc:  # the worker's heartbeat poll still sees the flag
-        logger.warning("could not publish the cancel of run %s: %s", run_id, exc)
-
-
-# --- secret headers ------------------------------------------------------------------------------
-
-
-def store_secret_headers(run_id: uuid.UUID | str, secrets: dict[str, str]) -> bool:
-    """Keep the real values of redacted headers in Redis for the worker (TTL from settings)."""
-    if not secrets:
-        return True
-    try:
-        _secrets_redis().set(
-            secret_headers_key(run_id), json.dumps(secrets), ex=settings.RUN_SECRET_HEADERS_TTL
-        )
-        return True
-    except redis.RedisError as exc:
-        logger.warning("could not store the secret headers of run %s: %s", run_id, exc)
-        return False
-
-
-def load_secret_headers(run_id: uuid.UUID | str) -> dict[str, str] | None:
-    """The real values stored for a run; None when they expired or Redis cannot be reached."""
-    try:
-        raw = _secrets_redis().get(secret_headers_key(run_id))
-    except redis.RedisError as exc:
-        logger.warning("could not read the secret headers of run %s: %s", run_id, exc)
-        return None
-    if raw is None:
-        return None
-    value = json.loads(raw)
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
 
 
 # --- the event hub: one pub/sub connection per process for every stream ---------------------------
@@ -255,10 +110,11 @@ def load_secret_headers(run_id: uuid.UUID | str) -> dict[str, str] | None:
 class Subscription:
     """The live events of one run for one stream, as the hub receives them (JSON text each)."""
 
-    def __init__(self, hub: EventHub, run_id: str) -> None:
+    def __init__(self, hub: bus.ChannelListener, run_id: str) -> None:
         self.hub = hub
         self.run_id = run_id
         self.queue: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._watch = hub.add(run_id, self.queue.put)
 
     @property
     def live(self) -> bool:
@@ -272,106 +128,27 @@ class Subscription:
             return None
 
     def close(self) -> None:
-        self.hub.unsubscribe(self)
+        self._watch.close()
 
 
-class EventHub:
-    """One pattern subscription (``run:*``) per process and Redis URL, fanned out to the streams.
+def _event_run_id(name: str) -> str | None:
+    prefix, _, run_id = name.partition(":")
+    return run_id if prefix == "run" and ":" not in run_id else None  # not run:{id}:control
 
-    The listener thread starts with the first subscriber and ends when the last one leaves. When
-    Redis goes away it retries every second; meanwhile :attr:`connected` is False and streams poll.
+
+def event_hub() -> bus.ChannelListener:
+    """This process's one subscription to every run's event channel (``run:*``)."""
+    return bus.listener(bus.channel("*"), _event_run_id, "run-event-hub")
+
+
+def subscribe(run_id: uuid.UUID | str, timeout: float = 1.0) -> Subscription:
+    """A subscription to the run's events; waits up to ``timeout`` s for the hub to be live.
+
+    Once this returns with ``live`` true, every event published afterwards reaches it.
     """
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self._subscribers: dict[str, set[Subscription]] = {}
-        self._lock = threading.Lock()
-        self._ready = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    @property
-    def connected(self) -> bool:
-        return self._ready.is_set()
-
-    def subscribe(self, run_id: uuid.UUID | str, timeout: float = 1.0) -> Subscription:
-        """A subscription to the run's channel; waits up to ``timeout`` s for the hub to be live.
-
-        Once this returns with ``live`` true, every event published afterwards reaches it.
-        """
-        subscription = Subscription(self, str(run_id))
-        with self._lock:
-            self._subscribers.setdefault(subscription.run_id, set()).add(subscription)
-            if self._thread is None or not self._thread.is_alive():
-                self._ready.clear()
-                self._thread = threading.Thread(target=self._listen, name="run-event-hub", daemon=True)
-                self._thread.start()
-        self._ready.wait(timeout)
-        return subscription
-
-    def unsubscribe(self, subscription: Subscription) -> None:
-        with self._lock:
-            streams = self._subscribers.get(subscription.run_id)
-            if streams is not None:
-                streams.discard(subscription)
-                if not streams:
-                    del self._subscribers[subscription.run_id]
-
-    def _idle(self) -> bool:
-        """True (and the thread forgotten) when nobody listens any more; call with the lock held."""
-        if self._subscribers:
-            return False
-        self._thread = None
-        self._ready.clear()
-        return True
-
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        name = message["channel"].decode()
-        prefix, _, run_id = name.partition(":")
-        if prefix != "run" or ":" in run_id:  # run:{id}:control is the workers' channel
-            return
-        data = message["data"].decode()
-        with self._lock:
-            streams = list(self._subscribers.get(run_id, ()))
-        for subscription in streams:
-            subscription.queue.put(data)
-
-    def _listen(self) -> None:
-        while True:
-            with self._lock:
-                if self._idle():
-                    return
-            try:
-                pubsub = _client(self.url, "pubsub").pubsub(ignore_subscribe_messages=False)
-                try:
-                    pubsub.psubscribe(channel("*"))
-                    while True:
-                        message = pubsub.get_message(timeout=1.0)
-                        if message is None:
-                            with self._lock:
-                                if self._idle():
-                                    return
-                        elif message["type"] == "psubscribe":
-                            self._ready.set()
-                        elif message["type"] == "pmessage":
-                            self._dispatch(message)
-                finally:
-                    _close(pubsub)
-            except (redis.RedisError, OSError) as exc:
-                self._ready.clear()
-                logger.warning("event hub lost Redis (%s); streams poll the database, retrying in 1 s", exc)
-                time.sleep(1.0)
-
-
-_hubs: dict[str, EventHub] = {}
-_hubs_lock = threading.Lock()
-
-
-def event_hub() -> EventHub:
-    url = settings.RUN_EVENTS_REDIS_URL
-    with _hubs_lock:
-        if url not in _hubs:
-            _hubs[url] = EventHub(url)
-        return _hubs[url]
+    subscription = Subscription(event_hub(), str(run_id))
+    subscription.hub.wait_connected(timeout)
+    return subscription
 
 
 class StreamSlots:
@@ -509,7 +286,7 @@ def stream(
     max_seconds = max_seconds if max_seconds is not None else settings.RUN_SSE_MAX_SECONDS
     # A safety net even with Redis up: a publish can be lost (Redis restarted between commit and send).
     recheck = max(poll * 10, 2.0)
-    subscription = event_hub().subscribe(run_id)  # BEFORE reading the backlog: nothing falls in between
+    subscription = subscribe(run_id)  # BEFORE reading the backlog: nothing falls in between
     started = last_sent_at = last_check = time.monotonic()
     last = last_seq
     try:
@@ -562,8 +339,3 @@ def stream(
                 yield ": keep-alive\n\n"
     finally:
         subscription.close()
-
-
-def _close(pubsub: Any) -> None:
-    with contextlib.suppress(redis.RedisError, OSError):
-        pubsub.close()

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import migrations, models
 
-# The name runs without an environment use (execution.services.LOCAL_ENVIRONMENT, copied: a
+# The name runs without an environment use (execution.services.environments.LOCAL_ENVIRONMENT, copied: a
 # migration must not import code that later changes).
 LOCAL = "local"
 

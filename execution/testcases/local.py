@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from config.exceptions import BadRequest, NotFound
-from execution import services as run_services
 from execution.engine import EngineConfig
 from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
 from execution.models import Environment
+from execution.services import environments, run_request, runs
 from execution.testcases.models import TestCase
 from graphs import spec
 from graphs.models import Graph, GraphVersion
@@ -42,7 +42,7 @@ class PreparedSuite:
 def _environment(name: str | None, cache: dict[str | None, Environment]) -> Environment:
     if name not in cache:
         if name is None:
-            cache[None], _ = run_services.ensure_local_environment()
+            cache[None], _ = environments.ensure_local_environment()
         else:
             found = Environment.objects.filter(name=name).first()
             if found is None:
@@ -56,7 +56,7 @@ def _without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
     they are left out (as a run leaves them out when their real values are gone)."""
     kept: list[tuple[str, str]] = []
     for name, value in case.request.headers:
-        if run_services.is_secret_header(name) and value.endswith(run_services.REDACTED):
+        if run_request.is_secret_header(name) and value.endswith(run_request.REDACTED):
             notes.append(f"case {case.name!r}: header {name} is stored redacted and is not sent")
         else:
             kept.append((name, value))
@@ -87,7 +87,7 @@ def prepare_stored_suite(
         raise NotFound(
             f"Graph {graph_name!r} has no version {number if number is not None else ''}".rstrip() + "."
         )
-    run_services.check_runnable(graph, version)
+    runs.check_runnable(graph, version)
     rows = list(TestCase.objects.filter(graph=graph).order_by("name"))
     if case_names:
         unknown = sorted(set(case_names) - {row.name for row in rows})
@@ -104,8 +104,8 @@ def prepare_stored_suite(
             raise BadRequest(f"Stored test case {row.name!r} no longer reads: {exc}") from None
         env = _environment(environment or case.environment, cache)
         if env.name not in groups:
-            config = run_services.engine_config(
-                run_services.environment_config(env),
+            config = environments.engine_config(
+                environments.environment_config(env),
                 graph_namespace=graph.namespace,
                 redact=tuple(env.secret_headers or ()),
             )
@@ -125,5 +125,5 @@ def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
     version = graph.versions.filter(number=number).first() if graph is not None else None
     if graph is None or version is None:
         raise NotFound(f"Graph {graph_name!r} has no version {number}.")
-    run_services.check_runnable(graph, version)
+    runs.check_runnable(graph, version)
     return spec.parse(version.manifest)

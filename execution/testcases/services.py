@@ -15,7 +15,6 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from config.exceptions import BadRequest, Conflict
-from execution import services as run_services
 from execution.graphtests import (
     API_VERSION,
     KIND,
@@ -29,6 +28,7 @@ from execution.graphtests import (
     reference_problems,
 )
 from execution.models import Run, RunEvent
+from execution.services import run_request
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs import spec
@@ -90,7 +90,7 @@ def _redacted(document: Mapping[str, Any], also_secret: Sequence[str] = ()) -> d
     request = dict(out.get("request") or {})
     headers = request.get("headers")
     if isinstance(headers, Mapping) and headers:
-        stored, _ = run_services.split_secret_headers(
+        stored, _ = run_request.split_secret_headers(
             {str(k): str(v) for k, v in headers.items()}, also_secret
         )
         request["headers"] = stored

@@ -120,10 +120,10 @@ def deep(levels: int) -> str:
 @pytest.fixture
 def runnable(user: Any, manifest: dict[str, Any]) -> Any:
     """A saved graph whose root is a Switch (it reads its input as JSON), and the local environment."""
-    from execution import services
+    from execution.services import environments
     from graphs import services as graph_services
 
-    services.ensure_local_environment()
+    environments.ensure_local_environment()
     manifest["spec"]["nodes"]["root"] = {
         "routerType": "Switch",
         "steps": [{"serviceName": "echo", "condition": "instances"}],
@@ -190,10 +190,10 @@ def test_a_run_payload_string_with_brackets_only_inside_its_strings_is_accepted(
 def test_a_run_whose_stored_response_nests_3000_deep_is_shown_as_text_with_a_note(
     api: APIClient, runnable: Any, user: Any
 ) -> None:
-    from execution import services
     from execution.models import Run
+    from execution.services import runs
 
-    run, _ = services.run_create(
+    run, _ = runs.run_create(
         graph=runnable, version=runnable.latest_version, user=user, payload={"instances": [1]}
     )
     Run.objects.filter(pk=run.pk).update(  # what a worker stores when a step answers this body
@@ -236,10 +236,10 @@ def test_every_api_endpoint_that_takes_json_answers_4xx_to_a_100000_deep_documen
     api: APIClient, runnable: Any, user: Any, other_user: Any
 ) -> None:
     """Every body-taking endpoint, fed a 100,000-deep body and the same depth inside string fields."""
-    from execution import services
     from execution.models import Environment
+    from execution.services import runs
 
-    run, _ = services.run_create(graph=runnable, version=runnable.latest_version, user=user, payload={})
+    run, _ = runs.run_create(graph=runnable, version=runnable.latest_version, user=user, payload={})
     environment = Environment.objects.create(name="mine", owner=user)
     values = {
         "name": runnable.name,

@@ -45,9 +45,9 @@ def serious_violations(page: Page) -> list[str]:
 
 @pytest.fixture
 def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution import services
+    from execution.services import environments
 
-    environment, _ = services.ensure_local_environment()
+    environment, _ = environments.ensure_local_environment()
     return environment
 
 
@@ -87,9 +87,9 @@ def test_environments_page_has_no_serious_accessibility_violations(
 ) -> None:
     """The list, the system default shown read-only, and a new environment's form with the API's
     errors pinned to its fields."""
-    from execution import services
+    from execution.services import environments
 
-    services.ensure_local_environment()
+    environments.ensure_local_environment()
     page = user_page
     page.goto(f"{live_server.url}/environments/")
     expect(page.get_by_role("row", name=re.compile(r"^local"))).to_be_visible()

@@ -42,9 +42,9 @@ SOFT_ENSEMBLE = {
 
 @pytest.fixture
 def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution import services
+    from execution.services import environments
 
-    environment, _ = services.ensure_local_environment()
+    environment, _ = environments.ensure_local_environment()
     return environment
 
 

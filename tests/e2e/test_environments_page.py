@@ -16,9 +16,9 @@ ROOT = {"root": {"routerType": "Sequence", "steps": [{"name": "one", "serviceNam
 
 @pytest.fixture
 def local_environment(transactional_db: None) -> Any:
-    from execution import services
+    from execution.services import environments
 
-    environment, _ = services.ensure_local_environment()
+    environment, _ = environments.ensure_local_environment()
     return environment
 
 

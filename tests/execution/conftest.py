@@ -23,7 +23,7 @@ def run_settings(settings: Any, redis_url: str, mock_server: mockmodels.MockMode
 @pytest.fixture(autouse=True)
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Every task message the services send, instead of sending it: ``[{"args", "kwargs"}]``."""
-    from execution.tasks import run_graph_task
+    from execution.tasks.runs import run_graph_task
 
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(
@@ -38,9 +38,9 @@ def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def local_env(db: Any, mock_server: mockmodels.MockModelServer) -> Any:
-    from execution import services
+    from execution.services import environments
 
-    environment, _ = services.ensure_local_environment()
+    environment, _ = environments.ensure_local_environment()
     return environment
 
 

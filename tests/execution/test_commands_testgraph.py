@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from execution import services
+from execution.services import environments
 from execution.testcases import services as case_services
 from graphs import services as graph_services
 from tests.stepserver import Reply, StepServer
@@ -59,7 +59,7 @@ def steps() -> Any:
 def stored(user: Any, steps: Any) -> Any:
     """Graph pets (v1: cat and dog; v2: cat only), environment "steps", two cases."""
     graph = graph_services.graph_create(owner=user, manifest=PETS)
-    services.environment_create(
+    environments.environment_create(
         owner=user,
         name="steps",
         service_urls={"cat": steps.url("/cat"), "dog": steps.url("/dog")},

@@ -301,12 +301,12 @@ def test_changes_made_in_the_admin_are_audited_too(api: APIClient, user: Any) ->
 
 def test_the_system_environment_follows_the_mock_server_when_it_moves(settings: Any) -> None:
     """`make run` on another MOCK_PORT: a seeded template is mended (audited), a custom one is kept."""
-    from execution import services
+    from execution.services import environments
 
     settings.MOCKMODELS_URL = "http://127.0.0.1:9010"
-    local, _ = services.ensure_local_environment()
+    local, _ = environments.ensure_local_environment()
     settings.MOCKMODELS_URL = "http://127.0.0.1:9310"
-    assert services.ensure_local_environment()[0].url_template == (
+    assert environments.ensure_local_environment()[0].url_template == (
         "http://127.0.0.1:9310/v1/models/{name}:predict"
     )
     local.refresh_from_db()
@@ -314,4 +314,4 @@ def test_the_system_environment_follows_the_mock_server_when_it_moves(settings: 
     assert AuditEvent.objects.filter(action="environment.update", actor=None).exists()
     Environment.objects.filter(pk=local.pk).update(url_template="http://models.internal/{name}")
     settings.MOCKMODELS_URL = "http://127.0.0.1:9999"
-    assert services.ensure_local_environment()[0].url_template == "http://models.internal/{name}"
+    assert environments.ensure_local_environment()[0].url_template == "http://models.internal/{name}"

@@ -15,7 +15,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from execution import services
+from execution.services import environments, reaper, runs, worker
 from graphs import services as graph_services
 from tests.stepserver import Reply, StepServer
 
@@ -61,7 +61,7 @@ def test_a_locked_database_does_not_run_a_graph_twice(
     sqlite_only: None, slow_step: StepServer, user: Any, settings: Any
 ) -> None:
     settings.RUN_HEARTBEAT_SECONDS = 0.1
-    environment = services.environment_create(
+    environment = environments.environment_create(
         owner=user,
         name="slow",
         service_urls={"slow": slow_step.url("/slow")},
@@ -76,14 +76,14 @@ def test_a_locked_database_does_not_run_a_graph_twice(
             "spec": {"nodes": {"root": {"routerType": "Sequence", "steps": [{"serviceName": "slow"}]}}},
         },
     )
-    run, _ = services.run_create(
+    run, _ = runs.run_create(
         graph=graph, version=graph.latest_version, user=user, payload={"x": 1}, environment=environment
     )
     connection.ensure_connection()
     connection.connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     locker = hold_write_lock(connection.settings_dict["NAME"], LOCK_AFTER, LOCK_FOR)
     try:
-        outcome = services.run_execute(run_id=str(run.pk))
+        outcome = worker.run_execute(run_id=str(run.pk))
     finally:
         locker.join()
     assert outcome == "done"
@@ -91,7 +91,7 @@ def test_a_locked_database_does_not_run_a_graph_twice(
     assert (run.status, run.attempt) == ("succeeded", 1)
     # Nothing left for the reaper to retry, and the model was called exactly once.
     later = timezone.now() + timedelta(seconds=settings.RUN_HEARTBEAT_TIMEOUT + 1)
-    assert services.reap_runs(now=later).requeued == []
+    assert reaper.reap_runs(now=later).requeued == []
     time.sleep(1.2)  # an orphaned engine would have called the model again by now
     assert len(slow_step.received("/slow")) == 1
 
@@ -100,7 +100,7 @@ def test_the_task_tries_a_busy_claim_again(monkeypatch: pytest.MonkeyPatch) -> N
     """A claim that found the database locked is retried, not dropped until the reaper re-sends it."""
     from django.db import OperationalError
 
-    from execution.tasks import run_graph_task
+    from execution.tasks.runs import run_graph_task
 
     calls: list[str] = []
 
@@ -110,6 +110,6 @@ def test_the_task_tries_a_busy_claim_again(monkeypatch: pytest.MonkeyPatch) -> N
             raise OperationalError("database is locked")
         return "done"
 
-    monkeypatch.setattr(services, "run_execute", claim)
+    monkeypatch.setattr(worker, "run_execute", claim)
     result = run_graph_task.apply(args=["r-1"])
     assert result.get() == "done" and calls == ["r-1", "r-1"]

@@ -11,8 +11,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from execution import demo, mockmodels, services
+from execution import demo, mockmodels
 from execution.models import Environment, Run, RunEvent, RunStep
+from execution.services import reaper, runs, worker
 from graphs.models import Graph
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +45,7 @@ def execute(
     name: str, payload: Any, *, environment: Environment | None = None, seed: int | None = None
 ) -> Run:
     graph = Graph.objects.get(name=name)
-    run, _ = services.run_create(
+    run, _ = runs.run_create(
         graph=graph,
         version=graph.latest_version,
         user=graph.owner,
@@ -52,7 +53,7 @@ def execute(
         environment=environment,
         seed=seed,
     )
-    assert services.run_execute(run_id=str(run.pk)) == "done"
+    assert worker.run_execute(run_id=str(run.pk)) == "done"
     return Run.objects.get(pk=run.pk)
 
 
@@ -91,7 +92,7 @@ def test_a_run_records_its_response_steps_and_events(seeded: Environment) -> Non
 def test_receiving_the_task_twice_is_harmless(seeded: Environment) -> None:
     run = execute("cat-dog-breed", {"instances": [{"animal": "cat"}]})
     before = (RunEvent.objects.filter(run=run).count(), RunStep.objects.filter(run=run).count())
-    assert services.run_execute(run_id=str(run.pk)) == "not-claimed"
+    assert worker.run_execute(run_id=str(run.pk)) == "not-claimed"
     assert (RunEvent.objects.filter(run=run).count(), RunStep.objects.filter(run=run).count()) == before
     assert Run.objects.get(pk=run.pk).attempt == 1
 
@@ -182,7 +183,7 @@ def test_the_event_stream_checks_its_input(api: APIClient, anon: APIClient, seed
 
 def queued_run(graph_name: str = "canary") -> Run:
     graph = Graph.objects.get(name=graph_name)
-    run, _ = services.run_create(graph=graph, version=graph.latest_version, user=graph.owner, payload={})
+    run, _ = runs.run_create(graph=graph, version=graph.latest_version, user=graph.owner, payload={})
     return run
 
 
@@ -201,11 +202,11 @@ def claim(run: Run, *, attempt: int = 1, silent_for: float = 60.0, cancel: bool 
 
 def announce_stop(run: Run, attempt: int = 1) -> None:
     """What a worker asked to stop (SIGTERM) records for a run it is executing."""
-    services._IN_FLIGHT[str(run.pk)] = attempt
+    worker._IN_FLIGHT[str(run.pk)] = attempt
     try:
-        assert services.worker_stopping(reason="SIGTERM (warm shutdown)") == [str(run.pk)]
+        assert worker.worker_stopping(reason="SIGTERM (warm shutdown)") == [str(run.pk)]
     finally:
-        services._IN_FLIGHT.pop(str(run.pk), None)
+        worker._IN_FLIGHT.pop(str(run.pk), None)
 
 
 def test_the_reaper_fails_a_run_whose_worker_died_unannounced_and_does_not_retry_it(
@@ -216,7 +217,7 @@ def test_the_reaper_fails_a_run_whose_worker_died_unannounced_and_does_not_retry
     run = queued_run()
     claim(run)
     with django_capture_on_commit_callbacks(execute=True):
-        report = services.reap_runs()
+        report = reaper.reap_runs()
     assert report.failed == [str(run.pk)] and not report.requeued
     run.refresh_from_db()
     assert run.status == "failed" and run.attempt == 1 and run.finished_at
@@ -224,7 +225,7 @@ def test_the_reaper_fails_a_run_whose_worker_died_unannounced_and_does_not_retry
     assert run.steps.get().outcome == "error" and "not retried" in run.steps.get().error
     assert RunEvent.objects.filter(run=run).last().data["status"] == "failed"
     assert enqueued == []  # nothing re-sent
-    assert services.run_execute(run_id=str(run.pk)) == "not-claimed"  # a redelivered message is harmless
+    assert worker.run_execute(run_id=str(run.pk)) == "not-claimed"  # a redelivered message is harmless
 
 
 def test_the_reaper_requeues_a_run_whose_worker_was_asked_to_stop(
@@ -234,7 +235,7 @@ def test_the_reaper_requeues_a_run_whose_worker_was_asked_to_stop(
     claim(run)
     announce_stop(run)
     with django_capture_on_commit_callbacks(execute=True):
-        report = services.reap_runs()
+        report = reaper.reap_runs()
     assert report.requeued == [str(run.pk)]
     run.refresh_from_db()
     assert run.status == "queued" and run.attempt == 1
@@ -242,7 +243,7 @@ def test_the_reaper_requeues_a_run_whose_worker_was_asked_to_stop(
     assert RunEvent.objects.filter(run=run).last().type == "run.requeued"
     assert enqueued[-1]["args"] == [str(run.pk)]
     # The next claim is attempt 2, with its own steps.
-    assert services.run_execute(run_id=str(run.pk)) == "done"
+    assert worker.run_execute(run_id=str(run.pk)) == "done"
     run.refresh_from_db()
     assert run.status == "succeeded" and run.attempt == 2
     assert sorted(run.steps.values_list("attempt", flat=True)) == [1, 2]
@@ -253,7 +254,7 @@ def test_a_stop_announced_for_an_earlier_attempt_does_not_excuse_a_later_crash(s
     claim(run, attempt=1)
     announce_stop(run, attempt=1)
     claim(run, attempt=2)
-    assert services.reap_runs().failed == [str(run.pk)]
+    assert reaper.reap_runs().failed == [str(run.pk)]
     assert "not retried" in Run.objects.get(pk=run.pk).error
 
 
@@ -261,7 +262,7 @@ def test_the_reaper_fails_a_run_after_its_last_attempt(seeded: Environment, sett
     run = queued_run()
     claim(run, attempt=settings.RUN_MAX_ATTEMPTS)
     announce_stop(run, attempt=settings.RUN_MAX_ATTEMPTS)
-    assert services.reap_runs().failed == [str(run.pk)]
+    assert reaper.reap_runs().failed == [str(run.pk)]
     run.refresh_from_db()
     assert run.status == "failed" and "stopped responding" in run.error and run.finished_at
     assert "giving up" in run.error
@@ -269,7 +270,7 @@ def test_the_reaper_fails_a_run_after_its_last_attempt(seeded: Environment, sett
 
 
 def test_a_worker_asked_to_stop_records_only_the_runs_it_is_executing(seeded: Environment) -> None:
-    assert services.worker_stopping(reason="SIGTERM") == []
+    assert worker.worker_stopping(reason="SIGTERM") == []
     run = queued_run()
     announce_stop(run)
     event = RunEvent.objects.filter(run=run, type="run.worker_stopping").get()
@@ -279,7 +280,7 @@ def test_a_worker_asked_to_stop_records_only_the_runs_it_is_executing(seeded: En
 def test_the_reaper_cancels_a_dead_run_that_was_being_cancelled(seeded: Environment) -> None:
     run = queued_run()
     claim(run, cancel=True)
-    assert services.reap_runs().cancelled == [str(run.pk)]
+    assert reaper.reap_runs().cancelled == [str(run.pk)]
     run.refresh_from_db()
     assert run.status == "cancelled" and run.steps.get().outcome == "cancelled"
 
@@ -287,15 +288,15 @@ def test_the_reaper_cancels_a_dead_run_that_was_being_cancelled(seeded: Environm
 def test_the_reaper_leaves_live_runs_alone(seeded: Environment) -> None:
     run = queued_run()
     claim(run, silent_for=0.5)
-    assert services.reap_runs().as_dict() == {"requeued": [], "failed": [], "cancelled": [], "resent": []}
+    assert reaper.reap_runs().as_dict() == {"requeued": [], "failed": [], "cancelled": [], "resent": []}
     assert Run.objects.get(pk=run.pk).status == "running"
 
 
 def test_the_reaper_resends_a_lost_queued_run_once_then_fails_it(seeded: Environment, settings: Any) -> None:
     run = queued_run()
     later = timezone.now() + timedelta(seconds=settings.RUN_QUEUED_TIMEOUT + 1)
-    assert services.reap_runs(now=later).resent == [str(run.pk)]
+    assert reaper.reap_runs(now=later).resent == [str(run.pk)]
     assert Run.objects.get(pk=run.pk).status == "queued"
     even_later = later + timedelta(seconds=settings.RUN_QUEUED_TIMEOUT + 1)
-    assert services.reap_runs(now=even_later).failed == [str(run.pk)]
+    assert reaper.reap_runs(now=even_later).failed == [str(run.pk)]
     assert "worker" in Run.objects.get(pk=run.pk).error

@@ -10,8 +10,9 @@ import pytest
 import redis
 from rest_framework.test import APIClient
 
-from execution import events, services
+from execution import bus
 from execution.models import Environment, Run, RunEvent
+from execution.services import environments, run_request, runs, worker
 from graphs import services as graph_services
 
 pytestmark = pytest.mark.django_db
@@ -182,9 +183,9 @@ def test_secret_headers_are_stored_redacted_and_kept_in_redis_for_the_worker(
     run = Run.objects.get(pk=body["id"])
     assert "s3cret" not in json.dumps(run.request_headers)
     assert not any("s3cret" in json.dumps(e.data) for e in RunEvent.objects.filter(run=run))
-    stored = redis.Redis.from_url(redis_url).get(events.secret_headers_key(run.pk))
+    stored = redis.Redis.from_url(redis_url).get(bus.secret_headers_key(run.pk))
     assert json.loads(stored)["Authorization"] == "Bearer s3cret-value"
-    assert 0 < redis.Redis.from_url(redis_url).ttl(events.secret_headers_key(run.pk)) <= 3600
+    assert 0 < redis.Redis.from_url(redis_url).ttl(bus.secret_headers_key(run.pk)) <= 3600
 
 
 def test_every_header_not_known_to_be_harmless_is_redacted(
@@ -202,9 +203,9 @@ def test_every_header_not_known_to_be_harmless_is_redacted(
     }
     body = start(api, headers=headers).json()
     assert body["request"]["headers"] == {
-        "X-Credentials": services.REDACTED,
-        "X-Session": services.REDACTED,
-        "Signature": services.REDACTED,
+        "X-Credentials": run_request.REDACTED,
+        "X-Session": run_request.REDACTED,
+        "Signature": run_request.REDACTED,
         "X-Request-Id": "r-1",
         "traceparent": headers["traceparent"],
         "Accept": "application/json",
@@ -212,7 +213,7 @@ def test_every_header_not_known_to_be_harmless_is_redacted(
     }
     run = Run.objects.get(pk=body["id"])
     assert sorted(run.secret_header_names) == ["Signature", "X-Credentials", "X-Session"]
-    stored = json.loads(redis.Redis.from_url(redis_url).get(events.secret_headers_key(run.pk)))
+    stored = json.loads(redis.Redis.from_url(redis_url).get(bus.secret_headers_key(run.pk)))
     assert stored == {"X-Credentials": "user:pass", "X-Session": "s-1", "Signature": "sig"}
 
 
@@ -229,9 +230,9 @@ def test_an_environment_marks_more_headers_as_secret(
     with django_capture_on_commit_callbacks(execute=True):
         first = start(api, headers={"X-Request-Id": "tenant-7", "Accept": "*/*"}).json()
         again = api.post(f"/api/runs/{first['id']}/rerun/").json()
-    assert first["request"]["headers"] == {"X-Request-Id": services.REDACTED, "Accept": "*/*"}
+    assert first["request"]["headers"] == {"X-Request-Id": run_request.REDACTED, "Accept": "*/*"}
     # the rerun carries the real value along, never the redacted one as a value
-    assert json.loads(redis.Redis.from_url(redis_url).get(events.secret_headers_key(again["id"]))) == {
+    assert json.loads(redis.Redis.from_url(redis_url).get(bus.secret_headers_key(again["id"]))) == {
         "X-Request-Id": "tenant-7"
     }
 
@@ -239,8 +240,8 @@ def test_an_environment_marks_more_headers_as_secret(
 def test_redaction_is_spelled_the_same_in_storage_and_in_the_engine_trace() -> None:
     from execution.engine.config import REDACTED
 
-    assert services.REDACTED == REDACTED
-    assert services.redact_value("Bearer abc") == f"Bearer {REDACTED}"
+    assert run_request.REDACTED == REDACTED
+    assert run_request.redact_value("Bearer abc") == f"Bearer {REDACTED}"
 
 
 def test_bad_headers_are_refused(api: APIClient, graph: Any, local_env: Any) -> None:
@@ -252,7 +253,7 @@ def test_list_is_paginated_and_filtered(api: APIClient, graph: Any, local_env: A
     other = Environment.objects.create(name="other", owner=user)
     first = start(api).json()["id"]
     start(api, environment="other")
-    services.run_cancel(run=Run.objects.get(pk=first), user=user)
+    runs.run_cancel(run=Run.objects.get(pk=first), user=user)
     listing = api.get("/api/graphs/model-chainer/runs/").json()
     assert listing["count"] == 2 and {"next", "previous", "results"} <= set(listing)
     assert "steps" not in listing["results"][0]
@@ -285,7 +286,7 @@ def test_rerun_repeats_the_request_as_a_new_run(
     again = response.json()
     assert again["id"] != first["id"] and again["rerun_of"] == first["id"]
     assert (again["request"], again["seed"], again["version"]) == (first["request"], 3, 1)
-    stored = redis.Redis.from_url(redis_url).get(events.secret_headers_key(again["id"]))
+    stored = redis.Redis.from_url(redis_url).get(bus.secret_headers_key(again["id"]))
     assert json.loads(stored) == {"Authorization": "Bearer abc"}
     assert len(enqueued) == 2
 
@@ -296,7 +297,7 @@ def test_a_rerun_by_someone_else_does_not_replay_the_secrets(
     first = start(api, headers={"Authorization": "Bearer abc", "X-Request-Id": "1"}).json()
     again = bob_api.post(f"/api/runs/{first['id']}/rerun/").json()
     assert again["created_by"] == "bob" and again["request"]["headers"] == {"X-Request-Id": "1"}
-    assert redis.Redis.from_url(redis_url).get(events.secret_headers_key(again["id"])) is None
+    assert redis.Redis.from_url(redis_url).get(bus.secret_headers_key(again["id"])) is None
 
 
 def test_cancelling_a_queued_run_cancels_it_at_once(api: APIClient, graph: Any, local_env: Any) -> None:
@@ -310,7 +311,7 @@ def test_cancelling_a_queued_run_cancels_it_at_once(api: APIClient, graph: Any, 
     ]
     assert RunEvent.objects.get(run_id=run_id, type="run.finished").data["status"] == "cancelled"
     # The task arriving later returns at once; cancelling again changes nothing.
-    assert services.run_execute(run_id=run_id) == "not-claimed"
+    assert worker.run_execute(run_id=run_id) == "not-claimed"
     assert api.post(f"/api/runs/{run_id}/cancel/").json()["status"] == "cancelled"
     assert RunEvent.objects.filter(run_id=run_id).count() == 2
 
@@ -321,12 +322,12 @@ def test_cancelling_a_running_run_flags_it_for_its_worker(
     run_id = start(api).json()["id"]
     Run.objects.filter(pk=run_id).update(status=Run.Status.RUNNING, attempt=1)
     pubsub = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(events.control_channel(run_id))
+    pubsub.subscribe(bus.control_channel(run_id))
     body = api.post(f"/api/runs/{run_id}/cancel/").json()
     assert body["status"] == "running" and body["cancel_requested"] is True
     assert RunEvent.objects.filter(run_id=run_id).last().type == "run.cancel_requested"
     # The test's transaction never commits, so on_commit never fires; publish the way it would.
-    events.publish_cancel(run_id)
+    bus.publish_cancel(run_id)
     message = None
     for _ in range(20):  # the first reads return the (ignored) subscribe confirmation
         message = message or pubsub.get_message(timeout=0.1)
@@ -345,7 +346,7 @@ def test_only_the_starter_graph_writers_or_staff_may_cancel(
 
 
 def _private(owner: Any, name: str = "alices-lab") -> Environment:
-    return services.environment_create(
+    return environments.environment_create(
         owner=owner,
         name=name,
         allow_loopback=True,

@@ -14,9 +14,9 @@ import pytest
 
 @pytest.fixture
 def local_env(run_settings: None, db: Any) -> Any:
-    from execution import services
+    from execution.services import environments
 
-    environment, _ = services.ensure_local_environment()
+    environment, _ = environments.ensure_local_environment()
     return environment
 
 

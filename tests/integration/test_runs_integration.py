@@ -15,8 +15,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 from runhelpers import parse_sse, wait_for_run
 
-from execution import demo, events, mockmodels, services
+from execution import demo, events, mockmodels
 from execution.models import Environment, Run, RunEvent, RunStep
+from execution.services import reaper, runs
+from execution.services.worker import STOP_ANNOUNCED
+from execution.tasks import runs as run_tasks
 from graphs import services as graph_services
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -246,25 +249,24 @@ def test_a_dead_worker_leaves_no_run_stuck(
             },
         },
     )
-    monkeypatch.setattr(services, "enqueue", lambda run: None)  # the message of attempt 1 is "lost"
-    runs = [
-        services.run_create(graph=graph, version=graph.latest_version, user=user, payload={})[0]
-        for _ in range(2)
+    monkeypatch.setattr(run_tasks, "enqueue", lambda run: None)  # the message of attempt 1 is "lost"
+    started = [
+        runs.run_create(graph=graph, version=graph.latest_version, user=user, payload={})[0] for _ in range(2)
     ]
     monkeypatch.undo()
     stale = timezone.now() - timedelta(seconds=30)
-    for run, attempt in zip(runs, (1, 2), strict=True):  # a worker claimed it, then died
+    for run, attempt in zip(started, (1, 2), strict=True):  # a worker claimed it, then died
         Run.objects.filter(pk=run.pk).update(
             status="running", attempt=attempt, started_at=stale, heartbeat_at=stale
         )
         RunStep.objects.create(run=run, attempt=attempt, call_id="root/0")
-        events.emit(run.pk, services.STOP_ANNOUNCED, {"attempt": attempt, "reason": "SIGTERM"})
-    report = services.reap_runs()
-    assert report.requeued == [str(runs[0].pk)] and report.failed == [str(runs[1].pk)]
-    again = wait_for_run(runs[0].pk)
+        events.emit(run.pk, STOP_ANNOUNCED, {"attempt": attempt, "reason": "SIGTERM"})
+    report = reaper.reap_runs()
+    assert report.requeued == [str(started[0].pk)] and report.failed == [str(started[1].pk)]
+    again = wait_for_run(started[0].pk)
     assert again.status == "succeeded" and again.attempt == 2
     assert sorted(again.steps.values_list("attempt", "outcome")) == [(1, "error"), (2, "ok")]
-    dead = Run.objects.get(pk=runs[1].pk)
+    dead = Run.objects.get(pk=started[1].pk)
     assert dead.status == "failed" and "stopped responding" in dead.error
 
 

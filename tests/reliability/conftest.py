@@ -159,10 +159,10 @@ def make_graph(user: Any) -> Callable[..., Any]:
 @pytest.fixture
 def start_run(user: Any, fault_settings: Any) -> Callable[..., Any]:
     """``start_run(graph, environment, payload={})`` queues a run through the real service."""
-    from execution import services
+    from execution.services import runs
 
     def start(graph: Any, environment: Any, payload: Any = None) -> Any:
-        run, _ = services.run_create(
+        run, _ = runs.run_create(
             graph=graph,
             version=graph.latest_version,
             user=user,

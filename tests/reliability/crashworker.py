@@ -26,9 +26,9 @@ def install() -> None:
     import django
 
     django.setup()
-    from execution import services
+    from execution.services import worker
 
-    persist = services._Execution._persist
+    persist = worker._Execution._persist
 
     def crash_on_poison(self: Any, trace: list[Any]) -> None:
         for event in trace:
@@ -38,7 +38,7 @@ def install() -> None:
                 os.kill(os.getpid(), signal.SIGSEGV)
         persist(self, trace)
 
-    services._Execution._persist = crash_on_poison  # type: ignore[method-assign]
+    worker._Execution._persist = crash_on_poison  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -68,9 +68,9 @@ def other_user(base: str, token: str, index: int, stop: threading.Event, statuse
 def test_a_maximal_import_leaves_other_users_without_5xx(
     live_server: Any, fault_settings: Any, record_figure: Callable[[str, Any], None]
 ) -> None:
-    from execution import services
+    from execution.services import environments
 
-    services.ensure_local_environment()
+    environments.ensure_local_environment()
     importer = token_for("importer")
     headers = {"Authorization": f"Token {importer}", "Content-Type": "application/yaml"}
     with httpx.Client(base_url=live_server.url, headers=headers, timeout=120) as client:

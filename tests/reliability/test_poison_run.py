@@ -38,8 +38,8 @@ def step_server() -> Iterator[Any]:
 def test_a_run_that_crashes_its_worker_fails_after_the_first_crash_and_is_never_requeued(
     start_worker: Any, start_run: Any, make_graph: Any, step_server: Any, record_figure: Any
 ) -> None:
-    from execution import services
     from execution.models import Environment, Run, RunStep
+    from execution.services import reaper
 
     environment = Environment.objects.create(
         name="poison", visibility="shared", allow_loopback=True, step_timeout=10, deadline=30
@@ -60,7 +60,7 @@ def test_a_run_that_crashes_its_worker_fails_after_the_first_crash_and_is_never_
     deadline = time.monotonic() + 30
     while Run.objects.get(pk=run.pk).status == "running":  # beat's job, every 0.25 s
         assert time.monotonic() < deadline, "the reaper did not settle the crashed run"
-        services.reap_runs()
+        reaper.reap_runs()
         time.sleep(0.25)
     time.sleep(VISIBILITY_TIMEOUT_S * 3)  # let the unacked message come back and be refused
 

@@ -23,8 +23,8 @@ STEP_LATENCY_MS = 600
 def test_a_redis_restart_mid_run_loses_no_run_and_workers_consume_again(
     start_worker: Any, start_run: Any, make_graph: Any, fault_mock: Any, fault_redis: Any, record_figure: Any
 ) -> None:
-    from execution import services
     from execution.models import Environment, Run, RunEvent
+    from execution.services import reaper
 
     graph = make_graph("redis-restart", [{"serviceName": "success-200"}, {"serviceName": "echo"}])
     environment = Environment.objects.create(
@@ -73,7 +73,7 @@ def test_a_redis_restart_mid_run_loses_no_run_and_workers_consume_again(
         assert time.monotonic() < deadline, list(
             Run.objects.filter(pk__in=everything).values_list("pk", "status", "requeues")
         )
-        services.reap_runs()  # what beat does every RUN_REAPER_SECONDS
+        reaper.reap_runs()  # what beat does every RUN_REAPER_SECONDS
         time.sleep(0.25)
     record_figure("redis_restart_runs_recovered", f"{len(everything)}/{len(everything)}")
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 import redis
 
-from execution import events
+from execution import bus, events
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +33,7 @@ def make_user_with_run(name: str) -> tuple[str, str]:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from execution import services
+    from execution.services import runs
     from graphs import services as graph_services
 
     user = get_user_model().objects.create_user(name, password=f"{name}-password-1")
@@ -46,7 +46,7 @@ def make_user_with_run(name: str) -> tuple[str, str]:
             "spec": {"nodes": {"root": {"routerType": "Sequence", "steps": [{"serviceName": "m"}]}}},
         },
     )
-    run, _ = services.run_create(graph=graph, version=graph.latest_version, user=user, payload={})
+    run, _ = runs.run_create(graph=graph, version=graph.latest_version, user=user, payload={})
     return str(Token.objects.create(user=user).key), str(run.pk)
 
 
@@ -116,11 +116,11 @@ def redis_connections(url: str) -> int:
 
 
 def test_one_user_cannot_open_more_than_the_limit(live_server: Any, fault_settings: Any) -> None:
-    from execution import services
+    from execution.services import environments
 
     fault_settings.RUN_SSE_KEEPALIVE_SECONDS = 0.3
     fault_settings.RUN_SSE_MAX_STREAMS_PER_USER = PER_USER
-    services.ensure_local_environment()
+    environments.ensure_local_environment()
     token, run_id = make_user_with_run("attacker")
     streams = Streams(live_server.url)
     for _ in range(40):
@@ -140,12 +140,12 @@ def test_one_user_cannot_open_more_than_the_limit(live_server: Any, fault_settin
 def test_many_open_streams_leave_other_users_runs_alone(
     live_server: Any, fault_settings: Any, fault_redis: Any, record_figure: Callable[[str, Any], None]
 ) -> None:
-    from execution import services
+    from execution.services import environments
 
     fault_settings.RUN_SSE_KEEPALIVE_SECONDS = 0.5
     fault_settings.RUN_SSE_MAX_STREAMS_PER_USER = PER_USER
     fault_settings.RUN_SSE_MAX_STREAMS = USERS * PER_USER + 50
-    services.ensure_local_environment()
+    environments.ensure_local_environment()
     viewers = [make_user_with_run(f"viewer{i}") for i in range(USERS)]
     bob_token, _ = make_user_with_run("bob")
     streams = Streams(live_server.url)
@@ -168,7 +168,7 @@ def test_many_open_streams_leave_other_users_runs_alone(
                     json={"payload": {"i": i}, "headers": {"Authorization": f"Bearer bob-{i}"}},
                 )
                 assert response.status_code == 202, response.text
-                stored = raw.get(events.secret_headers_key(response.json()["id"]))
+                stored = raw.get(bus.secret_headers_key(response.json()["id"]))
                 kept += stored is not None and b"bob-" in stored
             # and his own stream gets a live event
             run_id = response.json()["id"]

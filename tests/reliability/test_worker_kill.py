@@ -40,17 +40,17 @@ def _in_first_step(run_ids: list[Any]) -> bool:
 
 
 def _stop_announced(run_ids: list[Any]) -> bool:
-    from execution import services
     from execution.models import RunEvent
+    from execution.services import worker
 
-    marked = RunEvent.objects.filter(run_id__in=run_ids, type=services.STOP_ANNOUNCED, data__attempt=1)
+    marked = RunEvent.objects.filter(run_id__in=run_ids, type=worker.STOP_ANNOUNCED, data__attempt=1)
     return marked.count() == len(run_ids)
 
 
 def _reap_until_settled(run_ids: list[Any], timeout: float) -> None:
     """Call the reaper every 0.25 s (beat's job) until every run is terminal."""
-    from execution import services
     from execution.models import Run
+    from execution.services import reaper
 
     deadline = time.monotonic() + timeout
     while Run.objects.filter(pk__in=run_ids).exclude(status__in=Run.TERMINAL).exists():
@@ -61,7 +61,7 @@ def _reap_until_settled(run_ids: list[Any], timeout: float) -> None:
                 .values_list("pk", "status", "attempt")
             )
             raise AssertionError(f"runs still not settled {timeout} s after the kill: {stuck}")
-        services.reap_runs()
+        reaper.reap_runs()
         time.sleep(0.25)
 
 

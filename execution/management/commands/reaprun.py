@@ -7,11 +7,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from execution import services
+from execution.services import reaper
 
 
 class Command(BaseCommand):
     help = "Fail, cancel or requeue runs whose worker died; re-send queued runs nobody picked up."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self.stdout.write(json.dumps(services.reap_runs().as_dict()))
+        self.stdout.write(json.dumps(reaper.reap_runs().as_dict()))

@@ -1,7 +1,11 @@
-"""Celery tasks of test runs. Each takes ids only and calls one service (STYLE.md §11-12)."""
+"""The task that runs one run, how a run is sent to it, and what a stopping worker records.
+
+The task takes the run id only and calls one service; receiving it twice is harmless
+(docs/architecture.md)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -10,7 +14,10 @@ from celery.signals import worker_shutting_down
 from django.conf import settings
 from django.db import OperationalError, connection
 
-from execution import services
+from execution.models import Run
+from execution.services import worker
+
+logger = logging.getLogger(__name__)
 
 # The backstop limits of a run's task (per-run values are passed at enqueue time from the run's
 # deadline). Celery's thread pool does not enforce them; the run's own deadline and the reaper do.
@@ -36,15 +43,20 @@ _HARD_LIMIT = settings.RUN_MAX_DEADLINE + 2 * settings.RUN_DEADLINE_GRACE
 )
 def run_graph_task(run_id: str) -> str:
     """Run one queued run. Idempotent: a run that is not QUEUED any more returns at once."""
-    return services.run_execute(run_id=run_id)
+    return worker.run_execute(run_id=run_id)
 
 
-@shared_task(
-    name="execution.reap_runs", ignore_result=True, acks_late=True, soft_time_limit=60, time_limit=90
-)
-def reap_runs_task() -> dict[str, Any]:
-    """Fail, cancel or requeue runs whose worker died and re-send queued runs nobody picked up."""
-    return services.reap_runs().as_dict()
+def enqueue(run: Run) -> None:
+    """Send the run's task to the broker. A broker failure is logged: the reaper re-sends later."""
+    limit = float((run.config or {}).get("deadline") or settings.RUN_MAX_DEADLINE)
+    try:
+        run_graph_task.apply_async(
+            args=[str(run.pk)],
+            soft_time_limit=limit + settings.RUN_DEADLINE_GRACE,
+            time_limit=limit + 2 * settings.RUN_DEADLINE_GRACE,
+        )
+    except Exception:  # kombu raises several unrelated types; the run stays queued either way
+        logger.exception("could not enqueue run %s; the reaper will re-send it", run.pk)
 
 
 # How long the shutdown signal handler waits for the stop to be recorded: a database that does not
@@ -64,7 +76,7 @@ def announce_worker_stop(sig: str = "", how: str = "", **_: Any) -> None:
 
     def record() -> None:
         try:
-            services.worker_stopping(reason=f"{sig or 'a signal'} ({(how or 'warm').lower()} shutdown)")
+            worker.worker_stopping(reason=f"{sig or 'a signal'} ({(how or 'warm').lower()} shutdown)")
         finally:
             connection.close()
 

@@ -1,0 +1,17 @@
+"""The periodic task of the reaper (Celery beat sends it every ``RUN_REAPER_SECONDS``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+
+from execution.services import reaper
+
+
+@shared_task(
+    name="execution.reap_runs", ignore_result=True, acks_late=True, soft_time_limit=60, time_limit=90
+)
+def reap_runs_task() -> dict[str, Any]:
+    """Fail, cancel or requeue runs whose worker died and re-send queued runs nobody picked up."""
+    return reaper.reap_runs().as_dict()
