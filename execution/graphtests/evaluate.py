@@ -20,8 +20,8 @@ from typing import Any, Final
 from execution.engine import GraphResult, evaluate_condition, is_valid_json
 from graphs.spec.model import Manifest, Node, Step
 
+from .expectations import compile_pattern
 from .jsondiff import DiffEntry, drop_paths, json_diff, json_equal, json_subset, parse_ignore_path
-from .loader import compile_pattern
 from .model import (
     BodyExpectation,
     Expectation,

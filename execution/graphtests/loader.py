@@ -9,45 +9,31 @@ its case, expectation and field, with the line and column of the source text.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-import re2
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .jsondiff import parse_ignore_path
+from .expectations import read_expectation
+from .fields import At, Issues, Path, Position, format_path, is_int
 from .model import (
     API_VERSION,
     KIND,
-    OPERATORS,
-    STEP_STATES,
-    BodyExpectation,
     Expectation,
     GraphTestCase,
     GraphTestSuite,
-    LatencyExpectation,
-    Operator,
-    PathExpectation,
-    RouteExpectation,
-    StatusExpectation,
-    StepExpectation,
-    StepState,
     TestIssue,
-    TestRequest,
     TestSpecError,
 )
+from .request import read_request
 
 __all__ = [
     "MAX_BYTES",
     "MAX_CASES",
     "MAX_EXPECTATIONS",
-    "MAX_EXPECTED_BYTES",
-    "MAX_PATTERN",
-    "compile_pattern",
     "load_suite",
     "parse_case",
     "suite_from_document",
@@ -59,21 +45,12 @@ __all__ = [
 MAX_BYTES: Final = 16 * 1024 * 1024
 MAX_CASES: Final = 1000
 MAX_EXPECTATIONS: Final = 200
-# An expected value (a body, an ``equals``) larger than 1 MiB is a copied response, not a test.
-MAX_EXPECTED_BYTES: Final = 1024 * 1024
-# Regexes longer than this are not hand-written; RE2 bounds matching time, this bounds compiling.
-MAX_PATTERN: Final = 4096
-# RE2's default memory budget for one compiled program (re2.h: max_mem = 8 << 20).
-_RE2_MAX_MEM: Final = 8 << 20
 # As graphs.spec.reader.MAX_DEPTH: JSON payloads of real models nest a handful of levels.
 MAX_DEPTH: Final = 100
 # As graphs.spec.reader.MAX_VALUES: far above any real document, reached in well under a second.
 MAX_VALUES: Final = 500_000
 # The length of the TestCase.name column (execution/testcases/models.py).
 MAX_NAME: Final = 200
-
-Path = tuple[str | int, ...]
-Position = tuple[int, int]
 
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
 _MERGE: Final = "tag:yaml.org,2002:merge"
@@ -88,18 +65,6 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-
-
-def _format_path(path: Path) -> str:
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.replace("_", "").replace("-", "").isalnum():
-            out += f".{part}" if out else part
-        else:
-            out += f"[{json.dumps(part)}]"
-    return out
 
 
 class _Refused(Exception):
@@ -206,7 +171,7 @@ class _Builder:
                         TestIssue(
                             "load.key",
                             "mapping keys must be plain text (no merge keys, lists or mappings)",
-                            path=_format_path(path) or None,
+                            path=format_path(path) or None,
                             line=kpos[0],
                             column=kpos[1],
                         )
@@ -217,7 +182,7 @@ class _Builder:
                         TestIssue(
                             "load.duplicate-key",
                             f"duplicate key {key!r}",
-                            path=_format_path(path) or None,
+                            path=format_path(path) or None,
                             line=kpos[0],
                             column=kpos[1],
                         )
@@ -238,7 +203,7 @@ class _Builder:
             TestIssue(
                 "load.not-json",
                 f"{node.value!r} is not a JSON value (tag {node.tag})",
-                path=_format_path(path) or None,
+                path=format_path(path) or None,
                 line=pos[0],
                 column=pos[1],
             )
@@ -265,170 +230,95 @@ def load_suite(source: str | bytes) -> GraphTestSuite:
     return suite_from_document(document, positions)
 
 
-class _Issues:
-    """Collects issues, filling in the position of each path from the source."""
-
-    def __init__(self, positions: Mapping[Path, Position]) -> None:
-        self.positions = positions
-        self.items: list[TestIssue] = []
-
-    def add(
-        self,
-        code: str,
-        message: str,
-        path: Path,
-        *,
-        case: int | None = None,
-        case_name: str | None = None,
-        expectation: int | None = None,
-    ) -> None:
-        pos: Position | None = None
-        for cut in range(len(path), -1, -1):
-            pos = self.positions.get(path[:cut])
-            if pos is not None:
-                break
-        names = [part for part in path if isinstance(part, str) and part not in ("cases", "expectations")]
-        last = names[-1] if names and path[-1] not in ("cases", "expectations") else None
-        self.items.append(
-            TestIssue(
-                code=code,
-                message=message,
-                case=case,
-                case_name=case_name,
-                expectation=expectation,
-                field=last,
-                path=_format_path(path) or None,
-                line=pos[0] if pos else None,
-                column=pos[1] if pos else None,
-            )
-        )
-
-
 def suite_from_document(document: Any, positions: Mapping[Path, Position] | None = None) -> GraphTestSuite:
     """Build a suite from decoded data (``positions`` as :func:`load_suite` records them).
 
     Raises :class:`TestSpecError` with every problem found.
     """
-    issues = _Issues(positions or {})
+    issues = Issues(positions or {})
+    at = At(issues, (), {})
     if not isinstance(document, dict):
-        issues.add("suite.not-mapping", "a test document is a mapping with kind, graph and cases", ())
+        at.add("suite.not-mapping", "a test document is a mapping with kind, graph and cases")
         raise TestSpecError(issues.items)
-    _unknown(issues, document, {"apiVersion", "kind", "metadata", "graph", "cases"}, ())
+    at.unknown(document, {"apiVersion", "kind", "metadata", "graph", "cases"})
     kind = document.get("kind")
     if kind != KIND:
-        issues.add("suite.kind", f"kind must be {KIND!r}, got {kind!r}", ("kind",))
+        at.add("suite.kind", f"kind must be {KIND!r}, got {kind!r}", "kind")
     api_version = document.get("apiVersion", API_VERSION)
     if api_version != API_VERSION:
-        issues.add(
-            "suite.api-version", f"apiVersion must be {API_VERSION!r}, got {api_version!r}", ("apiVersion",)
-        )
+        at.add("suite.api-version", f"apiVersion must be {API_VERSION!r}, got {api_version!r}", "apiVersion")
     graph = document.get("graph")
     if not isinstance(graph, str) or not graph:
-        issues.add("suite.graph", "graph (the InferenceGraph's name) is a non-empty string", ("graph",))
+        at.add("suite.graph", "graph (the InferenceGraph's name) is a non-empty string", "graph")
         graph = ""
-    raw_cases = document.get("cases")
-    cases: list[GraphTestCase] = []
-    if not isinstance(raw_cases, list):
-        issues.add("suite.cases", "cases is a list of test cases", ("cases",))
-    elif len(raw_cases) > MAX_CASES:
-        issues.add(
-            "suite.too-many-cases", f"{len(raw_cases)} cases; at most {MAX_CASES} per file", ("cases",)
-        )
-    else:
-        seen: dict[str, int] = {}
-        for i, raw in enumerate(raw_cases):
-            case = _case(issues, raw, ("cases", i), i)
-            if case is not None:
-                cases.append(case)
-            name = raw.get("name") if isinstance(raw, dict) else None
-            if not isinstance(name, str):
-                continue
-            if name in seen:
-                issues.add(
-                    "case.duplicate-name",
-                    f"case name {name!r} is also case {seen[name]}",
-                    ("cases", i, "name"),
-                    case=i,
-                    case_name=name,
-                )
-            seen.setdefault(name, i)
+    cases = _cases(issues, document.get("cases"))
     if issues.items:
         raise TestSpecError(issues.items)
     return GraphTestSuite(graph=graph, cases=tuple(cases), document=document)
 
 
+def _cases(issues: Issues, raw_cases: Any) -> list[GraphTestCase]:
+    """The cases of a document; a name used twice is filed at its second use."""
+    at = At(issues, ("cases",), {})
+    if not isinstance(raw_cases, list):
+        at.add("suite.cases", "cases is a list of test cases")
+        return []
+    if len(raw_cases) > MAX_CASES:
+        at.add("suite.too-many-cases", f"{len(raw_cases)} cases; at most {MAX_CASES} per file")
+        return []
+    cases: list[GraphTestCase] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_cases):
+        case = _case(issues, raw, ("cases", i), i)
+        if case is not None:
+            cases.append(case)
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if not isinstance(name, str):
+            continue
+        if name in seen:
+            At(issues, ("cases", i), {"case": i, "case_name": name}).add(
+                "case.duplicate-name", f"case name {name!r} is also case {seen[name]}", "name"
+            )
+        seen.setdefault(name, i)
+    return cases
+
+
 def parse_case(raw: Any) -> GraphTestCase:
     """One case from decoded data (the REST API's input). Raises :class:`TestSpecError`; the
     issues' paths start at the case (``expectations[1].gt``)."""
-    issues = _Issues({})
+    issues = Issues({})
     case = _case(issues, raw, (), None)
     if issues.items or case is None:
         raise TestSpecError(issues.items)
     return case
 
 
-def _unknown(issues: _Issues, raw: dict[str, Any], allowed: set[str], path: Path, **where: Any) -> None:
-    for key in raw:
-        if key not in allowed:
-            issues.add(
-                "field.unknown",
-                f"unknown field {key!r} (allowed: {', '.join(sorted(allowed))})",
-                (*path, key),
-                **where,
-            )
-
-
-def _case(issues: _Issues, raw: Any, path: Path, index: int | None) -> GraphTestCase | None:
+def _case(issues: Issues, raw: Any, path: Path, index: int | None) -> GraphTestCase | None:
     if not isinstance(raw, dict):
-        issues.add(
-            "case.not-mapping", "a case is a mapping with name, request and expectations", path, case=index
+        At(issues, path, {"case": index}).add(
+            "case.not-mapping", "a case is a mapping with name, request and expectations"
         )
         return None
     name = raw.get("name")
-    case_name = name if isinstance(name, str) else None
-    where: dict[str, Any] = {"case": index, "case_name": case_name}
-    before = len(issues.items)
-    _unknown(
-        issues, raw, {"name", "description", "request", "seed", "environment", "expectations"}, path, **where
-    )
+    at = At(issues, path, {"case": index, "case_name": name if isinstance(name, str) else None})
+    before = at.count()
+    at.unknown(raw, {"name", "description", "request", "seed", "environment", "expectations"})
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-        issues.add(
-            "case.name",
-            f"name is a non-empty string of at most {MAX_NAME} characters",
-            (*path, "name"),
-            **where,
-        )
+        at.add("case.name", f"name is a non-empty string of at most {MAX_NAME} characters", "name")
     description = raw.get("description", "")
     if description is None:
         description = ""
     if not isinstance(description, str):
-        issues.add("case.description", "description is a string", (*path, "description"), **where)
+        at.add("case.description", "description is a string", "description")
     seed = raw.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        issues.add("case.seed", "seed is an integer (it fixes the Splitter draws)", (*path, "seed"), **where)
+    if seed is not None and not is_int(seed):
+        at.add("case.seed", "seed is an integer (it fixes the Splitter draws)", "seed")
     environment = raw.get("environment")
     if environment is not None and (not isinstance(environment, str) or not environment):
-        issues.add(
-            "case.environment", "environment is the name of an environment", (*path, "environment"), **where
-        )
-    request = _request(issues, raw.get("request"), (*path, "request"), where)
-    expectations: list[Expectation] = []
-    raw_expectations = raw.get("expectations", [])
-    if not isinstance(raw_expectations, list):
-        issues.add("case.expectations", "expectations is a list", (*path, "expectations"), **where)
-    elif len(raw_expectations) > MAX_EXPECTATIONS:
-        issues.add(
-            "case.too-many-expectations",
-            f"{len(raw_expectations)} expectations; at most {MAX_EXPECTATIONS} per case",
-            (*path, "expectations"),
-            **where,
-        )
-    else:
-        for j, item in enumerate(raw_expectations):
-            parsed = _expectation(issues, item, (*path, "expectations", j), {**where, "expectation": j})
-            if parsed is not None:
-                expectations.append(parsed)
-    if len(issues.items) > before or request is None:
+        at.add("case.environment", "environment is the name of an environment", "environment")
+    request = read_request(At(issues, (*path, "request"), at.where), raw.get("request"))
+    expectations = _expectations(at, raw.get("expectations", []))
+    if at.count() > before or request is None:
         return None
     return GraphTestCase(
         name=cast(str, name),
@@ -441,270 +331,22 @@ def _case(issues: _Issues, raw: Any, path: Path, index: int | None) -> GraphTest
     )
 
 
-def _request(issues: _Issues, raw: Any, path: Path, where: dict[str, Any]) -> TestRequest | None:
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        issues.add(
-            "request.not-mapping",
-            "request is a mapping (payload or raw, content_type, headers)",
-            path,
-            **where,
+def _expectations(at: At, raw_expectations: Any) -> list[Expectation]:
+    if not isinstance(raw_expectations, list):
+        at.add("case.expectations", "expectations is a list", "expectations")
+        return []
+    if len(raw_expectations) > MAX_EXPECTATIONS:
+        at.add(
+            "case.too-many-expectations",
+            f"{len(raw_expectations)} expectations; at most {MAX_EXPECTATIONS} per case",
+            "expectations",
         )
-        return None
-    before = len(issues.items)
-    _unknown(issues, raw, {"payload", "raw", "content_type", "headers"}, path, **where)
-    if "payload" in raw and "raw" in raw:
-        issues.add(
-            "request.body",
-            "give payload (a JSON value) or raw (text sent as is), not both",
-            (*path, "raw"),
-            **where,
+        return []
+    expectations = []
+    for j, item in enumerate(raw_expectations):
+        parsed = read_expectation(
+            At(at.issues, (*at.path, "expectations", j), {**at.where, "expectation": j}), item
         )
-    body = b""
-    if "payload" in raw:
-        body = json.dumps(raw["payload"], ensure_ascii=False, separators=(",", ":")).encode()
-    elif "raw" in raw:
-        if not isinstance(raw["raw"], str):
-            issues.add("request.raw", "raw is text, sent as it is", (*path, "raw"), **where)
-        else:
-            body = raw["raw"].encode()
-    content_type = raw.get("content_type", "application/json")
-    if content_type is not None and (not isinstance(content_type, str) or not content_type):
-        issues.add(
-            "request.content-type",
-            "content_type is a media type (or null for none)",
-            (*path, "content_type"),
-            **where,
-        )
-    headers: list[tuple[str, str]] = []
-    raw_headers = raw.get("headers", {}) or {}
-    if not isinstance(raw_headers, dict):
-        issues.add(
-            "request.headers", "headers is a mapping of header names to text", (*path, "headers"), **where
-        )
-    else:
-        for key, value in raw_headers.items():
-            if (
-                not key
-                or any(c in key for c in " :\r\n\t")
-                or not isinstance(value, str | int | float)
-                or isinstance(value, bool)
-            ):
-                issues.add(
-                    "request.header",
-                    f"header {key!r} needs a token name and a text value",
-                    (*path, "headers", key),
-                    **where,
-                )
-            elif "\n" in str(value) or "\r" in str(value):
-                issues.add(
-                    "request.header",
-                    f"header {key!r} has a line break in its value",
-                    (*path, "headers", key),
-                    **where,
-                )
-            else:
-                headers.append((key, str(value)))
-    if len(issues.items) > before:
-        return None
-    if content_type and not any(name.lower() == "content-type" for name, _ in headers):
-        headers.insert(0, ("Content-Type", content_type))
-    return TestRequest(body=body, content_type=content_type, headers=tuple(headers))
-
-
-# The keys that decide an expectation's kind, in the order they are looked for: ``step`` also
-# appears in path expectations, and ``status`` in step expectations, so the more specific come first.
-_KINDS: Final = ("path", "route", "step", "body", "latency", "status")
-_ALLOWED: Final[dict[str, set[str]]] = {
-    "status": {"status"},
-    "body": {"body", "match", "ignore"},
-    "path": {"path", "step", "tolerance", *OPERATORS},
-    "route": {"route", "took"},
-    "step": {"step", "status"},
-    "latency": {"latency"},
-}
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-
-
-def _step_ref(value: Any) -> bool:
-    if not isinstance(value, str):
-        return False
-    node, sep, step = value.rpartition("/")
-    return bool(sep and node and step)
-
-
-def compile_pattern(pattern: str) -> Any:
-    """Compile a ``matches`` regex with RE2 (linear-time matching: no catastrophic backtracking).
-
-    Raises ``ValueError`` with RE2's reason for a pattern it refuses (too long, invalid, or
-    needing more than RE2's default memory budget).
-    """
-    if len(pattern) > MAX_PATTERN:
-        raise ValueError(f"the regex is longer than {MAX_PATTERN} characters")
-    options = re2.Options()
-    options.log_errors = False  # the reason goes into the issue instead
-    options.max_mem = _RE2_MAX_MEM
-    try:
-        return re2.compile(pattern, options)
-    except re2.error as exc:
-        detail = exc.args[0] if exc.args else str(exc)
-        text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-        raise ValueError(f"not a valid regex: {text}") from None
-
-
-def _expectation(issues: _Issues, raw: Any, path: Path, where: dict[str, Any]) -> Expectation | None:
-    if not isinstance(raw, dict):
-        issues.add(
-            "expectation.not-mapping",
-            f"an expectation is a mapping with one of: {', '.join(_KINDS)}",
-            path,
-            **where,
-        )
-        return None
-    kind = next((k for k in _KINDS if k in raw), None)
-    if kind is None:
-        issues.add(
-            "expectation.kind",
-            f"an expectation names one of: {', '.join(_KINDS)} (got {', '.join(map(str, raw)) or 'nothing'})",
-            path,
-            **where,
-        )
-        return None
-    before = len(issues.items)
-
-    def bad(field_: str, code: str, message: str) -> None:
-        issues.add(code, message, (*path, field_), **where)
-
-    _unknown(issues, raw, _ALLOWED[kind], path, **where)
-    result: Expectation | None = None
-    if kind == "status":
-        status = raw["status"]
-        if not _is_int(status) or not 100 <= status <= 599:
-            bad("status", "expectation.status", "status is an HTTP status code (100-599)")
-        else:
-            result = StatusExpectation(status=status)
-    elif kind == "body":
-        match = raw.get("match", "exact")
-        if match not in ("exact", "subset"):
-            bad("match", "expectation.match", f"match is exact or subset, got {match!r}")
-        if _size(raw["body"]) > MAX_EXPECTED_BYTES:
-            bad(
-                "body",
-                "expectation.too-large",
-                f"the expected body is larger than {MAX_EXPECTED_BYTES} bytes",
-            )
-        ignore = raw.get("ignore", [])
-        if not isinstance(ignore, list) or not all(isinstance(p, str) for p in ignore):
-            bad("ignore", "expectation.ignore", "ignore is a list of paths (a.b, a.0, a.#.b, a.*)")
-            ignore = []
-        for k, item in enumerate(ignore):
-            try:
-                parse_ignore_path(item)
-            except ValueError as exc:
-                issues.add(
-                    "expectation.ignore", f"ignore path {item!r}: {exc}", (*path, "ignore", k), **where
-                )
-        if len(issues.items) == before:
-            result = BodyExpectation(value=raw["body"], match=match, ignore=tuple(ignore))
-    elif kind == "path":
-        result = _path_expectation(issues, raw, path, where, bad)
-    elif kind == "route":
-        node, took = raw["route"], raw.get("took", "<absent>")
-        if not isinstance(node, str) or not node:
-            bad("route", "expectation.route", "route names a Switch or Splitter node")
-        if took == "<absent>":
-            bad(
-                "took",
-                "expectation.took",
-                "took names the step the node routed to (null: it matched nothing)",
-            )
-        elif took is not None and not (isinstance(took, str) and took) and not (_is_int(took) and took >= 0):
-            bad("took", "expectation.took", "took is a step name, a step index, or null (matched nothing)")
-        if len(issues.items) == before:
-            result = RouteExpectation(node=node, took=took)
-    elif kind == "step":
-        step, status = raw["step"], raw.get("status")
-        if not _step_ref(step):
-            bad("step", "expectation.step", "step is node/step (a step name or index), e.g. root/classify")
-        if not ((_is_int(status) and 100 <= cast(int, status) <= 599) or status in STEP_STATES):
-            bad(
-                "status",
-                "expectation.step-status",
-                f"status is an HTTP status or one of: {', '.join(STEP_STATES)}",
-            )
-        if len(issues.items) == before:
-            result = StepExpectation(step=step, status=cast("int | StepState", status))
-    else:  # latency
-        within = raw["latency"]
-        if not _is_number(within) or within <= 0:
-            bad("latency", "expectation.latency", "latency is a positive number of milliseconds")
-        else:
-            result = LatencyExpectation(within_ms=float(within))
-    return result if len(issues.items) == before else None
-
-
-def _path_expectation(
-    issues: _Issues, raw: dict[str, Any], path: Path, where: dict[str, Any], bad: Any
-) -> Expectation | None:
-    before = len(issues.items)
-    gjson_path = raw["path"]
-    if not isinstance(gjson_path, str) or not gjson_path:
-        bad("path", "expectation.path", "path is a non-empty GJSON path")
-    step = raw.get("step")
-    if step is not None and not _step_ref(step):
-        bad("step", "expectation.step", "step is node/step (a step name or index), e.g. root/classify")
-    operators = [op for op in OPERATORS if op in raw]
-    if len(operators) != 1:
-        bad(
-            "path",
-            "expectation.operator",
-            f"a path expectation has exactly one operator of: {', '.join(OPERATORS)}"
-            + (f" (got {', '.join(operators)})" if operators else ""),
-        )
-        return None
-    operator: Operator = operators[0]
-    expected = raw[operator]
-    tolerance = raw.get("tolerance")
-    if "tolerance" in raw and operator != "approx":
-        bad("tolerance", "expectation.tolerance", "tolerance goes with approx only")
-    if operator in ("exists", "missing") and expected is not True:
-        bad(operator, "expectation.operand", f"write `{operator}: true`")
-    elif operator in ("gt", "lt", "approx") and not _is_number(expected):
-        bad(operator, "expectation.operand", f"{operator} compares with a number")
-    elif operator == "matches":
-        if not isinstance(expected, str):
-            bad(operator, "expectation.operand", "matches takes a regex (RE2 syntax, as Go's regexp)")
-        else:
-            try:
-                compile_pattern(expected)
-            except ValueError as exc:
-                bad(operator, "expectation.regex", str(exc))
-    elif _size(expected) > MAX_EXPECTED_BYTES:
-        bad(
-            operator, "expectation.too-large", f"the expected value is larger than {MAX_EXPECTED_BYTES} bytes"
-        )
-    if operator == "approx" and tolerance is not None and (not _is_number(tolerance) or tolerance < 0):
-        bad(
-            "tolerance", "expectation.tolerance", "tolerance is a number ≥ 0 (the largest difference allowed)"
-        )
-    if len(issues.items) > before:
-        return None
-    return PathExpectation(
-        path=gjson_path,
-        operator=operator,
-        expected=expected,
-        step=step,
-        tolerance=float(tolerance) if tolerance is not None else None,
-    )
+        if parsed is not None:
+            expectations.append(parsed)
+    return expectations

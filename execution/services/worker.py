@@ -11,68 +11,29 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from config.exceptions import is_database_busy
 from execution import bus, events
-from execution.engine import EngineConfig, GraphResult, TraceEvent, make_client, run_graph
+from execution.engine import EngineConfig, GraphResult, TraceEvent, body_view, make_client, run_graph
 from execution.engine.headers import canonical_header_key
-from execution.models import Run, RunStep
-from execution.services import endings, environments
+from execution.models import Run
+from execution.services import endings, environments, writes
+from execution.services.steps import StepRecorder
 from graphs import spec
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def _dt(timestamp: float | None) -> datetime | None:
-    return datetime.fromtimestamp(timestamp, tz=UTC) if timestamp is not None else None
-
-
 _CANCEL = object()
 _BATCH_WINDOW = 0.005  # seconds; adds at most this much to the live console's latency
-
-# SQLite has one writer at a time, and a connection that finds the write lock taken sleeps in
-# growing steps (up to 100 ms) before it retries. The worker's threads therefore take turns on a
-# process-wide lock first: a thread waiting here wakes the moment the previous write commits.
-_SQLITE_WRITES = threading.Lock()
-
-
-def _write_turn() -> contextlib.AbstractContextManager[Any]:
-    return _SQLITE_WRITES if connection.vendor == "sqlite" else contextlib.nullcontext()
-
-
-# How long a worker keeps retrying a write that found the database busy (each try already waits
-# SQLite's busy timeout, STUDIO_SQLITE_TIMEOUT). Kept under RUN_HEARTBEAT_TIMEOUT (20 s): a worker
-# that stays silent longer than that is taken for dead and its run is requeued.
-_BUSY_RETRY_SECONDS = 10.0
-
-
-def _retry_while_busy(write: Callable[[], T]) -> T:
-    """``write()``, tried again while the database answers "locked"/"busy", for a few seconds.
-
-    ``write`` must be a whole transaction (or a single statement), so a failed try left nothing.
-    Raises the last OperationalError once the time is up, and any other error at once.
-    """
-    deadline = time.monotonic() + _BUSY_RETRY_SECONDS
-    pause = 0.05
-    while True:
-        try:
-            return write()
-        except OperationalError as exc:
-            if not is_database_busy(exc) or time.monotonic() + pause > deadline:
-                raise
-            logger.warning("database busy (%s); trying again in %.2f s", exc, pause)
-            time.sleep(pause)
-            pause = min(pause * 2, 1.0)
 
 
 @dataclass
@@ -80,6 +41,26 @@ class _Outcome:
     kind: str  # done | cancelled | crashed
     result: GraphResult | None = None
     error: BaseException | None = None
+
+
+@dataclass
+class _Clock:
+    """When the task thread must next wake up: to beat the heartbeat, or at the run's hard stop
+    (its deadline plus ``RUN_DEADLINE_GRACE``; monotonic seconds)."""
+
+    next_beat: float
+    hard_stop: float
+
+    @classmethod
+    def starting(cls, *, deadline: float) -> _Clock:
+        now = time.monotonic()
+        return cls(
+            next_beat=now + settings.RUN_HEARTBEAT_SECONDS,
+            hard_stop=now + deadline + settings.RUN_DEADLINE_GRACE,
+        )
+
+    def next_wakeup(self) -> float:
+        return min(self.next_beat, self.hard_stop)
 
 
 @dataclass
@@ -93,11 +74,15 @@ class _Execution:
     run: Run
     attempt: int
     events_q: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)
-    pending_routes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    steps: StepRecorder = field(init=False)
+    engine_finished: dict[str, Any] | None = None  # the engine's own run.finished data
     loop: asyncio.AbstractEventLoop | None = None
     task: asyncio.Task[Any] | None = None
     started: threading.Event = field(default_factory=threading.Event)
     cancel_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        self.steps = StepRecorder(self.run, self.attempt)
 
     # -- engine thread ------------------------------------------------------------------------------
 
@@ -149,6 +134,8 @@ class _Execution:
     # -- task thread --------------------------------------------------------------------------------
 
     def execute(self) -> None:
+        """Run the engine to its end (or its deadline, or a cancel), storing what it reports as it
+        goes, then record how the run ended. Returns once the engine thread is done or abandoned."""
         run = self.run
         manifest = spec.manifest_from_document(run.version.manifest)
         headers, redact, missing = self._headers()
@@ -173,53 +160,12 @@ class _Execution:
             daemon=True,
         )
         thread.start()
-        hard_stop = time.monotonic() + float(config.deadline or 60.0) + settings.RUN_DEADLINE_GRACE
-        next_beat = time.monotonic() + settings.RUN_HEARTBEAT_SECONDS
+        clock = _Clock.starting(deadline=float(config.deadline or 60.0))
         outcome: _Outcome | None = None
-        engine_finished: dict[str, Any] | None = None
         try:
             if Run.objects.filter(pk=run.pk, cancel_requested=True).exists():
                 self.cancel_engine("cancelled")  # asked before we subscribed
-            while outcome is None:
-                try:
-                    item = self.events_q.get(timeout=max(0.0, min(next_beat, hard_stop) - time.monotonic()))
-                except queue.Empty:
-                    item = None
-                batch = [item] if item is not None else []
-                # Persist what arrives within a few ms in one transaction: the engine emits a step's
-                # finish and the next step's start back to back, and every commit is a turn on the
-                # database's single write lock (SQLite) or a round trip (PostgreSQL).
-                window_end = time.monotonic() + _BATCH_WINDOW if isinstance(item, TraceEvent) else 0.0
-                while True:
-                    try:
-                        wait = window_end - time.monotonic()
-                        nxt = self.events_q.get(timeout=wait) if wait > 0 else self.events_q.get_nowait()
-                    except queue.Empty:
-                        break
-                    batch.append(nxt)
-                    if not isinstance(nxt, TraceEvent):
-                        window_end = 0.0
-                trace = [e for e in batch if isinstance(e, TraceEvent)]
-                for e in trace:
-                    if e.type == "run.finished":
-                        engine_finished = dict(e.data)
-                self._persist([e for e in trace if e.type != "run.finished"])
-                for e in batch:
-                    if e is _CANCEL:
-                        self.cancel_engine("cancelled")
-                    elif isinstance(e, _Outcome):
-                        outcome = e
-                now = time.monotonic()
-                if outcome is None and now >= next_beat:
-                    next_beat = now + settings.RUN_HEARTBEAT_SECONDS
-                    self._heartbeat()
-                if outcome is None and now >= hard_stop and self.cancel_reason is None:
-                    self.cancel_engine("deadline")
-                    hard_stop = now + settings.RUN_DEADLINE_GRACE  # then give up waiting
-                elif outcome is None and now >= hard_stop:
-                    outcome = _Outcome(
-                        "crashed", error=TimeoutError("the engine did not stop after a cancel")
-                    )
+            outcome = self._follow(clock)
         finally:
             cancel_watch.close()
             if outcome is None:
@@ -227,7 +173,67 @@ class _Execution:
                 # graph nobody records is never still calling models when the run is retried.
                 self.cancel_engine("lost")
         thread.join(timeout=1.0)
-        self._finish(outcome, engine_finished)
+        self._finish(outcome)
+
+    def _follow(self, clock: _Clock) -> _Outcome:
+        """Store what the engine reports and keep time (heartbeat, deadline) until it ends."""
+        outcome: _Outcome | None = None
+        while outcome is None:
+            outcome = self._take(self._next_batch(until=clock.next_wakeup())) or self._keep_time(clock)
+        return outcome
+
+    def _next_batch(self, until: float) -> list[Any]:
+        """What arrived from the engine and the cancel listener: the first item (waited for until
+        ``until``, a monotonic time), then whatever follows within a few ms.
+
+        Storing what arrives within :data:`_BATCH_WINDOW` in one transaction matters: the engine
+        emits a step's finish and the next step's start back to back, and every commit is a turn on
+        the database's single write lock (SQLite) or a round trip (PostgreSQL).
+        """
+        try:
+            batch = [self.events_q.get(timeout=max(0.0, until - time.monotonic()))]
+        except queue.Empty:
+            batch = []
+        window_end = time.monotonic() + _BATCH_WINDOW if batch and isinstance(batch[0], TraceEvent) else 0.0
+        while True:
+            try:
+                wait = window_end - time.monotonic()
+                item = self.events_q.get(timeout=wait) if wait > 0 else self.events_q.get_nowait()
+            except queue.Empty:
+                return batch
+            batch.append(item)
+            if not isinstance(item, TraceEvent):
+                window_end = 0.0
+
+    def _take(self, batch: list[Any]) -> _Outcome | None:
+        """Store the batch's trace events, act on a cancel in it; the engine's outcome if it ended."""
+        trace = [item for item in batch if isinstance(item, TraceEvent)]
+        for event in trace:
+            if event.type == "run.finished":
+                self.engine_finished = dict(event.data)
+        self._persist([event for event in trace if event.type != "run.finished"])
+        outcome = None
+        for item in batch:
+            if item is _CANCEL:
+                self.cancel_engine("cancelled")
+            elif isinstance(item, _Outcome):
+                outcome = item
+        return outcome
+
+    def _keep_time(self, clock: _Clock) -> _Outcome | None:
+        """Beat the heartbeat when due; past the deadline, stop the engine, and give it up when it
+        has not stopped within the grace period after that."""
+        now = time.monotonic()
+        if now >= clock.next_beat:
+            clock.next_beat = now + settings.RUN_HEARTBEAT_SECONDS
+            self._heartbeat()
+        if now < clock.hard_stop:
+            return None
+        if self.cancel_reason is None:
+            self.cancel_engine("deadline")
+            clock.hard_stop = now + settings.RUN_DEADLINE_GRACE  # then give up waiting
+            return None
+        return _Outcome("crashed", error=TimeoutError("the engine did not stop after a cancel"))
 
     def _headers(self) -> tuple[list[tuple[str, str]], tuple[str, ...], list[str]]:
         run = self.run
@@ -251,7 +257,7 @@ class _Execution:
         run = self.run
         mine = Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt)
         try:
-            with _write_turn():
+            with writes.write_turn():
                 if mine.filter(cancel_requested=False).update(heartbeat_at=timezone.now()):
                     return
         except OperationalError as exc:
@@ -270,16 +276,16 @@ class _Execution:
     def _persist(self, trace: list[TraceEvent]) -> None:
         if not trace:
             return
-        routes = dict(self.pending_routes)
+        routes = dict(self.steps.pending_routes)
 
         def write() -> None:
-            self.pending_routes = dict(routes)  # a failed try must not have consumed any
-            with _write_turn(), transaction.atomic():
+            self.steps.pending_routes = dict(routes)  # a failed try must not have consumed any
+            with writes.write_turn(), transaction.atomic():
                 for event in trace:
-                    self._apply(event)
+                    self.steps.apply(event)
                 events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
 
-        _retry_while_busy(write)
+        writes.retry_while_busy(write)
 
     def _event_data(self, event: TraceEvent) -> dict[str, Any]:
         return {
@@ -294,144 +300,67 @@ class _Execution:
             **event.data,
         }
 
-    def _apply(self, event: TraceEvent) -> None:
-        """Fold one trace event into the RunStep rows (``update_or_create``: replays are harmless)."""
-        data = event.data
-        key: dict[str, Any] = {"run": self.run, "attempt": self.attempt, "call_id": event.call_id}
-        common = {
-            "parent_call_id": event.parent_call_id,
-            "node": event.node or "",
-            "step_index": event.step_index,
-            "step_name": event.step_name,
-            "target": event.target or "",
-        }
-        if event.type == "step.started":
-            route = self.pending_routes.pop(event.call_id, None)
-            defaults: dict[str, Any] = {
-                **common,
-                "order": event.seq,
-                "kind": data.get("kind", ""),
-                "request_headers": data.get("headers") or [],
-                "request": data.get("request"),
-                "condition": data.get("condition"),
-                "started_at": _dt(event.timestamp),
-                "outcome": RunStep.Outcome.PENDING,
-            }
-            if route is not None:
-                defaults["route"] = route
-            RunStep.objects.update_or_create(**key, defaults=defaults)
-        elif event.type == "step.finished":
-            finished = _dt(event.timestamp)
-            defaults = {
-                "status_code": data.get("status"),
-                "response": data.get("response"),
-                "content_type": data.get("content_type"),
-                "outcome": data.get("outcome") or "error",
-                "error": data.get("error") or "",
-                "finished_at": finished,
-                "duration_ms": data.get("duration_ms"),
-            }
-            RunStep.objects.update_or_create(
-                **key,
-                defaults=defaults,
-                create_defaults={**defaults, **common, "order": event.seq, "started_at": finished},
-            )
-        elif event.type == "step.skipped":
-            defaults = {
-                **common,
-                "order": event.seq,
-                "outcome": RunStep.Outcome.SKIPPED,
-                "error": data.get("reason") or "",
-                "condition": data.get("condition"),
-            }
-            route = self.pending_routes.pop(event.call_id, None)
-            if route is not None:
-                defaults["route"] = route
-            RunStep.objects.update_or_create(**key, defaults=defaults)
-        elif event.type == "route.decided":
-            index = data.get("chosen", data.get("step_index"))
-            if index is None:
-                return
-            target = f"{event.call_id}/{index}"
-            if not RunStep.objects.filter(run=self.run, attempt=self.attempt, call_id=target).update(
-                route=dict(data)
-            ):
-                self.pending_routes[target] = dict(data)
-
-    def _finish(self, outcome: _Outcome | None, engine_finished: dict[str, Any] | None) -> None:
+    def _finish(self, outcome: _Outcome | None) -> None:
+        """Record how the run ended, unless another attempt or the reaper took it over meanwhile
+        (then nothing more is written: the run is not this attempt's any more)."""
         run = self.run
-        now = timezone.now()
-        started = run.started_at or now
-        fields: dict[str, Any] = {
-            "finished_at": now,
-            "heartbeat_at": None,
-            "duration_ms": round((now - started).total_seconds() * 1000, 3),
-        }
         if self.cancel_reason == "lost":
             logger.warning(
                 "run %s attempt %s: the run was taken over; nothing more is written", run.pk, self.attempt
             )
             return
-        if outcome is not None and outcome.kind == "done" and outcome.result is not None:
-            # Finished before it noticed a cancel: the answer it got is the truth.
-            result = outcome.result
-            body, encoding, truncated = _stored_body(result.body)
-            status = Run.Status.SUCCEEDED if 200 <= result.status <= 299 else Run.Status.FAILED
-            fields.update(
-                status=status,
-                response_status=result.status,
-                response_content_type=result.content_type,
-                response_body=body,
-                response_encoding=encoding,
-                response_size=len(result.body),
-                response_truncated=truncated,
-                error=result.error or "",
-            )
-            if engine_finished and engine_finished.get("duration_ms") is not None:
-                fields["duration_ms"] = engine_finished["duration_ms"]
-        elif self.cancel_reason == "cancelled" or (
-            outcome is not None and outcome.kind == "cancelled" and self.cancel_reason != "deadline"
-        ):
-            fields.update(status=Run.Status.CANCELLED, error="Cancelled while running.")
-        elif self.cancel_reason == "deadline":
-            fields.update(
-                status=Run.Status.FAILED,
-                error="The run did not finish within its deadline "
-                f"plus {settings.RUN_DEADLINE_GRACE} s and was stopped.",
-            )
-        else:
-            error = outcome.error if outcome is not None else None
-            logger.error("run %s crashed", run.pk, exc_info=error)
-            fields.update(
-                status=Run.Status.FAILED, error=f"Internal error while running the graph: {error!r}"
-            )
+        now = timezone.now()
+        fields: dict[str, Any] = {
+            "finished_at": now,
+            "heartbeat_at": None,
+            "duration_ms": round((now - (run.started_at or now)).total_seconds() * 1000, 3),
+            **self._ending(outcome),
+        }
 
         def write() -> None:
-            with _write_turn(), transaction.atomic():
+            with writes.write_turn(), transaction.atomic():
                 if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
                     **fields
                 ):
                     endings.close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
                     events.emit(run.pk, "run.finished", endings.finished_data(fields, self.attempt))
 
-        _retry_while_busy(write)
+        writes.retry_while_busy(write)
 
+    def _ending(self, outcome: _Outcome | None) -> dict[str, Any]:
+        """The run's status and error (and response, if the graph answered) for how it ended."""
+        if outcome is not None and outcome.kind == "done" and outcome.result is not None:
+            # Finished before it noticed a cancel: the answer it got is the truth.
+            return self._answered(outcome.result)
+        if self.cancel_reason == "cancelled" or (
+            outcome is not None and outcome.kind == "cancelled" and self.cancel_reason != "deadline"
+        ):
+            return {"status": Run.Status.CANCELLED, "error": "Cancelled while running."}
+        if self.cancel_reason == "deadline":
+            return {
+                "status": Run.Status.FAILED,
+                "error": "The run did not finish within its deadline "
+                f"plus {settings.RUN_DEADLINE_GRACE} s and was stopped.",
+            }
+        error = outcome.error if outcome is not None else None
+        logger.error("run %s crashed", self.run.pk, exc_info=error)
+        return {"status": Run.Status.FAILED, "error": f"Internal error while running the graph: {error!r}"}
 
-def _stored_body(body: bytes) -> tuple[str, str, bool]:
-    import base64
-
-    cap = settings.RUN_BODY_CAP
-    head, truncated = body[:cap], len(body) > cap
-    try:
-        return head.decode("utf-8"), "utf-8", truncated
-    except UnicodeDecodeError:
-        if truncated:
-            for trim in range(1, 4):
-                try:
-                    return head[:-trim].decode("utf-8"), "utf-8", truncated
-                except UnicodeDecodeError:
-                    continue
-        return base64.b64encode(head).decode("ascii"), "base64", truncated
+    def _answered(self, result: GraphResult) -> dict[str, Any]:
+        stored = body_view(result.body, settings.RUN_BODY_CAP)
+        fields: dict[str, Any] = {
+            "status": Run.Status.SUCCEEDED if 200 <= result.status <= 299 else Run.Status.FAILED,
+            "response_status": result.status,
+            "response_content_type": result.content_type,
+            "response_body": stored["body"],
+            "response_encoding": stored["encoding"],
+            "response_size": len(result.body),
+            "response_truncated": stored["truncated"],
+            "error": result.error or "",
+        }
+        if self.engine_finished and self.engine_finished.get("duration_ms") is not None:
+            fields["duration_ms"] = self.engine_finished["duration_ms"]
+        return fields
 
 
 # The runs this process is executing (run id -> attempt), for :func:`worker_stopping`.
@@ -456,7 +385,7 @@ def worker_stopping(*, reason: str) -> list[str]:
     marked = []
     for run_id, attempt in running.items():
         try:
-            with _write_turn(), transaction.atomic():
+            with writes.write_turn(), transaction.atomic():
                 events.emit(run_id, STOP_ANNOUNCED, {"attempt": attempt, "reason": reason})
             marked.append(run_id)
         except Exception:  # shutting down: the database may be gone too; never block the exit
@@ -472,7 +401,7 @@ def run_execute(*, run_id: str) -> str:
     (``done``, or why nothing was done), for logs and tests.
     """
     now = timezone.now()
-    with _write_turn(), transaction.atomic():
+    with writes.write_turn(), transaction.atomic():
         claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED, cancel_requested=False).update(
             status=Run.Status.RUNNING,
             attempt=F("attempt") + 1,
