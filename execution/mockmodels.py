@@ -3,7 +3,7 @@
 Pure standard library (``http.server.ThreadingHTTPServer``), importable without Django, so tests,
 benchmarks and ``python manage.py mockmodels`` all use the same code. Every accepted socket gets
 TCP_NODELAY and the server speaks HTTP/1.1 with keep-alive: without Nagle disabled, a keep-alive
-request costs ~44 ms of kernel delay instead of ~0.1 ms (ENVIRONMENT.md, "Benchmark trap").
+request costs ~44 ms of kernel delay instead of ~0.1 ms.
 
 Protocols (KServe's paths):
 
@@ -21,24 +21,7 @@ Knobs, per request in the query string or per model in the server-side config (t
 requests, decided by ``random.Random(f"{seed}:{model}:{request count}")``, so a replay with the same
 seed and order fails the same requests), ``seed``.
 
-The demo models and the payloads they exchange (designed so the demo graphs flow with
-``data: $response``; every model reads its items from ``instances`` or, when fed the previous
-model's answer, from ``predictions``):
-
-- ``face-detector``: ``{"instances": [{"image": ...}]}`` -> ``{"predictions": [{"faces": [{"face", "box",
-  "score"}]}]}``; one to three boxes derived from a hash of each instance.
-- ``feature-extractor``: the detector's answer -> ``{"predictions": [{"faces": [{"face", "box",
-  "embedding"}]}]}``; the embedding is a function of the box (one of the known people, or a stranger).
-- ``face-db-employees`` / ``face-db-visitors``: the extractor's answer -> ``{"predictions": [{"matches":
-  [{"face", "name", "score"}]}], "database"}``: cosine similarity against a built-in database.
-- ``result-merger``: the Ensemble's ``{"db-employees": ..., "db-visitors": ...}`` (any keys) ->
-  ``{"predictions": [{"identities": [{"instance", "face", "name", "source", "score"}], "known_faces": n}]}``.
-- ``cat-dog-classifier``: ``["cat"]`` or ``["dog"]`` per instance: an ``animal`` field decides, else a
-  hash; ``dog-breed-classifier`` / ``cat-breed-classifier``: a breed per instance.
-- ``sentiment-v1`` / ``sentiment-v2``: a label and the model version (the canary demo).
-- ``echo`` (returns the request body byte for byte), ``echo-headers`` (the request headers it got;
-  secret-looking values as ``sha256:<16 hex>``), ``always-404`` (``{"detail":"Intentional 404
-  code"}``), ``success-200`` (``{"predictions":[{"message":"SUCCESS"}]}``).
+The models themselves are :mod:`execution.demomodels`.
 """
 
 from __future__ import annotations
@@ -47,7 +30,6 @@ import argparse
 import contextlib
 import hashlib
 import json
-import math
 import random
 import re
 import socket
@@ -60,219 +42,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["MODELS", "MockModelServer", "ModelError", "main", "serve_in_thread"]
+from execution.demomodels import MODELS, ModelError
 
-EMBEDDING_DIM = 8
-# Cosine similarity a face needs to count as a match (the known embeddings carry noise of ~0.05).
-MATCH_THRESHOLD = 0.9
+__all__ = ["MockModelServer", "main", "serve_in_thread"]
+
 MAX_BODY_BYTES = 16 * 1024 * 1024  # mock server input cap; demo payloads are tiny
 MAX_LATENCY_MS = 600_000  # ten minutes: enough to outlast any step timeout in a test
-
-
-class ModelError(Exception):
-    """A model refused its input: answered with ``status`` and ``{"error": message}``."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _digest(value: Any) -> bytes:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "replace")).digest()
-
-
-def _unit_vector(seed: str) -> list[float]:
-    rng = random.Random(seed)
-    vector = [rng.gauss(0.0, 1.0) for _ in range(EMBEDDING_DIM)]
-    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
-    return [round(x / norm, 6) for x in vector]
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    na = math.sqrt(sum(x * x for x in a)) or 1.0
-    nb = math.sqrt(sum(y * y for y in b)) or 1.0
-    return dot / (na * nb)
-
-
-EMPLOYEES = ("Ada Lovelace", "Grace Hopper", "Alan Turing")
-VISITORS = ("Katherine Johnson", "Edsger Dijkstra")
-# People the extractor may "see": both databases plus strangers nobody knows.
-PEOPLE = (*EMPLOYEES, *VISITORS, "stranger-1", "stranger-2")
-PERSON_VECTORS = {name: _unit_vector(f"person:{name}") for name in PEOPLE}
-DATABASES = {
-    "employees": {name: PERSON_VECTORS[name] for name in EMPLOYEES},
-    "visitors": {name: PERSON_VECTORS[name] for name in VISITORS},
-}
-DOG_BREEDS = ("golden-retriever", "beagle", "border-collie", "dachshund", "poodle")
-CAT_BREEDS = ("siamese", "maine-coon", "persian", "bengal")
-
-
-def _items(body: Any) -> list[Any]:
-    """The list of items a v1 request carries: ``instances``, else ``predictions``, else the body."""
-    if isinstance(body, dict):
-        for key in ("instances", "predictions", "inputs"):
-            if isinstance(body.get(key), list):
-                return list(body[key])
-        return [body]
-    if isinstance(body, list):
-        return body
-    return [body]
-
-
-def face_detector(body: Any) -> dict[str, Any]:
-    predictions = []
-    for index, item in enumerate(_items(body)):
-        image = item.get("image", item) if isinstance(item, dict) else item
-        digest = _digest(image)
-        faces = []
-        for face in range(1 + digest[0] % 3):
-            x, y = digest[1 + face * 4] * 2, digest[2 + face * 4] * 2
-            w = 40 + digest[3 + face * 4] % 80
-            faces.append(
-                {
-                    "face": face,
-                    "box": [x, y, w, w],
-                    "score": round(0.8 + (digest[4 + face * 4] % 20) / 100, 2),
-                }
-            )
-        predictions.append({"instance": index, "faces": faces})
-    return {"predictions": predictions}
-
-
-def _person_for_box(box: Any) -> str:
-    return PEOPLE[_digest(box)[0] % len(PEOPLE)]
-
-
-def feature_extractor(body: Any) -> dict[str, Any]:
-    predictions = []
-    for item in _items(body):
-        faces = item.get("faces") if isinstance(item, dict) else None
-        if not isinstance(faces, list):
-            raise ModelError("feature-extractor expects detector output: items with a 'faces' list")
-        out = []
-        for face in faces:
-            box = face.get("box") if isinstance(face, dict) else face
-            base = PERSON_VECTORS[_person_for_box(box)]
-            noise = _unit_vector(f"noise:{json.dumps(box)}")
-            embedding = [round(b + 0.05 * n, 6) for b, n in zip(base, noise, strict=True)]
-            out.append(
-                {
-                    "face": face.get("face") if isinstance(face, dict) else None,
-                    "box": box,
-                    "embedding": embedding,
-                }
-            )
-        predictions.append({"faces": out})
-    return {"predictions": predictions}
-
-
-def _face_db(database: str) -> Callable[[Any], dict[str, Any]]:
-    people = DATABASES[database]
-
-    def match(body: Any) -> dict[str, Any]:
-        predictions = []
-        for item in _items(body):
-            faces = item.get("faces") if isinstance(item, dict) else None
-            if not isinstance(faces, list):
-                raise ModelError(f"face-db-{database} expects extractor output: items with a 'faces' list")
-            matches = []
-            for face in faces:
-                embedding = face.get("embedding") if isinstance(face, dict) else None
-                if not isinstance(embedding, list) or len(embedding) != EMBEDDING_DIM:
-                    raise ModelError(f"each face needs an embedding of {EMBEDDING_DIM} numbers")
-                name, score = max(((n, _cosine(embedding, v)) for n, v in people.items()), key=lambda p: p[1])
-                if score >= MATCH_THRESHOLD:
-                    matches.append({"face": face.get("face"), "name": name, "score": round(score, 4)})
-            predictions.append({"matches": matches})
-        return {"database": database, "predictions": predictions}
-
-    return match
-
-
-def result_merger(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise ModelError("result-merger expects the Ensemble output: an object of database answers")
-    identities: dict[tuple[int, Any], dict[str, Any]] = {}
-    faces: set[tuple[int, Any]] = set()
-    for source, answer in sorted(body.items()):
-        if not isinstance(answer, dict):
-            continue
-        for index, prediction in enumerate(answer.get("predictions") or []):
-            for match in (prediction or {}).get("matches") or []:
-                key = (index, match.get("face"))
-                faces.add(key)
-                best = identities.get(key)
-                if best is None or match.get("score", 0) > best["score"]:
-                    identities[key] = {
-                        "instance": index,
-                        "face": match.get("face"),
-                        "name": match.get("name"),
-                        "source": answer.get("database", source),
-                        "score": match.get("score", 0),
-                    }
-    ordered = [identities[k] for k in sorted(identities, key=lambda k: (k[0], str(k[1])))]
-    return {"predictions": [{"identities": ordered, "known_faces": len(ordered)}]}
-
-
-def _animal(item: Any) -> str:
-    if isinstance(item, dict):
-        hint = item.get("animal")
-        if isinstance(hint, str) and hint.lower() in ("cat", "dog"):
-            return hint.lower()
-    return "dog" if _digest(item)[0] % 2 else "cat"
-
-
-def cat_dog_classifier(body: Any) -> dict[str, Any]:
-    return {"predictions": [_animal(item) for item in _items(body)]}
-
-
-def _breeds(breeds: tuple[str, ...]) -> Callable[[Any], dict[str, Any]]:
-    def classify(body: Any) -> dict[str, Any]:
-        return {"predictions": [breeds[_digest(item)[1] % len(breeds)] for item in _items(body)]}
-
-    return classify
-
-
-def _sentiment(version: str) -> Callable[[Any], dict[str, Any]]:
-    def classify(body: Any) -> dict[str, Any]:
-        out = []
-        for item in _items(body):
-            digest = _digest(item)
-            out.append(
-                {
-                    "label": "positive" if digest[0] % 2 else "negative",
-                    "score": round(0.5 + digest[1] / 512, 3),
-                    "model_version": version,
-                }
-            )
-        return {"predictions": out}
-
-    return classify
-
-
-def success_200(body: Any) -> dict[str, Any]:
-    return {"predictions": [{"message": "SUCCESS"}]}
-
-
-# name -> v1 handler (parsed JSON in, JSON object out). ``echo`` and ``always-404`` are special.
-MODELS: dict[str, Callable[[Any], dict[str, Any]] | None] = {
-    "face-detector": face_detector,
-    "feature-extractor": feature_extractor,
-    "face-db-employees": _face_db("employees"),
-    "face-db-visitors": _face_db("visitors"),
-    "result-merger": result_merger,
-    "cat-dog-classifier": cat_dog_classifier,
-    "dog-breed-classifier": _breeds(DOG_BREEDS),
-    "cat-breed-classifier": _breeds(CAT_BREEDS),
-    "sentiment-v1": _sentiment("v1"),
-    "sentiment-v2": _sentiment("v2"),
-    "success-200": success_200,
-    "echo": None,
-    "echo-headers": None,
-    "always-404": None,
-}
 
 
 _SECRET_LOOKING = re.compile(r"(token|secret|key|password|auth|cookie)", re.IGNORECASE)
@@ -492,7 +267,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if v2:
-                self._json(200, self._infer_v2(name, body))
+                self._json(200, _infer_v2(name, body))
             else:
                 handler = MODELS[name]
                 assert handler is not None
@@ -500,41 +275,48 @@ class _Handler(BaseHTTPRequestHandler):
         except ModelError as exc:
             self._json(exc.status, {"error": str(exc)})
 
-    def _infer_v2(self, name: str, body: Any) -> dict[str, Any]:
-        if not isinstance(body, dict) or not isinstance(body.get("inputs"), list) or not body["inputs"]:
-            raise ModelError('v2 infer expects {"inputs": [{name, shape, datatype, data}]}')
-        first = body["inputs"][0]
-        if not isinstance(first, dict) or "data" not in first:
-            raise ModelError("each input needs name, shape, datatype and data")
-        if name == "echo":
-            outputs = [
-                {**i, "name": f"output-{n}"} for n, i in enumerate(body["inputs"]) if isinstance(i, dict)
-            ]
-        else:
-            items = []
-            for value in first["data"] if isinstance(first["data"], list) else [first["data"]]:
-                if isinstance(value, str):
-                    with contextlib.suppress(ValueError):
-                        value = json.loads(value)
-                items.append(value)
-            handler = MODELS[name]
-            assert handler is not None
-            predictions = handler({"instances": items})["predictions"]
-            numeric = all(isinstance(p, int | float) and not isinstance(p, bool) for p in predictions)
-            outputs = [
-                {
-                    "name": "output-0",
-                    "shape": [len(predictions)],
-                    "datatype": "FP32" if numeric else "BYTES",
-                    "data": predictions
-                    if numeric or all(isinstance(p, str) for p in predictions)
-                    else [json.dumps(p, separators=(",", ":")) for p in predictions],
-                }
-            ]
-        result: dict[str, Any] = {"model_name": name, "model_version": "1", "outputs": outputs}
-        if "id" in body:
-            result["id"] = body["id"]
-        return result
+
+def _infer_v2(name: str, body: Any) -> dict[str, Any]:
+    """A v2 inference: the first input's data become the v1 model's instances; its predictions
+    come back as one output tensor (``echo`` returns every input tensor, renamed)."""
+    if not isinstance(body, dict) or not isinstance(body.get("inputs"), list) or not body["inputs"]:
+        raise ModelError('v2 infer expects {"inputs": [{name, shape, datatype, data}]}')
+    first = body["inputs"][0]
+    if not isinstance(first, dict) or "data" not in first:
+        raise ModelError("each input needs name, shape, datatype and data")
+    if name == "echo":
+        outputs = [{**i, "name": f"output-{n}"} for n, i in enumerate(body["inputs"]) if isinstance(i, dict)]
+    else:
+        handler = MODELS[name]
+        assert handler is not None
+        outputs = [_v2_output(handler({"instances": _v2_items(first["data"])})["predictions"])]
+    result: dict[str, Any] = {"model_name": name, "model_version": "1", "outputs": outputs}
+    if "id" in body:
+        result["id"] = body["id"]
+    return result
+
+
+def _v2_items(data: Any) -> list[Any]:
+    """A tensor's data as instances: a BYTES element holding JSON is that JSON value."""
+    items = []
+    for value in data if isinstance(data, list) else [data]:
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                value = json.loads(value)
+        items.append(value)
+    return items
+
+
+def _v2_output(predictions: list[Any]) -> dict[str, Any]:
+    """Predictions as one tensor: FP32 when all are numbers, else BYTES (objects as JSON text)."""
+    numeric = all(isinstance(p, int | float) and not isinstance(p, bool) for p in predictions)
+    as_is = numeric or all(isinstance(p, str) for p in predictions)
+    return {
+        "name": "output-0",
+        "shape": [len(predictions)],
+        "datatype": "FP32" if numeric else "BYTES",
+        "data": predictions if as_is else [json.dumps(p, separators=(",", ":")) for p in predictions],
+    }
 
 
 class MockModelServer(ThreadingHTTPServer):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -314,64 +314,81 @@ def _show(value: Any) -> str:
 
 def _compare(index: int, e: PathExpectation, document: bytes, where: str) -> ExpectationResult:
     found = evaluate_condition(document, e.path)
-    op, expected = e.operator, e.expected
     label = f"{e.path} in {where}"
 
     def verdict(
         ok: bool, message: str, actual: Any = None, diff: Sequence[DiffEntry] = ()
     ) -> ExpectationResult:
-        return ExpectationResult(index, "path", ok, message, expected, actual, tuple(diff))
+        return ExpectationResult(index, "path", ok, message, e.expected, actual, tuple(diff))
 
-    if op == "missing":
+    if e.operator == "missing":
         if found.matches:
             return verdict(False, f"{label} exists ({_show(found.value)}), expected it missing", found.value)
         return verdict(True, f"{label} is missing")
     if not found.matches:
         return verdict(False, f"{label}: {found.reason or 'path not found'}")
-    actual = found.value
-    if op == "exists":
-        return verdict(True, f"{label} exists", actual)
-    if op in ("equals", "not_equals"):
-        same = json_equal(actual, expected)
-        if op == "equals":
-            diff = json_diff(expected, actual) if not same else []
-            return verdict(
-                same,
-                f"{label} is {_show(actual)}" + ("" if same else f", expected {_show(expected)}"),
-                actual,
-                diff,
-            )
-        return verdict(
-            not same, f"{label} is {_show(actual)}" + (", expected anything else" if same else ""), actual
-        )
-    if op == "matches":
-        # A non-string value is matched as compact JSON, whatever spacing the step answered with.
-        text = (
-            actual
-            if isinstance(actual, str)
-            else json.dumps(actual, separators=(",", ":"), ensure_ascii=False)
-        )
-        ok = compile_pattern(expected).search(text) is not None
-        return verdict(
-            ok,
-            f"{label} is {_show(actual)}, which {'matches' if ok else 'does not match'} /{expected}/",
-            actual,
-        )
-    if op in ("gt", "lt", "approx"):
+    ok, message, diff = _CHECKS[e.operator](label, found.value, e)
+    return verdict(ok, message, found.value, diff)
+
+
+# What each operator (but ``missing``) says of the value found: (passed, message, diff).
+_Check = tuple[bool, str, Sequence[DiffEntry]]
+
+
+def _exists(label: str, actual: Any, e: PathExpectation) -> _Check:
+    return True, f"{label} exists", ()
+
+
+def _equals(label: str, actual: Any, e: PathExpectation) -> _Check:
+    if json_equal(actual, e.expected):
+        return True, f"{label} is {_show(actual)}", ()
+    return False, f"{label} is {_show(actual)}, expected {_show(e.expected)}", json_diff(e.expected, actual)
+
+
+def _not_equals(label: str, actual: Any, e: PathExpectation) -> _Check:
+    same = json_equal(actual, e.expected)
+    return not same, f"{label} is {_show(actual)}" + (", expected anything else" if same else ""), ()
+
+
+def _matches(label: str, actual: Any, e: PathExpectation) -> _Check:
+    # A non-string value is matched as compact JSON, whatever spacing the step answered with.
+    text = (
+        actual if isinstance(actual, str) else json.dumps(actual, separators=(",", ":"), ensure_ascii=False)
+    )
+    ok = compile_pattern(e.expected).search(text) is not None
+    return ok, f"{label} is {_show(actual)}, which {'matches' if ok else 'does not match'} /{e.expected}/", ()
+
+
+def _numeric(compare: Callable[[float, PathExpectation], tuple[bool, str]]) -> Callable[..., _Check]:
+    """An operator on numbers: any other value fails it, saying so."""
+
+    def check(label: str, actual: Any, e: PathExpectation) -> _Check:
         if not isinstance(actual, int | float) or isinstance(actual, bool):
-            return verdict(False, f"{label} is {_show(actual)}, not a number", actual)
-        if op == "gt":
-            ok = actual > expected
-            return verdict(ok, f"{label} is {actual}, {'>' if ok else 'not >'} {expected}", actual)
-        if op == "lt":
-            ok = actual < expected
-            return verdict(ok, f"{label} is {actual}, {'<' if ok else 'not <'} {expected}", actual)
-        tolerance = e.tolerance if e.tolerance is not None else abs(expected) * _DEFAULT_REL_TOLERANCE
-        ok = abs(actual - expected) <= tolerance
-        return verdict(
-            ok, f"{label} is {actual}, {'within' if ok else 'not within'} {tolerance:g} of {expected}", actual
-        )
-    # contains
+            return False, f"{label} is {_show(actual)}, not a number", ()
+        ok, relation = compare(actual, e)
+        return ok, f"{label} is {actual}, {relation}", ()
+
+    return check
+
+
+def _gt(actual: float, e: PathExpectation) -> tuple[bool, str]:
+    ok = actual > e.expected
+    return ok, f"{'>' if ok else 'not >'} {e.expected}"
+
+
+def _lt(actual: float, e: PathExpectation) -> tuple[bool, str]:
+    ok = actual < e.expected
+    return ok, f"{'<' if ok else 'not <'} {e.expected}"
+
+
+def _approx(actual: float, e: PathExpectation) -> tuple[bool, str]:
+    tolerance = e.tolerance if e.tolerance is not None else abs(e.expected) * _DEFAULT_REL_TOLERANCE
+    ok = abs(actual - e.expected) <= tolerance
+    return ok, f"{'within' if ok else 'not within'} {tolerance:g} of {e.expected}"
+
+
+def _contains(label: str, actual: Any, e: PathExpectation) -> _Check:
+    expected = e.expected
     if isinstance(actual, str):
         ok = isinstance(expected, str) and expected in actual
     elif isinstance(actual, list):
@@ -379,10 +396,20 @@ def _compare(index: int, e: PathExpectation, document: bytes, where: str) -> Exp
     elif isinstance(actual, dict):
         ok = isinstance(expected, dict) and json_subset(expected, actual)
     else:
-        return verdict(
-            False, f"{label} is {_show(actual)}; contains needs a string, an array or an object", actual
-        )
-    return verdict(ok, f"{label} {'contains' if ok else 'does not contain'} {_show(expected)}", actual)
+        return False, f"{label} is {_show(actual)}; contains needs a string, an array or an object", ()
+    return ok, f"{label} {'contains' if ok else 'does not contain'} {_show(expected)}", ()
+
+
+_CHECKS: Final[dict[str, Callable[[str, Any, PathExpectation], _Check]]] = {
+    "exists": _exists,
+    "equals": _equals,
+    "not_equals": _not_equals,
+    "matches": _matches,
+    "gt": _numeric(_gt),
+    "lt": _numeric(_lt),
+    "approx": _numeric(_approx),
+    "contains": _contains,
+}
 
 
 def _route(

@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from execution import demo, mockmodels
+from execution import demo, demomodels
 from execution.models import Environment, Run, RunEvent, RunStep
 from execution.services import reaper, runs, worker
 from graphs.models import Graph
@@ -60,11 +60,11 @@ def execute(
 def test_a_run_records_its_response_steps_and_events(seeded: Environment) -> None:
     request = demo.demo_request("face-recognition")
     run = execute("face-recognition", request)
-    features = mockmodels.feature_extractor(mockmodels.face_detector(request))
-    expected = mockmodels.result_merger(
+    features = demomodels.feature_extractor(demomodels.face_detector(request))
+    expected = demomodels.result_merger(
         {
-            "db-employees": mockmodels.MODELS["face-db-employees"](features),
-            "db-visitors": mockmodels.MODELS["face-db-visitors"](features),
+            "db-employees": demomodels.MODELS["face-db-employees"](features),
+            "db-visitors": demomodels.MODELS["face-db-visitors"](features),
         }
     )
     assert run.status == "succeeded" and run.response_status == 200 and run.attempt == 1

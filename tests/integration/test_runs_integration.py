@@ -15,7 +15,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 from runhelpers import parse_sse, wait_for_run
 
-from execution import demo, events, mockmodels
+from execution import demo, demomodels, events, mockmodels
 from execution.models import Environment, Run, RunEvent, RunStep
 from execution.services import reaper, runs
 from execution.services.worker import STOP_ANNOUNCED
@@ -54,11 +54,11 @@ def slow_env(mock: mockmodels.MockModelServer, name: str, latency_ms: int, **ext
 
 
 def face_recognition_expected(request: Any) -> Any:
-    features = mockmodels.feature_extractor(mockmodels.face_detector(request))
-    return mockmodels.result_merger(
+    features = demomodels.feature_extractor(demomodels.face_detector(request))
+    return demomodels.result_merger(
         {
-            "db-employees": mockmodels.MODELS["face-db-employees"](features),
-            "db-visitors": mockmodels.MODELS["face-db-visitors"](features),
+            "db-employees": demomodels.MODELS["face-db-employees"](features),
+            "db-visitors": demomodels.MODELS["face-db-visitors"](features),
         }
     )
 
@@ -77,10 +77,10 @@ def test_every_demo_graph_runs_to_the_expected_body_and_trace(
             face_recognition_expected(face),
             ["root/0", "root/1", "root/2", "root/2>match/0", "root/2>match/1", "root/3"],
         ),
-        ("cat-dog-breed", dog, None, mockmodels.MODELS["dog-breed-classifier"](dog), ["root/0", "root/1"]),
+        ("cat-dog-breed", dog, None, demomodels.MODELS["dog-breed-classifier"](dog), ["root/0", "root/1"]),
         ("cat-dog-breed", cat, None, {"predictions": ["cat"]}, ["root/0", "root/1"]),
-        ("animal-switch", cat, None, mockmodels.MODELS["cat-breed-classifier"](cat), ["root/0"]),
-        ("animal-switch", dog, None, mockmodels.MODELS["dog-breed-classifier"](dog), ["root/1"]),
+        ("animal-switch", cat, None, demomodels.MODELS["cat-breed-classifier"](cat), ["root/0"]),
+        ("animal-switch", dog, None, demomodels.MODELS["dog-breed-classifier"](dog), ["root/1"]),
         ("canary", {"instances": [{"text": "hi"}]}, 5, None, None),
     ]
     started = [
