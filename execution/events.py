@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -267,6 +268,47 @@ def _run_is_terminal(run_id: uuid.UUID | str) -> bool:
     return terminal
 
 
+@dataclass
+class _Sent:
+    """What a stream has sent so far: events up to ``last`` (seq), and whether the final one."""
+
+    run_id: uuid.UUID | str
+    last: int
+    finished: bool = False
+    sent: bool = False  # anything since the caller last cleared it
+
+    def stored(self, before: int | None = None) -> Iterator[str]:
+        """The stored events after ``last`` (and before ``before``), up to the final one."""
+        for event in _stored_after(self.run_id, self.last, before):
+            self.last = event.seq
+            self.sent = True
+            yield format_sse(event_payload(event))
+            if event.type == FINAL_EVENT:
+                self.finished = True
+                return
+
+    def live(self, data: str | None) -> Iterator[str]:
+        """A published event, unless already sent; a gap before it is filled from the database
+        (the events before it are committed: it was published after its own commit)."""
+        if data is None:
+            return
+        payload = json.loads(data)
+        seq = int(payload["seq"])
+        if seq <= self.last:
+            return
+        yield from self.stored(before=seq)
+        if self.finished:
+            return
+        self.last = seq
+        self.sent = True
+        yield format_sse(payload)
+        self.finished = payload["type"] == FINAL_EVENT
+
+    def nothing_left(self) -> bool:
+        """The run is terminal and every stored event was sent: never leave a client hanging."""
+        return _run_is_terminal(self.run_id) and not _stored_after(self.run_id, self.last)
+
+
 def stream(
     run_id: uuid.UUID | str,
     last_seq: int = 0,
@@ -288,51 +330,23 @@ def stream(
     recheck = max(poll * 10, 2.0)
     subscription = subscribe(run_id)  # BEFORE reading the backlog: nothing falls in between
     started = last_sent_at = last_check = time.monotonic()
-    last = last_seq
+    sent = _Sent(run_id, last_seq)
     try:
         yield "retry: 2000\n\n"
-
-        def from_db(before: int | None = None) -> Iterator[tuple[str, bool]]:
-            nonlocal last
-            for event in _stored_after(run_id, last, before):
-                last = event.seq
-                yield format_sse(event_payload(event)), event.type == FINAL_EVENT
-
-        for text, final in from_db():
-            yield text
-            if final:
-                return
-        while time.monotonic() - started < max_seconds:
+        yield from sent.stored()
+        while not sent.finished and time.monotonic() - started < max_seconds:
             check_every = recheck if subscription.live else poll
             now = time.monotonic()
             wait = max(0.0, min(keepalive - (now - last_sent_at), check_every - (now - last_check)))
-            data = subscription.get(timeout=max(wait, 0.01))
-            sent = False
-            if data is not None:
-                payload = json.loads(data)
-                seq = int(payload["seq"])
-                if seq > last:
-                    for text, final in from_db(before=seq):  # a gap: the earlier ones are committed
-                        yield text
-                        sent = True
-                        if final:
-                            return
-                    last = seq
-                    yield format_sse(payload)
-                    sent = True
-                    if payload["type"] == FINAL_EVENT:
-                        return
+            sent.sent = False
+            yield from sent.live(subscription.get(timeout=max(wait, 0.01)))
             now = time.monotonic()
-            if now - last_check >= check_every:
+            if not sent.finished and now - last_check >= check_every:
                 last_check = now
-                for text, final in from_db():
-                    yield text
-                    sent = True
-                    if final:
-                        return
-                if not sent and _run_is_terminal(run_id) and not _stored_after(run_id, last):
-                    return  # terminal and nothing left: never leave a client hanging
-            if sent:
+                yield from sent.stored()
+                if not sent.sent and sent.nothing_left():
+                    return
+            if sent.sent:
                 last_sent_at = time.monotonic()
             elif time.monotonic() - last_sent_at >= keepalive:
                 last_sent_at = time.monotonic()
