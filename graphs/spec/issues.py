@@ -51,6 +51,21 @@ class Issue:
         return out
 
 
+def error_issue(
+    code: str, message: str, position: Position | None = None, path: PathKey | None = None
+) -> Issue:
+    """An error found while reading, at ``position`` (line, column) and ``path`` when known."""
+    line, column = position if position is not None else (None, None)
+    return Issue(
+        code=code,
+        severity=ERROR,
+        message=message,
+        path=format_path(path) if path else None,
+        line=line,
+        column=column,
+    )
+
+
 def has_errors(issues: Iterable[Issue]) -> bool:
     """True when at least one issue is an error (warnings never block anything)."""
     return any(issue.severity == ERROR for issue in issues)
