@@ -39,7 +39,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, TooDeep, Unprocessable, is_database_busy
+from config.exceptions import BadRequest, Conflict, Forbidden, TooDeep, is_database_busy
 from config.nesting import nesting_exceeds
 from execution import events
 from execution import selectors as execution_selectors
@@ -504,16 +504,6 @@ def payload_text(payload: Any, content_type: str | None) -> tuple[str, str]:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False), content_type or "application/json"
 
 
-def check_runnable(graph: Graph, version: GraphVersion) -> None:
-    if not version.valid:
-        errors = [i for i in version.issues if i.get("severity") == "error"]
-        raise Unprocessable(
-            f"Version {version.number} of {graph.name!r} has {len(errors)} error(s) KServe would reject; "
-            "fix them and save before running it.",
-            issues=version.issues,
-        )
-
-
 def new_seed() -> int:
     return random.SystemRandom().randrange(2**53)  # fits a JSON number exactly
 
@@ -536,12 +526,12 @@ def run_create(
 
     Returns ``(run, created)``. With an ``idempotency_key`` already used by ``user``, returns that
     run (created=False) if it is for the same graph and request, else raises Conflict (409). An
-    invalid version raises Unprocessable (422) with its issues; nothing is stored then.
+    invalid version raises NotDeployable (422) with its issues; nothing is stored then.
     Without ``environment`` the run goes to the system's default (created when missing); an
     environment ``user`` may not use (another user's private one) raises Forbidden (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
     """
-    check_runnable(graph, version)
+    graph_services.ensure_deployable(graph, version, before="running it")
     if environment is None:
         environment, _ = ensure_local_environment()  # the system's default: shared with everyone
     execution_selectors.ensure_can_use_environment(environment, user)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework import serializers
 
 from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
@@ -135,5 +133,14 @@ class AuditEventOutputSerializer(serializers.ModelSerializer):
         fields = ["id", "at", "actor", "action", "graph", "version", "details"]
 
 
-def version_data(version: GraphVersion) -> dict[str, Any]:
-    return dict(VersionOutputSerializer(version).data)
+class ImportedGraphSerializer(serializers.Serializer):
+    graph = serializers.CharField()
+    version = VersionOutputSerializer()
+    created = serializers.BooleanField()
+
+
+class ImportResultSerializer(serializers.Serializer):
+    """What an import did (``graphs.imports.ImportResult``): a graph or version per document."""
+
+    graphs = ImportedGraphSerializer(many=True)
+    issues = IssueSerializer(many=True)

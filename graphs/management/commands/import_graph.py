@@ -54,12 +54,11 @@ class Command(BaseCommand):
             for issue in exc.issues:
                 self.stderr.write(describe_issue(Issue.from_dict(issue), source_name))
             raise CommandError(exc.detail) from exc
-        for issue in result["issues"]:
+        for issue in result.issues:
             self.stderr.write(describe_issue(Issue.from_dict(issue), source_name))
-        for item in result["graphs"]:
-            version = item["version"]
-            state = "valid" if version["valid"] else "INVALID (KServe would reject it)"
-            verb = "created" if item["created"] else "unchanged, still"
-            self.stdout.write(f"{item['graph']}: version {version['number']} {verb} ({state})")
-        if opts["strict"] and any(i["severity"] == "error" for i in result["issues"]):
+        for item in result.graphs:
+            state = "valid" if item.version.valid else "INVALID (KServe would reject it)"
+            verb = "created" if item.created else "unchanged, still"
+            self.stdout.write(f"{item.graph}: version {item.version.number} {verb} ({state})")
+        if opts["strict"] and any(i["severity"] == "error" for i in result.issues):
             raise CommandError("The manifest has errors (--strict).")
