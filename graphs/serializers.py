@@ -1,4 +1,4 @@
-"""Output shapes shared by the graph APIs (field names are a public contract: DESIGN.md)."""
+"""Output shapes of the graph APIs (field names are a public contract: docs/architecture.md, "Public contracts")."""
 
 from __future__ import annotations
 

@@ -36,7 +36,8 @@ NAME_RE = re.compile(GRAPH_NAME_PATTERN)
 
 
 def name_issue(name: str) -> dict[str, Any]:
-    """KServe's own message for a name its webhook rejects (ROUTER-SEMANTICS §1.8 rule 1)."""
+    """KServe's own message for a name its webhook rejects (docs/router-semantics.md, "What KServe
+    refuses", rule 1)."""
     return {
         "code": "webhook.name-format",
         "severity": "error",

@@ -7,7 +7,7 @@ first, then the other spec fields in the CRD's order); a node as routerType, ste
 its target, condition, data, weight, dependency, mapPredictionsToInstances. Keys inside Kubernetes
 sub-objects (resources, affinity, tolerations) keep the order they were written in.
 
-omitempty as in KServe's Go types (ROUTER-SEMANTICS §1.2-1.5): empty strings, empty maps and lists,
+omitempty as in KServe's Go types (docs/router-semantics.md, "Empty values: what an export leaves out"): empty strings, empty maps and lists,
 ``false`` ``mapPredictionsToInstances`` and ``maxReplicas: 0`` (a plain int32) are omitted; zero
 values of pointer fields are kept (``weight``, ``timeout``, ``minReplicas``, ``scaleTarget``, the
 router timeouts, ``tolerationSeconds``: ``0`` means something there). Map values and list items are

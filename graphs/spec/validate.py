@@ -5,8 +5,9 @@ apiVersion/kind and a name, and the five rules of KServe's validating webhook, w
 messages word for word. Unlike KServe, which stops at the first error and visits nodes in Go's random
 map order, all errors are reported, nodes in document order, rules in the webhook's order.
 
-Warnings are what KServe accepts and then does something other than it looks like (see
-ROUTER-SEMANTICS §1.10, §2); each message says what KServe will really do.
+Warnings are what KServe accepts and then does something other than it looks like (``pitfalls.py``;
+docs/router-semantics.md, "What KServe accepts but does not do as written"); each message says what
+KServe will really do.
 
 Order of the result: identity, metadata, schema (document order), webhook rules 1-5, then warnings
 per node in document order (node, then its steps), then graph-wide warnings (cycles, unreachable

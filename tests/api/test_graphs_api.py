@@ -1,4 +1,4 @@
-"""The graph store's REST contract (DESIGN.md "Public contracts")."""
+"""The graph store's REST contract (docs/architecture.md, "Public contracts")."""
 
 from __future__ import annotations
 
