@@ -82,6 +82,13 @@ class _FlagField(serializers.BooleanField):
         return False if data == "" else bool(super().to_internal_value(data))
 
 
+def _text_param(default: str | None, help_text: str) -> serializers.CharField:
+    """An optional text query parameter, taken as sent (blank allowed, spaces kept)."""
+    return serializers.CharField(
+        required=False, default=default, allow_blank=True, trim_whitespace=False, help_text=help_text
+    )
+
+
 def _saved(result: services.SaveResult) -> Response:
     """201 with a new version, 200 with the identical latest one; its ETag is the next precondition."""
     response = Response(
@@ -334,21 +341,9 @@ class GraphImportApi(APIView):
     parser_classes = [RawTextParser]
 
     class ImportQuery(serializers.Serializer):
-        graph = serializers.CharField(
-            required=False,
-            default=None,
-            allow_blank=True,
-            trim_whitespace=False,
-            help_text="Add the manifest as a new version of this graph",
-        )
-        name = serializers.CharField(
-            required=False,
-            default=None,
-            allow_blank=True,
-            trim_whitespace=False,
-            help_text="Create the graph under this name",
-        )
-        message = serializers.CharField(required=False, default="", allow_blank=True, trim_whitespace=False)
+        graph = _text_param(None, "Add the manifest as a new version of this graph")
+        name = _text_param(None, "Create the graph under this name")
+        message = _text_param("", "The message of the new versions")
 
     @extend_schema(
         operation_id="graphs_import",

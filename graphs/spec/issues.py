@@ -37,10 +37,6 @@ class Issue:
     line: int | None = None
     column: int | None = None
 
-    @property
-    def is_error(self) -> bool:
-        return self.severity == ERROR
-
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Issue:
         """The issue ``to_dict`` gave (as stored with a version or answered by the API)."""

@@ -48,23 +48,6 @@ SPEC_FIELDS: Final[tuple[str, ...]] = tuple(OPENAPI_SCHEMA["properties"]["spec"]
 """The keys of ``spec`` in the CRD's order."""
 
 
-def schema_at(path: PathKey) -> Mapping[str, Any] | None:
-    """The sub-schema that applies at ``path`` (list indices and map keys follow items /
-    additionalProperties), or ``None`` when the schema says nothing there."""
-    schema: Mapping[str, Any] | None = OPENAPI_SCHEMA
-    for part in path:
-        if schema is None:
-            return None
-        if isinstance(part, int):
-            schema = schema.get("items")
-        elif "properties" in schema:
-            schema = schema["properties"].get(part)
-        else:
-            extra = schema.get("additionalProperties")
-            schema = extra if isinstance(extra, Mapping) else None
-    return schema
-
-
 def json_type(value: Any) -> str:
     """The JSON type name of a value, as the API server's messages say it."""
     if value is None:
