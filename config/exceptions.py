@@ -77,16 +77,8 @@ class Conflict(ApplicationError):
     status_code = status.HTTP_409_CONFLICT
 
 
-class PreconditionFailed(ApplicationError):
-    status_code = status.HTTP_412_PRECONDITION_FAILED
-
-
 class PayloadTooLarge(ApplicationError):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-
-
-class UnsupportedMediaType(ApplicationError):
-    status_code = status.HTTP_415_UNSUPPORTED_MEDIA_TYPE
 
 
 class Unprocessable(ApplicationError):

@@ -63,7 +63,7 @@ def read_manifest(path: str, stderr: Any) -> spec.Manifest:
         documents = spec.load_documents(text)
     except spec.SpecError as exc:
         for issue in exc.issues:
-            stderr.write(describe_issue(issue, path))
+            stderr.write(spec.describe_issue(issue, path))
         raise CommandError(f"{path} is not a readable InferenceGraph.", returncode=EXIT_INVALID) from exc
     if len(documents) != 1:
         raise CommandError(
@@ -72,20 +72,10 @@ def read_manifest(path: str, stderr: Any) -> spec.Manifest:
     manifest = spec.manifest_from_document(documents[0].document, documents[0].positions)
     issues = spec.validate(manifest)
     for issue in issues:
-        stderr.write(describe_issue(issue, path))
+        stderr.write(spec.describe_issue(issue, path))
     if spec.has_errors(issues):
         raise CommandError(f"{path} has errors KServe would reject.", returncode=EXIT_INVALID)
     return manifest
-
-
-def describe_issue(issue: spec.Issue, path: str) -> str:
-    where = f"{path}:{issue.line}:{issue.column or 1}" if issue.line else path
-    at = " ".join(
-        f"{k}={v}"
-        for k, v in (("node", issue.node), ("step", issue.step_name or issue.step))
-        if v is not None
-    )
-    return f"{where}: {issue.severity}: [{issue.code}] {issue.message}" + (f" ({at})" if at else "")
 
 
 def parse_services(values: list[str]) -> dict[str, str]:

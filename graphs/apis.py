@@ -15,16 +15,18 @@ from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
 from config.pagination import paginate, paginated
-from config.params import MAX_DB_INT, int_param, parse_db_int
+from config.params import MAX_DB_INT, DbIntegerField, parse_db_int
 from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from graphs import selectors, services, spec
+from graphs.errors import StaleVersion
 from graphs.imports import graph_import
 from graphs.models import GraphMember
 from graphs.serializers import (
     AuditEventOutputSerializer,
     GraphListItemSerializer,
     GraphOutputSerializer,
+    ImportResultSerializer,
     IssueSerializer,
     MemberOutputSerializer,
     VersionOutputSerializer,
@@ -62,6 +64,48 @@ class _ObjectField(serializers.JSONField):
         return value
 
 
+class _TruncatedCharField(serializers.CharField):
+    """Text cut to ``max_chars`` characters rather than refused (a search box's query)."""
+
+    def __init__(self, *, max_chars: int, **kwargs: Any) -> None:
+        super().__init__(allow_blank=True, trim_whitespace=False, **kwargs)
+        self.max_chars = max_chars
+
+    def to_internal_value(self, data: Any) -> str:
+        return str(super().to_internal_value(data))[: self.max_chars]
+
+
+class _FlagField(serializers.BooleanField):
+    """A yes/no query parameter (true/false, 1/0, yes/no, on/off); empty (``?mine=``) means no."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        return False if data == "" else bool(super().to_internal_value(data))
+
+
+def _text_param(default: str | None, help_text: str) -> serializers.CharField:
+    """An optional text query parameter, taken as sent (blank allowed, spaces kept)."""
+    return serializers.CharField(
+        required=False, default=default, allow_blank=True, trim_whitespace=False, help_text=help_text
+    )
+
+
+def _saved(result: services.SaveResult) -> Response:
+    """201 with a new version, 200 with the identical latest one; its ETag is the next precondition."""
+    response = Response(
+        VersionOutputSerializer(result.version).data,
+        status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+    )
+    response["ETag"] = etag(result.version.number)
+    return response
+
+
+def _stale(stale: StaleVersion) -> Response:
+    """409 for a save from an old base: the latest number, the latest version and the diff to it."""
+    body = stale.body()
+    body["latest"] = VersionOutputSerializer(stale.latest).data if stale.latest else None
+    return Response(body, status=status.HTTP_409_CONFLICT)
+
+
 class GraphListCreateApi(APIView):
     class GraphCreateInput(serializers.Serializer):
         name = serializers.CharField(required=False, allow_blank=False, max_length=200)
@@ -70,23 +114,21 @@ class GraphListCreateApi(APIView):
         layout = _ObjectField(required=False, default=dict)
         message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
+    class GraphListFilter(serializers.Serializer):
+        search = _TruncatedCharField(
+            required=False, default="", max_chars=200, help_text="Substring of the name or description"
+        )
+        archived = _FlagField(required=False, default=False, help_text="List archived graphs instead")
+        mine = _FlagField(required=False, default=False, help_text="Only graphs I own or edit")
+
     @extend_schema(
-        operation_id="graphs_list",
-        parameters=[
-            OpenApiParameter("search", str, description="Substring of the name or description"),
-            OpenApiParameter("archived", bool, description="List archived graphs instead"),
-            OpenApiParameter("mine", bool, description="Only graphs I own or edit"),
-        ],
-        responses=paginated(GraphListItemSerializer),
+        operation_id="graphs_list", parameters=[GraphListFilter], responses=paginated(GraphListItemSerializer)
     )
     def get(self, request: Request) -> Response:
         """The graphs, by name, each with a summary of its latest version (never the manifest)."""
-        qs = selectors.graph_list(
-            user=request.user,
-            search=request.query_params.get("search", "")[:200],
-            archived=request.query_params.get("archived", "").lower() in ("1", "true", "yes"),
-            mine=request.query_params.get("mine", "").lower() in ("1", "true", "yes"),
-        )
+        filters = self.GraphListFilter(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        qs = selectors.graph_list(user=request.user, **filters.validated_data)
         return paginate(request, self, qs, GraphListItemSerializer)
 
     @extend_schema(
@@ -175,20 +217,18 @@ class GraphVersionListCreateApi(APIView):
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
-        result = services.graph_version_create(
-            graph=graph,
-            manifest=data.validated_data["manifest"],
-            layout=data.validated_data["layout"],
-            author=request.user,
-            message=data.validated_data["message"],
-            base_version=base_version_from(request, data.validated_data["base_version"]),
-        )
-        response = Response(
-            VersionOutputSerializer(result.version).data,
-            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
-        )
-        response["ETag"] = etag(result.version.number)
-        return response
+        try:
+            result = services.graph_version_create(
+                graph=graph,
+                manifest=data.validated_data["manifest"],
+                layout=data.validated_data["layout"],
+                author=request.user,
+                message=data.validated_data["message"],
+                base_version=base_version_from(request, data.validated_data["base_version"]),
+            )
+        except StaleVersion as stale:
+            return _stale(stale)
+        return _saved(result)
 
 
 class GraphVersionDetailApi(APIView):
@@ -231,46 +271,52 @@ class GraphVersionRollbackApi(APIView):
         data.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
         services.ensure_can_write(graph, request.user)
-        result = services.graph_version_rollback(
-            graph=graph,
-            number=number,
-            author=request.user,
-            base_version=base_version_from(request, data.validated_data["base_version"]),
-        )
-        response = Response(
-            VersionOutputSerializer(result.version).data,
-            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
-        )
-        response["ETag"] = etag(result.version.number)
-        return response
+        try:
+            result = services.graph_version_rollback(
+                graph=graph,
+                number=number,
+                author=request.user,
+                base_version=base_version_from(request, data.validated_data["base_version"]),
+            )
+        except StaleVersion as stale:
+            return _stale(stale)
+        return _saved(result)
+
+
+# ``from`` is a Python keyword, so this filter's fields are given by name.
+_DiffQuery = type(
+    "DiffQuery",
+    (serializers.Serializer,),
+    {
+        "from": DbIntegerField(help_text="The version the diff starts from"),
+        "to": DbIntegerField(help_text="The version the diff ends at"),
+    },
+)
 
 
 class GraphDiffApi(APIView):
-    @extend_schema(
-        operation_id="graphs_diff",
-        parameters=[OpenApiParameter("from", int, required=True), OpenApiParameter("to", int, required=True)],
-        responses=OpenApiTypes.OBJECT,
-    )
+    @extend_schema(operation_id="graphs_diff", parameters=[_DiffQuery], responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, name: str) -> Response:
         """The semantic diff between versions `from` and `to`: nodes, steps and fields added,
         removed and changed.
         """
+        query = _DiffQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         graph = selectors.graph_get(name=name, user=request.user)
-        numbers = []
-        for key in ("from", "to"):
-            raw = request.query_params.get(key)
-            if raw is None:
-                raise BadRequest(f"Query parameter {key!r} must be a version number, got None.")
-            numbers.append(int_param(raw, key))
-        a, b = (selectors.version_get(graph=graph, number=n) for n in numbers)
+        a, b = (
+            selectors.version_get(graph=graph, number=query.validated_data[key]) for key in ("from", "to")
+        )
         changes = spec.diff(spec.manifest_from_document(a.manifest), spec.manifest_from_document(b.manifest))
         return Response({"from": a.number, "to": b.number, **changes.to_dict()})
 
 
 class GraphVersionExportApi(APIView):
+    class ExportQuery(serializers.Serializer):
+        format = serializers.ChoiceField(choices=["yaml", "json"], default="yaml", required=False)
+
     @extend_schema(
         operation_id="graphs_versions_export",
-        parameters=[OpenApiParameter("format", str, enum=["yaml", "json"])],
+        parameters=[ExportQuery],
         responses={
             (200, "application/yaml"): OpenApiTypes.STR,
             (200, "application/json"): OpenApiTypes.OBJECT,
@@ -280,9 +326,9 @@ class GraphVersionExportApi(APIView):
         """The version as a deployable InferenceGraph, YAML (default) or JSON, ready for `kubectl
         apply`. A version with errors KServe would reject answers 422 with its issues.
         """
-        fmt = request.query_params.get("format", "yaml")
-        if fmt not in ("yaml", "json"):
-            raise BadRequest(f"format must be yaml or json, got {fmt!r}.")
+        query = self.ExportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        fmt = query.validated_data["format"]
         graph = selectors.graph_get(name=name, user=request.user)
         version = selectors.version_get(graph=graph, number=number)
         text, content_type = services.version_export(graph=graph, version=version, fmt=fmt)
@@ -294,32 +340,16 @@ class GraphVersionExportApi(APIView):
 class GraphImportApi(APIView):
     parser_classes = [RawTextParser]
 
+    class ImportQuery(serializers.Serializer):
+        graph = _text_param(None, "Add the manifest as a new version of this graph")
+        name = _text_param(None, "Create the graph under this name")
+        message = _text_param("", "The message of the new versions")
+
     @extend_schema(
         operation_id="graphs_import",
         request={"application/yaml": OpenApiTypes.STR, "application/json": OpenApiTypes.OBJECT},
-        parameters=[
-            OpenApiParameter("graph", str, description="Add the manifest as a new version of this graph"),
-            OpenApiParameter("name", str, description="Create the graph under this name"),
-            OpenApiParameter("message", str),
-            OpenApiParameter("If-Match", str, OpenApiParameter.HEADER),
-        ],
-        responses={
-            201: inline_serializer(
-                "ImportResult",
-                {
-                    "graphs": inline_serializer(
-                        "ImportedGraph",
-                        {
-                            "graph": serializers.CharField(),
-                            "version": VersionOutputSerializer(),
-                            "created": serializers.BooleanField(),
-                        },
-                        many=True,
-                    ),
-                    "issues": IssueSerializer(many=True),
-                },
-            )
-        },
+        parameters=[ImportQuery, OpenApiParameter("If-Match", str, OpenApiParameter.HEADER)],
+        responses={201: ImportResultSerializer},
     )
     def post(self, request: Request) -> Response:
         """Import one or more InferenceGraph manifests (a YAML stream or JSON). Each document
@@ -327,17 +357,22 @@ class GraphImportApi(APIView):
         problems come back as issues with their line and column. At most a bounded number of
         documents per request (413 beyond).
         """
+        query = self.ImportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         raw = request.data if isinstance(request.data, bytes) else b""
-        target = request.query_params.get("graph")
-        result = graph_import(
-            source=raw,
-            owner=request.user,
-            graph_name=target,
-            name=request.query_params.get("name"),
-            message=request.query_params.get("message", ""),
-            base_version=base_version_from(request, None) if target else None,
-        )
-        return Response(result, status=status.HTTP_201_CREATED)
+        target = query.validated_data["graph"]
+        try:
+            result = graph_import(
+                source=raw,
+                owner=request.user,
+                graph_name=target,
+                name=query.validated_data["name"],
+                message=query.validated_data["message"],
+                base_version=base_version_from(request, None) if target else None,
+            )
+        except StaleVersion as stale:
+            return _stale(stale)
+        return Response(ImportResultSerializer(result).data, status=status.HTTP_201_CREATED)
 
 
 class ValidateApi(APIView):

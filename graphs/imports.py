@@ -11,15 +11,41 @@ for longer than one graph takes (a 10,000-graph stream in one transaction locked
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from config.exceptions import BadRequest, PayloadTooLarge
 from graphs import selectors, services, spec
-from graphs.models import Graph
-from graphs.serializers import version_data
+from graphs.errors import GraphRefused, ManifestTooLarge
+from graphs.models import Graph, GraphVersion
+
+
+@dataclass(frozen=True)
+class ImportedGraph:
+    graph: str
+    version: GraphVersion
+    created: bool
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did: one entry per document, and the issues of all of them (with their YAML
+    line and column)."""
+
+    graphs: list[ImportedGraph]
+    issues: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A document ready to be written: its manifest, the document to save, the graph's name."""
+
+    manifest: spec.Manifest
+    document: dict[str, Any]
+    target: str | None
+    issues: list[dict[str, Any]]
 
 
 def graph_import(
@@ -30,84 +56,96 @@ def graph_import(
     name: str | None = None,
     message: str = "",
     base_version: int | None = None,
-) -> dict[str, Any]:
+) -> ImportResult:
     """Create one graph per document, or with ``graph_name`` add one version to that graph.
 
-    Returns ``{"graphs": [{"graph", "version", "created"}], "issues": [...]}`` where issues carry
-    the YAML line and column. Everything that can be checked is checked before the first write
-    (syntax, document count, names taken or repeated), so a refused stream imports nothing; then
-    each document is committed on its own.
+    Everything that can be checked is checked before the first write (syntax, document count, names
+    taken or repeated), so a refused stream imports nothing; then each document is committed on its
+    own.
     """
+    documents = _read(source, single=bool(graph_name or name))
+    prepared = [_prepare(loaded, name=name, renaming=not graph_name) for loaded in documents]
+    if not graph_name:
+        _check_new_names([item.target for item in prepared])
+    note = message or "Imported"
+    results: list[ImportedGraph] = []
+    issues: list[dict[str, Any]] = []
+    for item in prepared:  # each one commits on its own
+        issues += item.issues
+        if graph_name:
+            results.append(_add_version(item, graph_name, owner, note, base_version))
+        else:
+            results.append(_create(item, owner, note))
+    return ImportResult(graphs=results, issues=issues)
+
+
+def _read(source: bytes | str, *, single: bool) -> list[spec.LoadedDocument]:
+    """The InferenceGraph documents of ``source``, within the size and document-count limits."""
     limit = settings.STUDIO_MAX_MANIFEST_BYTES
     size = len(source.encode() if isinstance(source, str) else source)
     if size > limit:
-        raise PayloadTooLarge(f"The manifest is {size} bytes, over the import limit of {limit} bytes.")
+        raise ManifestTooLarge(f"The manifest is {size} bytes, over the import limit of {limit} bytes.")
     if not source.strip():
-        raise BadRequest("Nothing to import: the request body is empty. Send InferenceGraph YAML or JSON.")
+        raise GraphRefused("Nothing to import: the request body is empty. Send InferenceGraph YAML or JSON.")
     try:
         documents = spec.load_documents(source, max_bytes=limit)
     except spec.SpecError as exc:
-        raise BadRequest(str(exc), issues=[i.to_dict() for i in exc.issues]) from exc
+        raise GraphRefused(str(exc), issues=[i.to_dict() for i in exc.issues]) from exc
     if not documents:
-        raise BadRequest("The text holds no InferenceGraph document.")
-    if (graph_name or name) and len(documents) > 1:
-        raise BadRequest(f"The text holds {len(documents)} documents; a target name takes exactly one.")
-
+        raise GraphRefused("The text holds no InferenceGraph document.")
+    if single and len(documents) > 1:
+        raise GraphRefused(f"The text holds {len(documents)} documents; a target name takes exactly one.")
     documents_limit = settings.STUDIO_MAX_IMPORT_DOCUMENTS
     if len(documents) > documents_limit:
         message = (
             f"The text holds {len(documents)} documents, over the import limit of {documents_limit} "
             "documents per request; split it into several imports."
         )
-        raise PayloadTooLarge(
+        raise ManifestTooLarge(
             message,
             issues=[{"code": "import.too-many-documents", "severity": "error", "message": message}],
         )
+    return documents
 
-    prepared = []
-    for loaded in documents:
-        manifest = spec.manifest_from_document(loaded.document, loaded.positions)
-        document = dict(manifest.document)
-        target = name or manifest.name
-        if not graph_name and target and manifest.name and target != manifest.name:
-            document = {**document, "metadata": {**dict(document.get("metadata") or {}), "name": target}}
-        prepared.append((manifest, document, target, [i.to_dict() for i in spec.validate(manifest)]))
-    if not graph_name:
-        _check_new_names([target for _, _, target, _ in prepared])
 
-    results: list[dict[str, Any]] = []
-    all_issues: list[dict[str, Any]] = []
-    note = message or "Imported"
-    for manifest, document, target, issues in prepared:  # each one commits on its own
-        all_issues += issues
-        if graph_name:
-            graph = selectors.graph_get(name=graph_name, user=owner)
-            services.ensure_can_write(graph, owner)
-            result = services.graph_version_create(
-                graph=graph,
-                manifest=document,
-                layout={},
-                author=owner,
-                message=note,
-                base_version=base_version,
-                issues=issues,
-            )
-            results.append(
-                {"graph": graph.name, "version": version_data(result.version), "created": result.created}
-            )
-        else:
-            graph = services.graph_create(
-                owner=owner,
-                name=target,
-                manifest=document,
-                message=note,
-                issues=issues if target == manifest.name else None,
-            )
-            assert isinstance(graph, Graph) and graph.latest_version is not None
-            results.append(
-                {"graph": graph.name, "version": version_data(graph.latest_version), "created": True}
-            )
-    return {"graphs": results, "issues": all_issues}
+def _prepare(loaded: spec.LoadedDocument, *, name: str | None, renaming: bool) -> _Prepared:
+    """Validate one document (issues keep their positions); ``name`` renames a new graph."""
+    manifest = spec.manifest_from_document(loaded.document, loaded.positions)
+    document = dict(manifest.document)
+    target = name or manifest.name
+    if renaming and target and manifest.name and target != manifest.name:
+        document = {**document, "metadata": {**dict(document.get("metadata") or {}), "name": target}}
+    return _Prepared(manifest, document, target, [i.to_dict() for i in spec.validate(manifest)])
+
+
+def _add_version(
+    item: _Prepared, graph_name: str, owner: User, note: str, base_version: int | None
+) -> ImportedGraph:
+    graph = selectors.graph_get(name=graph_name, user=owner)
+    services.ensure_can_write(graph, owner)
+    result = services.graph_version_create(
+        graph=graph,
+        manifest=item.document,
+        layout={},
+        author=owner,
+        message=note,
+        base_version=base_version,
+        issues=item.issues,
+    )
+    return ImportedGraph(graph.name, result.version, result.created)
+
+
+def _create(item: _Prepared, owner: User, note: str) -> ImportedGraph:
+    graph = services.graph_create(
+        owner=owner,
+        name=item.target,
+        manifest=item.document,
+        message=note,
+        # Issues found with positions hold for the stored document unless it was renamed.
+        issues=item.issues if item.target == item.manifest.name else None,
+    )
+    assert isinstance(graph, Graph) and graph.latest_version is not None
+    return ImportedGraph(graph.name, graph.latest_version, True)
 
 
 def _check_new_names(names: list[str | None]) -> None:
@@ -119,12 +157,12 @@ def _check_new_names(names: list[str | None]) -> None:
     seen: set[str] = set()
     for graph_name in names:
         if graph_name is not None and graph_name in seen:
-            raise BadRequest(f"The text holds two documents named {graph_name!r}; nothing was imported.")
+            raise GraphRefused(f"The text holds two documents named {graph_name!r}; nothing was imported.")
         if graph_name is not None:
             seen.add(graph_name)
     taken = sorted(Graph.objects.filter(name__in=seen).values_list("name", flat=True))
     if taken:
-        raise BadRequest(
+        raise GraphRefused(
             f"A graph named {taken[0]!r} already exists"
             + (f" (and {len(taken) - 1} more)" if len(taken) > 1 else "")
             + "; nothing was imported.",

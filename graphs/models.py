@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-# KServe's webhook rule for InferenceGraph names (ROUTER-SEMANTICS §1.8).
+# KServe's webhook rule for InferenceGraph names (docs/router-semantics.md, "What KServe refuses").
 GRAPH_NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 
 

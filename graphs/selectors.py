@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
-from config.exceptions import NotFound
+from graphs.errors import NoSuchGraph
 from graphs.models import AuditEvent, Graph, GraphVersion
 
 
@@ -28,7 +28,7 @@ def graph_list(
 
 
 def graph_get(*, name: str, user: User) -> Graph:
-    """The graph called ``name``, archived or not; NotFound (404) when there is none."""
+    """The graph called ``name``, archived or not; NoSuchGraph (404) when there is none."""
     graph = (
         Graph.objects.select_related(
             "owner", "latest_version", "latest_version__author", "latest_version__parent"
@@ -38,7 +38,7 @@ def graph_get(*, name: str, user: User) -> Graph:
         .first()
     )
     if graph is None:
-        raise NotFound(f"There is no graph named {name!r}.")
+        raise NoSuchGraph(f"There is no graph named {name!r}.")
     return graph
 
 
@@ -52,7 +52,7 @@ def version_get(*, graph: Graph, number: int) -> GraphVersion:
     )
     if version is None:
         latest = graph.latest_version.number if graph.latest_version else 0
-        raise NotFound(f"Graph {graph.name!r} has no version {number} (the latest is {latest}).")
+        raise NoSuchGraph(f"Graph {graph.name!r} has no version {number} (the latest is {latest}).")
     return version
 
 

@@ -1,8 +1,6 @@
-"""Output shapes shared by the graph APIs (field names are a public contract: DESIGN.md)."""
+"""Output shapes of the graph APIs (field names are a public contract: docs/architecture.md, "Public contracts")."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from rest_framework import serializers
 
@@ -135,5 +133,14 @@ class AuditEventOutputSerializer(serializers.ModelSerializer):
         fields = ["id", "at", "actor", "action", "graph", "version", "details"]
 
 
-def version_data(version: GraphVersion) -> dict[str, Any]:
-    return dict(VersionOutputSerializer(version).data)
+class ImportedGraphSerializer(serializers.Serializer):
+    graph = serializers.CharField()
+    version = VersionOutputSerializer()
+    created = serializers.BooleanField()
+
+
+class ImportResultSerializer(serializers.Serializer):
+    """What an import did (``graphs.imports.ImportResult``): a graph or version per document."""
+
+    graphs = ImportedGraphSerializer(many=True)
+    issues = IssueSerializer(many=True)

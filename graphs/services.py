@@ -19,17 +19,25 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unprocessable
 from graphs import spec
+from graphs.errors import (
+    GraphRefused,
+    ManifestTooLarge,
+    NoSuchGraph,
+    NotDeployable,
+    NotPermitted,
+    StaleVersion,
+    VersionNumberTaken,
+)
 from graphs.models import GRAPH_NAME_PATTERN, AuditEvent, Graph, GraphMember, GraphVersion
-from graphs.serializers import version_data
 from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 
 NAME_RE = re.compile(GRAPH_NAME_PATTERN)
 
 
 def name_issue(name: str) -> dict[str, Any]:
-    """KServe's own message for a name its webhook rejects (ROUTER-SEMANTICS §1.8 rule 1)."""
+    """KServe's own message for a name its webhook rejects (docs/router-semantics.md, "What KServe
+    refuses", rule 1)."""
     return {
         "code": "webhook.name-format",
         "severity": "error",
@@ -41,7 +49,7 @@ def name_issue(name: str) -> dict[str, Any]:
 def check_graph_name(name: Any) -> str:
     """Return ``name`` if KServe accepts it as an InferenceGraph name, else raise 400."""
     if not isinstance(name, str) or not name:
-        raise BadRequest(
+        raise GraphRefused(
             "The graph needs a name: set metadata.name in the manifest or send a name.",
             issues=[
                 {
@@ -53,7 +61,7 @@ def check_graph_name(name: Any) -> str:
             ],
         )
     if len(name) > 63 or not NAME_RE.match(name):
-        raise BadRequest(
+        raise GraphRefused(
             f"Graph name {name!r} is not a valid InferenceGraph name.", issues=[name_issue(name)]
         )
     return name
@@ -102,9 +110,9 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
     """Refuse a manifest over the limits that YAML/JSON import applies, with the same issue codes.
 
     The manifest is read as its compact JSON text by the same reader as an import
-    (``spec.load_documents``): at most ``STUDIO_MAX_MANIFEST_BYTES`` bytes (PayloadTooLarge, 413,
+    (``spec.load_documents``): at most ``STUDIO_MAX_MANIFEST_BYTES`` bytes (ManifestTooLarge,
     ``load.too-large``), and the reader's nesting depth, value, graph node and step limits
-    (BadRequest, 400, ``load.too-deep``, ``load.too-many-nodes``, …). Anything else the reader
+    (GraphRefused, ``load.too-deep``, ``load.too-many-nodes``, …). Anything else the reader
     would refuse (another kind, say) is left to ``validate``: the manifest is saved invalid.
     """
     limit = settings.STUDIO_MAX_MANIFEST_BYTES
@@ -118,11 +126,11 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
             "severity": "error",
             "message": f"the document nests deeper than {spec.MAX_DEPTH} levels (max_depth)",
         }
-        raise BadRequest(issue["message"], issues=[issue])
+        raise GraphRefused(issue["message"], issues=[issue])
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
         message = f"the manifest is {size:,} bytes; the limit is {limit:,} bytes (max_bytes)"
-        raise PayloadTooLarge(
+        raise ManifestTooLarge(
             message, issues=[{"code": "load.too-large", "severity": "error", "message": message}]
         )
     try:
@@ -130,7 +138,7 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
     except spec.SpecError as exc:
         issues = [issue.to_dict() for issue in exc.issues if issue.code in _LIMIT_CODES]
         if issues:
-            raise BadRequest(issues[0]["message"], issues=issues) from exc
+            raise GraphRefused(issues[0]["message"], issues=issues) from exc
 
 
 def summary_counts(manifest: Mapping[str, Any], issues: list[dict[str, Any]]) -> dict[str, int]:
@@ -174,17 +182,30 @@ def audit(
     )
 
 
+def is_owner(graph: Graph, user: User) -> bool:
+    """Whether ``user`` owns ``graph`` or is a superuser: who may archive, restore and share it."""
+    return graph.owner_id == user.pk or bool(getattr(user, "is_superuser", False))
+
+
+def ensure_owner(graph: Graph, user: User, detail: str | None = None) -> None:
+    """Raise NotPermitted unless ``user`` is the owner (``detail`` says what they may not do)."""
+    if not is_owner(graph, user):
+        raise NotPermitted(
+            detail or f"Only the owner of {graph.name!r} ({graph.owner.get_username()}) may do that."
+        )
+
+
 def can_write(graph: Graph, user: User) -> bool:
     """Whether ``user`` may save versions of ``graph`` and roll it back: its owner, a superuser or
     a member with the ``editor`` role (a ``viewer`` may not)."""
-    if getattr(user, "is_superuser", False) or graph.owner_id == user.pk:
+    if is_owner(graph, user):
         return True
     return GraphMember.objects.filter(graph=graph, user=user, role=GraphMember.Role.EDITOR).exists()
 
 
 def ensure_can_write(graph: Graph, user: User) -> None:
     if not can_write(graph, user):
-        raise Forbidden(
+        raise NotPermitted(
             f"You may read and run graph {graph.name!r} but not change it: "
             "ask its owner to make you an editor."
         )
@@ -203,7 +224,7 @@ def graph_create(
 ) -> Graph:
     """Create a graph and its version 1. The name is the manifest's metadata.name.
 
-    Raises BadRequest for a name KServe rejects, a name that differs from the manifest's, or a
+    Raises GraphRefused for a name KServe rejects, a name that differs from the manifest's, or a
     name already taken. A manifest with validation errors is still saved (marked invalid).
     """
     if manifest is None:
@@ -216,7 +237,7 @@ def graph_create(
     if manifest_name is None:
         manifest = _with_name(manifest, name)
     elif manifest_name != name:
-        raise BadRequest(
+        raise GraphRefused(
             f"The name {name!r} differs from the manifest's metadata.name {manifest_name!r}.",
             issues=[
                 {
@@ -228,7 +249,7 @@ def graph_create(
             ],
         )
     if Graph.objects.filter(name=name).exists():
-        raise BadRequest(
+        raise GraphRefused(
             f"A graph named {name!r} already exists.",
             issues=[
                 {
@@ -250,7 +271,7 @@ def graph_create(
                 namespace=namespace if isinstance(namespace, str) and namespace else "default",
             )
     except IntegrityError as exc:
-        raise BadRequest(f"A graph named {name!r} already exists.") from exc
+        raise GraphRefused(f"A graph named {name!r} already exists.") from exc
     audit(owner, "graph.create", graph)
     graph_version_create(
         graph=graph,
@@ -278,8 +299,8 @@ def graph_version_create(
 ) -> SaveResult:
     """Validate, canonicalise and hash ``manifest``, then append it as the graph's next version.
 
-    ``base_version`` is the version the client edited; when it is not the latest, raises Conflict
-    (409) carrying the latest number, the latest version and the diff from the base to it. A save
+    ``base_version`` is the version the client edited; when it is not the latest, raises
+    StaleVersion carrying the latest version and the diff from the base to it. A save
     whose manifest hash and layout equal the latest version's returns that version (created=False):
     saving is idempotent. The manifest must keep the graph's name (a rename is refused: the name
     is the graph's identity). Invalid manifests are saved with ``valid=False`` and their issues.
@@ -296,7 +317,7 @@ def graph_version_create(
     if name is None:
         manifest = _with_name(manifest, graph.name)
     elif name != graph.name:
-        raise BadRequest(
+        raise GraphRefused(
             f"metadata.name {name!r} does not match the graph {graph.name!r}; "
             "a graph cannot be renamed (create a new graph, or import with another name).",
             issues=[
@@ -326,9 +347,9 @@ def graph_version_create(
         if latest is not None and latest.spec_hash == spec_hash and latest.layout == layout:
             return SaveResult(latest, created=False)
         if base_version is not None and (latest is None or base_version != latest.number):
-            raise stale_save_conflict(locked, latest, base_version)
+            raise _stale_version(locked, latest, base_version)
         if locked.archived_at is not None:
-            raise BadRequest(f"Graph {graph.name!r} is archived; restore it before saving.")
+            raise GraphRefused(f"Graph {graph.name!r} is archived; restore it before saving.")
         number = (latest.number if latest else 0) + 1
         try:
             with transaction.atomic():
@@ -346,7 +367,7 @@ def graph_version_create(
                     parent=parent or latest,
                 )
         except IntegrityError as exc:  # another writer took the number: the lock did not hold.
-            raise Conflict(
+            raise VersionNumberTaken(
                 f"Version {number} of {graph.name!r} was saved by someone else first; "
                 "load it and save again.",
                 extra={"latest_version": number},
@@ -357,31 +378,15 @@ def graph_version_create(
     return SaveResult(version, created=True)
 
 
-def stale_save_conflict(graph: Graph, latest: GraphVersion | None, base_version: int) -> Conflict:
-    """The 409 for a save from an old base: what changed on the server since the client's base."""
-    latest_number = latest.number if latest else 0
+def _stale_version(graph: Graph, latest: GraphVersion | None, base_version: int) -> StaleVersion:
+    """What changed on the server since the client's base: the latest version and the diff."""
     base = GraphVersion.objects.filter(graph=graph, number=base_version).first()
     changes: dict[str, Any] | None = None
     if base is not None and latest is not None:
         changes = spec.diff(
             spec.manifest_from_document(base.manifest), spec.manifest_from_document(latest.manifest)
         ).to_dict()
-    detail = (
-        f"Version {base_version} is not the latest version of {graph.name!r} "
-        f"(the latest is {latest_number}): someone saved in between. Nothing was saved; "
-        f"review their changes and save again on top of version {latest_number}."
-        if base is not None
-        else f"Graph {graph.name!r} has no version {base_version}; the latest is {latest_number}."
-    )
-    return Conflict(
-        detail,
-        extra={
-            "latest_version": latest_number,
-            "base_version": base_version,
-            "diff": changes,
-            "latest": version_data(latest) if latest else None,
-        },
-    )
+    return StaleVersion(graph, base_version, latest, changes)
 
 
 def graph_version_rollback(
@@ -390,12 +395,12 @@ def graph_version_rollback(
     """Append a new version whose manifest and layout equal version ``number``'s.
 
     ``base_version`` is the precondition of a save: the version the client saw as the latest. When
-    someone saved since, raises Conflict (409) with the diff exactly as ``graph_version_create``
+    someone saved since, raises StaleVersion exactly as ``graph_version_create``
     does, and nothing is saved; None skips the check (as a save without ``If-Match``).
     """
     target = GraphVersion.objects.filter(graph=graph, number=number).first()
     if target is None:
-        raise NotFound(f"Graph {graph.name!r} has no version {number}.")
+        raise NoSuchGraph(f"Graph {graph.name!r} has no version {number}.")
     result = graph_version_create(
         graph=graph,
         manifest=target.manifest,
@@ -425,18 +430,20 @@ def graph_restore(*, graph: Graph, actor: User) -> Graph:
     return graph
 
 
+_MEMBERS_OWNER_ONLY = "Only the graph's owner can change who may edit it."
+
+
 def graph_member_add(
     *, graph: Graph, user: User, actor: User, role: str = GraphMember.Role.EDITOR
 ) -> GraphMember:
     """Make ``user`` a member of ``graph`` with ``role``; a member already there gets the new role.
 
-    Only the owner or a superuser may (Forbidden, 403); an unknown role is a BadRequest (400).
+    Only the owner or a superuser may (NotPermitted); an unknown role is refused (GraphRefused).
     Audited as ``member.add`` or ``member.role`` (with the old and new role); idempotent.
     """
-    if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
-        raise Forbidden("Only the graph's owner can change who may edit it.")
+    ensure_owner(graph, actor, _MEMBERS_OWNER_ONLY)
     if role not in GraphMember.Role.values:
-        raise BadRequest(
+        raise GraphRefused(
             f"role must be one of {', '.join(GraphMember.Role.values)}, got {role!r}.",
             issues=[
                 {
@@ -461,29 +468,29 @@ def graph_member_add(
 
 
 def graph_member_remove(*, graph: Graph, user: User, actor: User) -> None:
-    if graph.owner_id != actor.pk and not getattr(actor, "is_superuser", False):
-        raise Forbidden("Only the graph's owner can change who may edit it.")
+    ensure_owner(graph, actor, _MEMBERS_OWNER_ONLY)
     if GraphMember.objects.filter(graph=graph, user=user).delete()[0]:
         audit(actor, "member.remove", graph, user=user.get_username())
 
 
-def ensure_owner(graph: Graph, user: User) -> None:
-    if graph.owner_id != user.pk and not getattr(user, "is_superuser", False):
-        raise Forbidden(f"Only the owner of {graph.name!r} ({graph.owner.get_username()}) may do that.")
+def ensure_deployable(graph: Graph, version: GraphVersion, *, before: str) -> None:
+    """Raise NotDeployable with the version's issues when KServe would reject it: such a version is
+    neither exported nor run. ``before`` ends the advice: "fix them and save before …"."""
+    if not version.valid:
+        errors = [i for i in version.issues if i.get("severity") == "error"]
+        raise NotDeployable(
+            f"Version {version.number} of {graph.name!r} has {len(errors)} error(s) KServe would reject; "
+            f"fix them and save before {before}.",
+            issues=version.issues,
+        )
 
 
 def version_export(*, graph: Graph, version: GraphVersion, fmt: str) -> tuple[str, str]:
     """The deployable manifest of ``version`` as (text, content type).
 
-    Raises Unprocessable (422) with the version's issues when KServe would reject it.
+    Raises NotDeployable with the version's issues when KServe would reject it.
     """
-    if not version.valid:
-        errors = [i for i in version.issues if i.get("severity") == "error"]
-        raise Unprocessable(
-            f"Version {version.number} of {graph.name!r} has {len(errors)} error(s) KServe would reject; "
-            "fix them and save before exporting.",
-            issues=version.issues,
-        )
+    ensure_deployable(graph, version, before="exporting")
     manifest = spec.manifest_from_document(version.manifest)
     if fmt == "json":
         return spec.export_json(manifest), "application/json"

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden, Unprocessable
+from config.exceptions import BadRequest, Conflict, Forbidden
 from execution import bus, events
 from execution import selectors as execution_selectors
 from execution.models import Environment, Run
@@ -22,16 +22,6 @@ from graphs import services as graph_services
 from graphs.models import Graph, GraphVersion
 
 logger = logging.getLogger(__name__)
-
-
-def check_runnable(graph: Graph, version: GraphVersion) -> None:
-    if not version.valid:
-        errors = [i for i in version.issues if i.get("severity") == "error"]
-        raise Unprocessable(
-            f"Version {version.number} of {graph.name!r} has {len(errors)} error(s) KServe would reject; "
-            "fix them and save before running it.",
-            issues=version.issues,
-        )
 
 
 def new_seed() -> int:
@@ -56,12 +46,12 @@ def run_create(
 
     Returns ``(run, created)``. With an ``idempotency_key`` already used by ``user``, returns that
     run (created=False) if it is for the same graph and request, else raises Conflict (409). An
-    invalid version raises Unprocessable (422) with its issues; nothing is stored then.
+    invalid version raises NotDeployable (422) with its issues; nothing is stored then.
     Without ``environment`` the run goes to the system's default (created when missing); an
     environment ``user`` may not use (another user's private one) raises Forbidden (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
     """
-    check_runnable(graph, version)
+    graph_services.ensure_deployable(graph, version, before="running it")
     if environment is None:
         environment, _ = environments.ensure_local_environment()  # the system's default: shared with everyone
     execution_selectors.ensure_can_use_environment(environment, user)

@@ -13,8 +13,9 @@ from config.exceptions import BadRequest, NotFound
 from execution.engine import EngineConfig
 from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
 from execution.models import Environment
-from execution.services import environments, run_request, runs
+from execution.services import environments, run_request
 from execution.testcases.models import TestCase
+from graphs import services as graph_services
 from graphs import spec
 from graphs.models import Graph, GraphVersion
 
@@ -87,7 +88,7 @@ def prepare_stored_suite(
         raise NotFound(
             f"Graph {graph_name!r} has no version {number if number is not None else ''}".rstrip() + "."
         )
-    runs.check_runnable(graph, version)
+    graph_services.ensure_deployable(graph, version, before="running it")
     rows = list(TestCase.objects.filter(graph=graph).order_by("name"))
     if case_names:
         unknown = sorted(set(case_names) - {row.name for row in rows})
@@ -125,5 +126,5 @@ def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
     version = graph.versions.filter(number=number).first() if graph is not None else None
     if graph is None or version is None:
         raise NotFound(f"Graph {graph_name!r} has no version {number}.")
-    runs.check_runnable(graph, version)
+    graph_services.ensure_deployable(graph, version, before="running it")
     return spec.parse(version.manifest)

@@ -8,7 +8,7 @@ Read (``load_documents``, ``parse``), check (``validate``), canonicalise and has
 from .canonical import canonical_document, canonical_json, spec_hash
 from .diff import FieldChange, GraphDiff, NodeChange, StepChange, StepEntry, StepMove, diff
 from .export import export_json, export_yaml, normalize_for_export, to_kserve_document
-from .issues import ERROR, WARNING, Issue, Severity, SpecError, format_path, has_errors
+from .issues import ERROR, WARNING, Issue, Severity, SpecError, describe_issue, format_path, has_errors
 from .model import (
     API_VERSION,
     DEPENDENCIES,
@@ -78,6 +78,7 @@ __all__ = [
     "TargetKind",
     "canonical_document",
     "canonical_json",
+    "describe_issue",
     "diff",
     "export_json",
     "export_yaml",

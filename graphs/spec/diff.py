@@ -330,30 +330,40 @@ def _node_change(name: str, a: Any, b: Any) -> NodeChange:
         if not _same(steps_a, steps_b):
             fields.append(FieldChange("steps", steps_a, steps_b))
         return NodeChange(node=name, fields=tuple(fields))
+    return _step_changes(name, tuple(fields), steps_a, steps_b)
+
+
+def _step_changes(
+    name: str, fields: tuple[FieldChange, ...], steps_a: list[Any], steps_b: list[Any]
+) -> NodeChange:
+    """The node's steps matched (see the module docstring): added, removed, moved and changed."""
     pairs = _match(steps_a, steps_b)
     matched_b = set(pairs.values())
-    removed = tuple(StepEntry(i, _name(step), step) for i, step in enumerate(steps_a) if i not in pairs)
-    added = tuple(StepEntry(j, _name(step), step) for j, step in enumerate(steps_b) if j not in matched_b)
     kept = _kept_in_order(pairs)
-    moved = tuple(
-        StepMove(_name(steps_b[j]) or _name(steps_a[i]), i, j)
-        for i, j in sorted(pairs.items(), key=lambda p: p[1])
-        if i not in kept
-    )
+    in_new_order = sorted(pairs.items(), key=lambda p: p[1])
     changed = []
-    for i, j in sorted(pairs.items(), key=lambda p: p[1]):
-        step_changes = (
-            _changes(steps_a[i], steps_b[j], ())
-            if isinstance(steps_a[i], Mapping) and isinstance(steps_b[j], Mapping)
-            else ([] if _same(steps_a[i], steps_b[j]) else [FieldChange("", steps_a[i], steps_b[j])])
-        )
-        if step_changes:
-            changed.append(StepChange(j, i, _name(steps_b[j]) or _name(steps_a[i]), tuple(step_changes)))
+    for i, j in in_new_order:
+        step_fields = _step_fields(steps_a[i], steps_b[j])
+        if step_fields:
+            changed.append(StepChange(j, i, _name(steps_b[j]) or _name(steps_a[i]), tuple(step_fields)))
     return NodeChange(
         node=name,
-        fields=tuple(fields),
-        steps_added=added,
-        steps_removed=removed,
-        steps_moved=moved,
+        fields=fields,
+        steps_added=tuple(
+            StepEntry(j, _name(step), step) for j, step in enumerate(steps_b) if j not in matched_b
+        ),
+        steps_removed=tuple(
+            StepEntry(i, _name(step), step) for i, step in enumerate(steps_a) if i not in pairs
+        ),
+        steps_moved=tuple(
+            StepMove(_name(steps_b[j]) or _name(steps_a[i]), i, j) for i, j in in_new_order if i not in kept
+        ),
         steps_changed=tuple(changed),
     )
+
+
+def _step_fields(a: Any, b: Any) -> list[FieldChange]:
+    """Field by field for two objects; a step that is not an object changes as a whole."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return _changes(a, b, ())
+    return [] if _same(a, b) else [FieldChange("", a, b)]

@@ -7,7 +7,7 @@ first, then the other spec fields in the CRD's order); a node as routerType, ste
 its target, condition, data, weight, dependency, mapPredictionsToInstances. Keys inside Kubernetes
 sub-objects (resources, affinity, tolerations) keep the order they were written in.
 
-omitempty as in KServe's Go types (ROUTER-SEMANTICS §1.2-1.5): empty strings, empty maps and lists,
+omitempty as in KServe's Go types (docs/router-semantics.md, "Empty values: what an export leaves out"): empty strings, empty maps and lists,
 ``false`` ``mapPredictionsToInstances`` and ``maxReplicas: 0`` (a plain int32) are omitted; zero
 values of pointer fields are kept (``weight``, ``timeout``, ``minReplicas``, ``scaleTarget``, the
 router timeouts, ``tolerationSeconds``: ``0`` means something there). Map values and list items are
@@ -67,44 +67,61 @@ def _prune(value: Any, schema: Mapping[str, Any] | None, path: PathKey, *, field
     if schema is None:
         return value
     if isinstance(value, dict):
-        properties = schema.get("properties")
-        extra = schema.get("additionalProperties")
-        out: dict[str, Any] = {}
-        if isinstance(properties, Mapping):
-            order = _order_for(path)
-            keys = [key for key in order if key in value] if order else []
-            keys += [key for key in value if key not in keys]
-            for key in keys:
-                if key not in properties:
-                    continue  # not in the CRD: the API server would prune it
-                pruned = _prune(value[key], properties[key], (*path, key), field=True)
-                if pruned is not _OMIT:
-                    out[key] = pruned
-        elif isinstance(extra, Mapping):
-            for key, item in value.items():
-                pruned = _prune(item, extra, (*path, key), field=False)
-                out[key] = pruned if pruned is not _OMIT else item
-        else:
-            out = dict(value)  # a free-form object (x-kubernetes-preserve-unknown-fields style)
+        out = _prune_object(value, schema, path)
         return _OMIT if field and not out else out
     if isinstance(value, list):
         items = schema.get("items")
-        result = []
-        for index, item in enumerate(value):
-            pruned = _prune(item, items if isinstance(items, Mapping) else None, (*path, index), field=False)
-            result.append(pruned if pruned is not _OMIT else item)
+        item_schema = items if isinstance(items, Mapping) else None
+        result = [
+            _kept(item, _prune(item, item_schema, (*path, index), field=False))
+            for index, item in enumerate(value)
+        ]
         return _OMIT if field and not result else result
-    if field:
-        if value == "" and isinstance(value, str):
-            return _OMIT
-        if value is False and path[-1] in _OMIT_FALSE:
-            return _OMIT
-        zero = _OMIT_ZERO.get(path)
-        if zero is not None and value == zero and not isinstance(value, bool):
-            return _OMIT
+    if field and _omitted_scalar(value, path):
+        return _OMIT
     if schema.get("type") == "integer" and isinstance(value, float) and is_integer(value):
         return int(value)
     return value
+
+
+def _kept(original: Any, pruned: Any) -> Any:
+    """A map value or list item is never omitted: what omitempty would drop stays as written."""
+    return original if pruned is _OMIT else pruned
+
+
+def _prune_object(value: dict[str, Any], schema: Mapping[str, Any], path: PathKey) -> dict[str, Any]:
+    """A struct keeps its declared fields (in the order people write them), a map every entry, a
+    free-form object (x-kubernetes-preserve-unknown-fields style) everything."""
+    properties = schema.get("properties")
+    extra = schema.get("additionalProperties")
+    if isinstance(properties, Mapping):
+        order = _order_for(path)
+        keys = [key for key in order if key in value] if order else []
+        keys += [key for key in value if key not in keys]
+        out: dict[str, Any] = {}
+        for key in keys:
+            if key not in properties:
+                continue  # not in the CRD: the API server would prune it
+            pruned = _prune(value[key], properties[key], (*path, key), field=True)
+            if pruned is not _OMIT:
+                out[key] = pruned
+        return out
+    if isinstance(extra, Mapping):
+        return {
+            key: _kept(item, _prune(item, extra, (*path, key), field=False)) for key, item in value.items()
+        }
+    return dict(value)
+
+
+def _omitted_scalar(value: Any, path: PathKey) -> bool:
+    """Whether Go's omitempty drops this scalar struct field: an empty string, a ``false`` bool or
+    an int32 zero of the fields that are not pointers."""
+    if value == "" and isinstance(value, str):
+        return True
+    if value is False and path[-1] in _OMIT_FALSE:
+        return True
+    zero = _OMIT_ZERO.get(path)
+    return zero is not None and value == zero and not isinstance(value, bool)
 
 
 def to_kserve_document(manifest: Manifest) -> dict[str, Any]:

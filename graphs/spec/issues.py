@@ -37,9 +37,10 @@ class Issue:
     line: int | None = None
     column: int | None = None
 
-    @property
-    def is_error(self) -> bool:
-        return self.severity == ERROR
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Issue:
+        """The issue ``to_dict`` gave (as stored with a version or answered by the API)."""
+        return cls(**{key: data[key] for key in _FIELDS if data.get(key) is not None})
 
     def to_dict(self) -> dict[str, Any]:
         """The issue as a JSON-compatible dict, without the fields that are ``None``."""
@@ -49,6 +50,35 @@ class Issue:
             if value is not None:
                 out[key] = value
         return out
+
+
+_FIELDS: Final = ("code", "severity", "message", "node", "step", "step_name", "path", "line", "column")
+
+
+def describe_issue(issue: Issue, source: str) -> str:
+    """One line for a terminal, as compilers write them: ``chain.yaml:12:9: warning: [code] message
+    (node=root step=fetch)``; the step is named by its name, else its index."""
+    where = f"{source}:{issue.line}:{issue.column or 1}" if issue.line else source
+    step = issue.step_name or issue.step
+    at = " ".join(
+        f"{key}={value}" for key, value in (("node", issue.node), ("step", step)) if value is not None
+    )
+    return f"{where}: {issue.severity}: [{issue.code}] {issue.message}" + (f" ({at})" if at else "")
+
+
+def error_issue(
+    code: str, message: str, position: Position | None = None, path: PathKey | None = None
+) -> Issue:
+    """An error found while reading, at ``position`` (line, column) and ``path`` when known."""
+    line, column = position if position is not None else (None, None)
+    return Issue(
+        code=code,
+        severity=ERROR,
+        message=message,
+        path=format_path(path) if path else None,
+        line=line,
+        column=column,
+    )
 
 
 def has_errors(issues: Iterable[Issue]) -> bool:

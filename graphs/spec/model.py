@@ -88,11 +88,6 @@ class Step:
     def is_hard(self) -> bool:
         return self.dependency == "Hard"
 
-    @property
-    def uses_response(self) -> bool:
-        """True when a Sequence feeds this step the previous response (only from step 1 on)."""
-        return self.data == RESPONSE_DATA and self.index > 0
-
 
 @dataclass(frozen=True, slots=True)
 class Node:

@@ -48,23 +48,6 @@ SPEC_FIELDS: Final[tuple[str, ...]] = tuple(OPENAPI_SCHEMA["properties"]["spec"]
 """The keys of ``spec`` in the CRD's order."""
 
 
-def schema_at(path: PathKey) -> Mapping[str, Any] | None:
-    """The sub-schema that applies at ``path`` (list indices and map keys follow items /
-    additionalProperties), or ``None`` when the schema says nothing there."""
-    schema: Mapping[str, Any] | None = OPENAPI_SCHEMA
-    for part in path:
-        if schema is None:
-            return None
-        if isinstance(part, int):
-            schema = schema.get("items")
-        elif "properties" in schema:
-            schema = schema["properties"].get(part)
-        else:
-            extra = schema.get("additionalProperties")
-            schema = extra if isinstance(extra, Mapping) else None
-    return schema
-
-
 def json_type(value: Any) -> str:
     """The JSON type name of a value, as the API server's messages say it."""
     if value is None:
@@ -145,37 +128,44 @@ def _walk(value: Any, schema: Mapping[str, Any], path: PathKey, out: list[Violat
     where = _Where(path)
     if schema.get("x-kubernetes-int-or-string"):
         if not (is_integer(value) or isinstance(value, str)):
-            out.append(
-                _issue(
-                    "schema.type",
-                    f'{where}: Invalid value: "{json_type(value)}": {where} in body must be of type '
-                    f'integer or string: "{json_type(value)}"',
-                    path,
-                )
-            )
-        elif isinstance(value, str) and "pattern" in schema and not _pattern(schema["pattern"]).search(value):
-            out.append(
-                _issue(
-                    "schema.pattern",
-                    f"{where}: Invalid value: {json.dumps(value)}: {where} in body should match "
-                    f"'{schema['pattern']}'",
-                    path,
-                )
-            )
+            out.append(_type_issue(value, "integer or string", path, where))
+        else:
+            _check_pattern(value, schema, path, where, out)
         return
-
     expected = schema.get("type")
     if expected is not None and not _TYPE_CHECKS[expected](value):
-        out.append(
-            _issue(
-                "schema.type",
-                f'{where}: Invalid value: "{json_type(value)}": {where} in body must be of type '
-                f'{expected}: "{json_type(value)}"',
-                path,
-            )
-        )
+        out.append(_type_issue(value, expected, path, where))
         return
+    _check_value(value, schema, path, where, out)
+    if isinstance(value, dict):
+        _walk_object(value, schema, path, where, out)
+    elif isinstance(value, list):
+        _walk_list(value, schema, path, out)
 
+
+def _type_issue(value: Any, expected: str, path: PathKey, where: _Where) -> Violation:
+    actual = json_type(value)
+    return _issue(
+        "schema.type",
+        f'{where}: Invalid value: "{actual}": {where} in body must be of type {expected}: "{actual}"',
+        path,
+    )
+
+
+def _null_issue(path: PathKey, schema: Mapping[str, Any]) -> Violation:
+    """A list item or map value that is null (only struct fields may be)."""
+    where = format_path(path)
+    return _issue(
+        "schema.type",
+        f'{where}: Invalid value: "null": {where} in body must be of type {schema.get("type", "object")}',
+        path,
+    )
+
+
+def _check_value(
+    value: Any, schema: Mapping[str, Any], path: PathKey, where: _Where, out: list[Violation]
+) -> None:
+    """The constraints on a value of the right type: enum, integer format range, pattern."""
     enum = schema.get("enum")
     if enum is not None and value not in enum:
         supported = ", ".join(json.dumps(item) for item in enum)
@@ -196,6 +186,12 @@ def _walk(value: Any, schema: Mapping[str, Any], path: PathKey, out: list[Violat
                 path,
             )
         )
+    _check_pattern(value, schema, path, where, out)
+
+
+def _check_pattern(
+    value: Any, schema: Mapping[str, Any], path: PathKey, where: _Where, out: list[Violation]
+) -> None:
     if isinstance(value, str) and "pattern" in schema and not _pattern(schema["pattern"]).search(value):
         out.append(
             _issue(
@@ -206,26 +202,17 @@ def _walk(value: Any, schema: Mapping[str, Any], path: PathKey, out: list[Violat
             )
         )
 
-    if isinstance(value, dict):
-        _walk_object(value, schema, path, where, out)
-    elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, Mapping):
-            for index, item in enumerate(value):
-                if item is None:
-                    out.append(
-                        _issue(
-                            "schema.type",
-                            f'{format_path((*path, index))}: Invalid value: "null": '
-                            f"{format_path((*path, index))} in body must be of type "
-                            f"{items.get('type', 'object')}",
-                            (*path, index),
-                        )
-                    )
-                    continue
+
+def _walk_list(value: list[Any], schema: Mapping[str, Any], path: PathKey, out: list[Violation]) -> None:
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        for index, item in enumerate(value):
+            if item is None:
+                out.append(_null_issue((*path, index), items))
+            else:
                 _walk(item, items, (*path, index), out)
-        if schema.get("x-kubernetes-list-type") == "map":
-            _list_map_keys(value, schema.get("x-kubernetes-list-map-keys", []), path, out)
+    if schema.get("x-kubernetes-list-type") == "map":
+        _list_map_keys(value, schema.get("x-kubernetes-list-map-keys", []), path, out)
 
 
 def _walk_object(
@@ -244,24 +231,15 @@ def _walk_object(
             _walk(item, properties[key], sub_path, out)
         elif isinstance(extra, Mapping):
             if item is None:
-                out.append(
-                    _issue(
-                        "schema.type",
-                        f'{format_path(sub_path)}: Invalid value: "null": {format_path(sub_path)} in body '
-                        "must be "
-                        f"of type {extra.get('type', 'object')}",
-                        sub_path,
-                    )
-                )
-                continue
-            _walk(item, extra, sub_path, out)
+                out.append(_null_issue(sub_path, extra))
+            else:
+                _walk(item, extra, sub_path, out)
         elif properties is not None:
             out.append(
                 _issue(
                     "schema.unknown-field",
                     f'{where}: unknown field "{key}": it is not in the InferenceGraph schema, so '
-                    "KServe's API "
-                    "server drops it (or rejects the manifest under strict field validation)",
+                    "KServe's API server drops it (or rejects the manifest under strict field validation)",
                     sub_path,
                     WARNING,
                 )

@@ -5,8 +5,9 @@ apiVersion/kind and a name, and the five rules of KServe's validating webhook, w
 messages word for word. Unlike KServe, which stops at the first error and visits nodes in Go's random
 map order, all errors are reported, nodes in document order, rules in the webhook's order.
 
-Warnings are what KServe accepts and then does something other than it looks like (see
-ROUTER-SEMANTICS §1.10, §2); each message says what KServe will really do.
+Warnings are what KServe accepts and then does something other than it looks like (``pitfalls.py``;
+docs/router-semantics.md, "What KServe accepts but does not do as written"); each message says what
+KServe will really do.
 
 Order of the result: identity, metadata, schema (document order), webhook rules 1-5, then warnings
 per node in document order (node, then its steps), then graph-wide warnings (cycles, unreachable
@@ -15,13 +16,13 @@ nodes). Deterministic for a given manifest.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from .issues import ERROR, WARNING, Issue, Severity, format_path, position_of
-from .model import API_VERSION, KIND, RESPONSE_DATA, ROOT_NODE, Manifest, Node, PathKey, Step
+from .model import API_VERSION, KIND, ROOT_NODE, Manifest, Node, PathKey, Step
+from .pitfalls import cycles, ensemble_collisions, node_pitfalls, reachable, show, step_pitfalls
 from .schema import check, json_type
 
 # KServe's webhook (pkg/apis/serving/v1alpha1/inference_graph_validation.go), kept verbatim.
@@ -142,13 +143,13 @@ class _Validator:
         document = self.manifest.document
         api_version = document.get("apiVersion")
         if api_version != API_VERSION:
-            found = "it is missing" if api_version is None else f"found {_show(api_version)}"
+            found = "it is missing" if api_version is None else f"found {show(api_version)}"
             self.add(
                 "manifest.api-version", ERROR, f'apiVersion must be "{API_VERSION}"; {found}', ("apiVersion",)
             )
         kind = document.get("kind")
         if kind != KIND:
-            found = "it is missing" if kind is None else f"found {_show(kind)}"
+            found = "it is missing" if kind is None else f"found {show(kind)}"
             self.add("manifest.kind", ERROR, f'kind must be "{KIND}"; {found}', ("kind",))
         metadata = document.get("metadata")
         if metadata is not None and not isinstance(metadata, Mapping):
@@ -198,254 +199,106 @@ class _Validator:
             self.add(found.code, found.severity, found.message, path)
 
     def _webhook(self) -> None:
-        spec = self.manifest.spec
-        name = self.manifest.metadata.name
+        """KServe's validating webhook, rule by rule in its order (each rule over every node)."""
+        self._webhook_name_and_root()
+        nodes = list(self.manifest.spec.nodes.values())
+        for node in nodes:
+            self._duplicate_step_names(node)
+        for node in nodes:
+            self._step_targets(node)
+        for node in nodes:
+            if node.router_type == "Splitter":
+                self._splitter_weights(node)
+
+    def _webhook_name_and_root(self) -> None:
         # 1. Name format (a missing name is reported above, as the API server would).
+        name = self.manifest.metadata.name
         if name and not _NAME_RE.fullmatch(name):
             self.add(
                 "webhook.name-format", ERROR, NAME_FORMAT_MESSAGE % (name, NAME_REGEX), ("metadata", "name")
             )
         # 2. Root node.
-        if ROOT_NODE not in spec.nodes:
+        if ROOT_NODE not in self.manifest.spec.nodes:
             self.add(
                 "webhook.root-missing",
                 ERROR,
                 ROOT_NOT_FOUND_MESSAGE,
                 ("spec", "nodes") if "nodes" in (self.manifest.document.get("spec") or {}) else ("spec",),
             )
-        # 3. Unique step names per node (non-empty names only); one issue per repeated name.
-        for node in spec.nodes.values():
-            seen: set[str] = set()
-            reported: set[str] = set()
-            for step in node.steps:
-                if not step.name:
-                    continue
-                if step.name in seen and step.name not in reported:
-                    reported.add(step.name)
-                    self.add(
-                        "webhook.duplicate-step-name",
-                        ERROR,
-                        DUPLICATE_STEP_MESSAGE % (node.name, self.graph, step.name),
-                        _step_path(node.name, step.index, "name"),
-                        step=step,
-                    )
-                seen.add(step.name)
-        # 4. Exactly one target per step.
-        for node in spec.nodes.values():
-            for step in node.steps:
-                if not isinstance(self.raw_step(node.name, step.index), Mapping):
-                    continue  # not an object: the schema error says so
-                targets = step.targets
-                if not targets:
-                    self.add(
-                        "webhook.no-target",
-                        ERROR,
-                        NO_TARGET_MESSAGE % (step.index, step.name or "", node.name, self.graph),
-                        _step_path(node.name, step.index),
-                        step=step,
-                    )
-                elif len(targets) > 1:
-                    self.add(
-                        "webhook.multiple-targets",
-                        ERROR,
-                        MANY_TARGETS_MESSAGE % (step.index, step.name or "", node.name, self.graph),
-                        _step_path(node.name, step.index, targets[1]),
-                        step=step,
-                    )
-        # 5. Splitter weights: every step has one (KServe then stops, so no sum), and they sum to 100.
-        for node in spec.nodes.values():
-            if node.router_type != "Splitter":
+
+    def _duplicate_step_names(self, node: Node) -> None:
+        """3. Unique step names per node (non-empty names only); one issue per repeated name."""
+        seen: set[str] = set()
+        reported: set[str] = set()
+        for step in node.steps:
+            if not step.name:
                 continue
-            complete = True
-            for step in node.steps:
-                if step.weight is not None:
-                    continue
-                complete = False
-                if "weight" in step.extra:
-                    continue  # present but not an integer: the schema error says so
+            if step.name in seen and step.name not in reported:
+                reported.add(step.name)
                 self.add(
-                    "webhook.weight-missing",
+                    "webhook.duplicate-step-name",
                     ERROR,
-                    WEIGHT_MISSING_MESSAGE % (self.graph, node.name, step.service_name or ""),
-                    _step_path(node.name, step.index),
+                    DUPLICATE_STEP_MESSAGE % (node.name, self.graph, step.name),
+                    _step_path(node.name, step.index, "name"),
                     step=step,
                 )
-            if complete and sum(step.weight or 0 for step in node.steps) != SPLITTER_TOTAL:
-                self.add(
-                    "webhook.weight-sum",
-                    ERROR,
-                    WEIGHT_SUM_MESSAGE % (self.graph, node.name),
-                    (*_node_path(node.name), "steps") if node.steps else _node_path(node.name),
+            seen.add(step.name)
+
+    def _step_targets(self, node: Node) -> None:
+        """4. Exactly one target per step."""
+        for step in node.steps:
+            if not isinstance(self.raw_step(node.name, step.index), Mapping):
+                continue  # not an object: the schema error says so
+            targets = step.targets
+            if len(targets) == 1:
+                continue
+            if not targets:
+                code, message, path = (
+                    "webhook.no-target",
+                    NO_TARGET_MESSAGE,
+                    _step_path(node.name, step.index),
                 )
+            else:
+                code, message = "webhook.multiple-targets", MANY_TARGETS_MESSAGE
+                path = _step_path(node.name, step.index, targets[1])
+            self.add(
+                code, ERROR, message % (step.index, step.name or "", node.name, self.graph), path, step=step
+            )
+
+    def _splitter_weights(self, node: Node) -> None:
+        """5. Splitter weights: every step has one (KServe then stops, so no sum), and they sum to 100."""
+        missing = [step for step in node.steps if step.weight is None]
+        for step in missing:
+            if "weight" in step.extra:
+                continue  # present but not an integer: the schema error says so
+            self.add(
+                "webhook.weight-missing",
+                ERROR,
+                WEIGHT_MISSING_MESSAGE % (self.graph, node.name, step.service_name or ""),
+                _step_path(node.name, step.index),
+                step=step,
+            )
+        if not missing and sum(step.weight or 0 for step in node.steps) != SPLITTER_TOTAL:
+            self.add(
+                "webhook.weight-sum",
+                ERROR,
+                WEIGHT_SUM_MESSAGE % (self.graph, node.name),
+                (*_node_path(node.name), "steps") if node.steps else _node_path(node.name),
+            )
 
     # -- warnings --------------------------------------------------------------------------------
 
     def _node_warnings(self, node: Node) -> None:
         path = _node_path(node.name)
-        router = node.router_type
-        if "routes" in node.extra:
-            consequence = (
-                "KServe uses only steps"
-                if node.steps
-                else "so this node has no steps in KServe; rename it to steps"
-            )
-            self.add(
-                "legacy.routes",
-                WARNING,
-                'the legacy key "routes" (KServe v0.9 proposal) is not in the InferenceGraph schema: '
-                "KServe's API "
-                f"server drops it, {consequence}",
-                (*path, "routes"),
-            )
-        elif not node.steps and "steps" not in node.extra:
-            message = _empty_node_message(node)
-            if message is not None:
-                self.add("graph.empty-node", WARNING, message, path)
-
-        keys: dict[str, Step] = {}
+        for code, message, below in node_pitfalls(node):
+            self.add(code, WARNING, message, (*path, *below))
+        collisions = dict(ensemble_collisions(node)) if node.router_type == "Ensemble" else {}
         for step in node.steps:
-            self._step_warnings(node, step)
-            if router == "Ensemble":
-                other = keys.get(step.key)
-                if other is not None and not (other.name and step.name):
-                    self.add(
-                        "ensemble.key-collision",
-                        WARNING,
-                        f"step {other.index} ({_step_kind(other)}) and step {step.index} "
-                        f"({_step_kind(step)}) both "
-                        f'write the key "{step.key}" of the Ensemble output (an unnamed step\'s key is '
-                        "its index): "
-                        "KServe keeps only the later one",
-                        _step_path(node.name, step.index),
-                        step=step,
-                    )
-                keys[step.key] = step
-
-    def _step_warnings(self, node: Node, step: Step) -> None:
-        router = node.router_type
-        known_router = router in ("Sequence", "Splitter", "Ensemble", "Switch")
-        spath = _step_path(node.name, step.index)
-        nodes = self.manifest.spec.nodes
-
-        if "service" in step.extra:
-            consequence = "" if step.targets else ", so this step has no inference target in KServe"
-            self.add(
-                "legacy.service",
-                WARNING,
-                'the legacy key "service" (KServe v0.9 proposal) is not in the InferenceGraph schema: '
-                "KServe's API "
-                f"server drops it{consequence}; use serviceName",
-                (*spath, "service"),
-                step=step,
-            )
-        if step.node_name and step.node_name not in nodes:
-            self.add(
-                "graph.unknown-node",
-                WARNING,
-                f'nodeName "{step.node_name}" names no node of this graph: KServe answers 500 with cause '
-                '"invalid route type: " when the step runs',
-                (*spath, "nodeName"),
-                step=step,
-            )
-
-        condition = step.condition or ""
-        if router == "Switch" and not condition:
-            self.add(
-                "switch.no-condition",
-                WARNING,
-                "Switch step without a condition: KServe never chooses it (an empty condition never matches)",
-                spath,
-                step=step,
-            )
-        if condition and router in ("Splitter", "Ensemble"):
-            self.add(
-                "step.condition-ignored",
-                WARNING,
-                f"condition on a {router} step: KServe's {router} ignores it (it is used by Switch and "
-                "Sequence only)",
-                (*spath, "condition"),
-                step=step,
-            )
-        if condition and router == "Sequence" and step.index == 0:
-            self.add(
-                "sequence.condition-on-first-step",
-                WARNING,
-                "condition on the first step of a Sequence: it is checked against the previous step's "
-                "response, "
-                'which is empty, so KServe always fails the node with 500 "invalid response"',
-                (*spath, "condition"),
-                step=step,
-            )
-        if condition and router in ("Switch", "Sequence"):
-            for code, message in _condition_problems(condition):
-                self.add(code, WARNING, message, (*spath, "condition"), step=step)
-
-        data = step.data or ""
-        if data and known_router and router != "Sequence":
-            self.add(
-                "step.data-ignored",
-                WARNING,
-                f"data on a {router} step: only Sequence uses data; KServe sends this step the node input",
-                (*spath, "data"),
-                step=step,
-            )
-        elif data and router == "Sequence":
-            if data == RESPONSE_DATA and step.index == 0:
-                self.add(
-                    "sequence.response-on-first-step",
-                    WARNING,
-                    '"$response" on the first step of a Sequence is ignored: there is no previous '
-                    "response, so "
-                    "KServe sends the node input",
-                    (*spath, "data"),
-                    step=step,
-                )
-            elif data not in (RESPONSE_DATA, "$request"):
-                self.add(
-                    "step.data-unknown",
-                    WARNING,
-                    f'data "{data}" has no effect: KServe acts only on the exact string "$response" and '
-                    "sends "
-                    "the node input for any other value",
-                    (*spath, "data"),
-                    step=step,
-                )
-
-        if step.weight is not None and known_router and router != "Splitter":
-            self.add(
-                "step.weight-ignored",
-                WARNING,
-                f"weight on a {router} step: only Splitter uses weights; KServe ignores it",
-                (*spath, "weight"),
-                step=step,
-            )
-        if router == "Splitter" and step.weight is not None and step.weight < 0:
-            self.add(
-                "splitter.negative-weight",
-                WARNING,
-                f"negative weight {step.weight}: KServe accepts it, but this step is never chosen and it "
-                "shifts "
-                "the traffic ranges of the steps after it",
-                (*spath, "weight"),
-                step=step,
-            )
-        if step.map_predictions_to_instances and known_router and router != "Sequence":
-            self.add(
-                "step.map-predictions-ignored",
-                WARNING,
-                f"mapPredictionsToInstances on a {router} step: only Sequence applies it; KServe ignores it",
-                (*spath, "mapPredictionsToInstances"),
-                step=step,
-            )
-        if step.is_hard and router in ("Switch", "Splitter"):
-            self.add(
-                "step.dependency-ignored",
-                WARNING,
-                f"dependency Hard on a {router} step: KServe only logs it; the chosen step's response is "
-                "returned whatever its status",
-                (*spath, "dependency"),
-                step=step,
-            )
+            spath = _step_path(node.name, step.index)
+            for code, message, below in step_pitfalls(node.router_type, step, self.manifest.spec.nodes):
+                self.add(code, WARNING, message, (*spath, *below), step=step)
+            if step.index in collisions:
+                self.add("ensemble.key-collision", WARNING, collisions[step.index], spath, step=step)
 
     def _graph_warnings(self) -> None:
         spec = self.manifest.spec
@@ -458,7 +311,7 @@ class _Validator:
                 "(routerTimeouts.serverWrite bounds a request)",
                 ("spec", "timeout"),
             )
-        for cycle, node, step in _cycles(self.manifest):
+        for cycle, node, step in cycles(self.manifest):
             self.add(
                 "graph.cycle",
                 WARNING,
@@ -470,7 +323,7 @@ class _Validator:
                 step=step,
             )
         if ROOT_NODE in spec.nodes:
-            reached = _reachable(self.manifest)
+            reached = reachable(self.manifest)
             for name in spec.nodes:
                 if name not in reached:
                     self.add(
@@ -480,195 +333,6 @@ class _Validator:
                         "never runs it",
                         _node_path(name),
                     )
-
-
-# --------------------------------------------------------------------------------------------------
-# Graph helpers
-
-
-def _edges(manifest: Manifest, name: str) -> Iterator[Step]:
-    node = manifest.spec.nodes.get(name)
-    if node is None:
-        return
-    for step in node.steps:
-        if step.node_name and step.node_name in manifest.spec.nodes:
-            yield step
-
-
-def _reachable(manifest: Manifest) -> set[str]:
-    seen = {ROOT_NODE}
-    todo = [ROOT_NODE]
-    while todo:
-        for step in _edges(manifest, todo.pop()):
-            target = step.node_name or ""
-            if target not in seen:
-                seen.add(target)
-                todo.append(target)
-    return seen
-
-
-def _cycles(manifest: Manifest) -> list[tuple[list[str], str, Step]]:
-    """One entry per distinct cycle found by depth-first search from every node in document order:
-    (the cycle ``[a, b, a]``, the node whose step closes it, that step). Iterative: graphs may hold
-    thousands of nodes."""
-    order = {name: index for index, name in enumerate(manifest.spec.nodes)}
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-    found: list[tuple[list[str], str, Step]] = []
-    seen: set[tuple[str, ...]] = set()
-    for start in manifest.spec.nodes:
-        if start in state:
-            continue
-        path: list[str] = [start]
-        iterators = [_edges(manifest, start)]
-        state[start] = 1
-        while iterators:
-            step = next(iterators[-1], None)
-            current = path[-1]
-            if step is None:
-                state[current] = 2
-                path.pop()
-                iterators.pop()
-                continue
-            target = step.node_name or ""
-            if state.get(target) == 1:
-                cycle = path[path.index(target) :]
-                pivot = min(range(len(cycle)), key=lambda i: order[cycle[i]])
-                key = tuple(cycle[pivot:] + cycle[:pivot])
-                if key not in seen:
-                    seen.add(key)
-                    found.append(([*cycle, target], current, step))
-            elif target not in state:
-                state[target] = 1
-                path.append(target)
-                iterators.append(_edges(manifest, target))
-    return found
-
-
-def _empty_node_message(node: Node) -> str | None:
-    name = node.name
-    if node.router_type == "Sequence":
-        if name == ROOT_NODE:
-            return (
-                'node "root" is a Sequence with no steps: KServe\'s router returns status 0, panics '
-                "writing it and "
-                "drops the connection (the client sees EOF)"
-            )
-        return (
-            f'node "{name}" is a Sequence with no steps: KServe returns an empty body with status 0 to '
-            "the step that "
-            "calls it"
-        )
-    if node.router_type == "Switch":
-        return (
-            f'node "{name}" is a Switch with no steps: nothing can match, so KServe always answers "None '
-            "of the "
-            'routes matched with the switch condition" (404 at the root, 500 when nested)'
-        )
-    if node.router_type == "Ensemble":
-        return f'node "{name}" is an Ensemble with no steps: KServe always returns {{}} with status 200'
-    return None  # Splitter: the webhook's weight sum already rejects it; unknown types: schema error
-
-
-# --------------------------------------------------------------------------------------------------
-# Conditions (GJSON as KServe uses it: ``gjson.GetBytes(doc, condition).Exists()``)
-
-_JSONPATH_STYLE: Final = re.compile(r"^\{\s*(\.|\$|@)|(\s==\s|\s!=\s)")
-_PAIRS: Final = {")": "(", "]": "[", "}": "{"}
-
-
-def _condition_problems(condition: str) -> list[tuple[str, str]]:
-    problems: list[tuple[str, str]] = []
-    text = condition.strip()
-    if text.startswith("{") and text.endswith("}"):
-        if _JSONPATH_STYLE.search(text):
-            problems.append(
-                (
-                    "condition.jsonpath",
-                    f"condition {_show(condition)} is JSONPath-style, not GJSON: GJSON reads {{…}} as a "
-                    "multipath, "
-                    "which always yields an object that exists, so KServe treats it as always true",
-                )
-            )
-        else:
-            problems.append(
-                (
-                    "condition.always-true",
-                    f"condition {_show(condition)} is a GJSON multipath ({{…}}): it always yields an object, "
-                    "which exists, so KServe treats it as always true",
-                )
-            )
-    elif text.startswith("[") and text.endswith("]"):
-        problems.append(
-            (
-                "condition.always-true",
-                f"condition {_show(condition)} is a GJSON multipath ([…]): it always yields an array "
-                "(possibly "
-                "empty), which exists, so KServe treats it as always true",
-            )
-        )
-    elif text.endswith(")#"):
-        problems.append(
-            (
-                "condition.always-true",
-                f"condition {_show(condition)} ends with a #(…)# query, which yields an array of all matches "
-                "(possibly empty) that always exists, so KServe treats it as always true; use #(…) for "
-                '"some element matches"',
-            )
-        )
-    for operator in ("&&", "||"):
-        if operator in condition:
-            problems.append(
-                (
-                    "condition.logical-operator",
-                    f'condition uses "{operator}", which GJSON does not have: the text after the comparison '
-                    f'operator, "{operator} …" included, is read as the value, so a number field is compared '
-                    "with 0 (data>0.5 && data<=0.9 means data>0) and a string field with the whole text",
-                )
-            )
-            break
-    if not _balanced(text):
-        problems.append(
-            (
-                "condition.syntax",
-                f"condition {_show(condition)} has unbalanced brackets or quotes: GJSON will not read it as "
-                "intended (it most likely never matches)",
-            )
-        )
-    return problems
-
-
-def _balanced(text: str) -> bool:
-    stack: list[str] = []
-    quoted = False
-    escaped = False
-    for char in text:
-        if quoted:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                quoted = False
-            continue
-        if char == '"':
-            quoted = True
-        elif char in "([{":
-            stack.append(char)
-        elif char in _PAIRS and (not stack or stack.pop() != _PAIRS[char]):
-            return False
-    return not stack and not quoted
-
-
-# --------------------------------------------------------------------------------------------------
-# Small helpers
-
-
-def _step_kind(step: Step) -> str:
-    return f'named "{step.name}"' if step.name else "unnamed"
-
-
-def _show(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _type_message(where: str, value: Any, expected: str) -> str:

@@ -1,4 +1,4 @@
-"""The graph store's REST contract (DESIGN.md "Public contracts")."""
+"""The graph store's REST contract (docs/architecture.md, "Public contracts")."""
 
 from __future__ import annotations
 
@@ -349,6 +349,27 @@ def test_only_owner_and_editors_may_write(
     assert bob_api.delete("/api/graphs/model-chainer/").status_code == 403  # editors do not archive
     assert api.delete("/api/graphs/model-chainer/members/bob/").status_code == 204
     assert bob_api.post("/api/graphs/model-chainer/versions/1/rollback/").status_code == 403
+
+
+def test_list_filters_read_yes_and_no_words_and_refuse_anything_else_naming_the_parameter(
+    api: APIClient, manifest: dict
+) -> None:
+    create(api, manifest)
+    api.delete("/api/graphs/model-chainer/")
+    for query, count in (("archived=true", 1), ("archived=yes", 1), ("archived=0", 0), ("archived=", 0)):
+        assert api.get(f"/api/graphs/?{query}").json()["count"] == count, query
+    response = api.get("/api/graphs/?archived=maybe")
+    assert response.status_code == 400
+    [issue] = response.json()["issues"]
+    assert issue["path"] == "archived"
+    assert api.get("/api/graphs/?search=" + "m" * 500).status_code == 200  # a long search is cut, not refused
+
+
+def test_diff_needs_both_version_numbers_and_names_the_missing_one(api: APIClient, manifest: dict) -> None:
+    create(api, manifest)
+    response = api.get("/api/graphs/model-chainer/diff/?from=1")
+    assert response.status_code == 400
+    assert [issue["path"] for issue in response.json()["issues"]] == ["to"]
 
 
 def test_archive_hides_graph_from_list_but_keeps_it_readable(api: APIClient, manifest: dict) -> None:

@@ -209,6 +209,16 @@ def test_import_graph_strict_fails_on_errors_and_reports_lines(user: Any, tmp_pa
     assert f"{path}:10:" in err.getvalue()
 
 
+def test_import_graph_names_an_unnamed_step_by_its_index_as_rungraph_does(user: Any, tmp_path: Any) -> None:
+    path = tmp_path / "unnamed.yaml"
+    path.write_text(SEQUENCE_YAML.replace("        name: sklearn-iris\n", "        data: $response\n"))
+    err = io.StringIO()
+    call_command("import_graph", str(path), stdout=io.StringIO(), stderr=err)
+    [line] = [text for text in err.getvalue().splitlines() if "sequence.response-on-first-step" in text]
+    assert line.startswith(f"{path}:13:9: warning: [sequence.response-on-first-step] ")
+    assert line.endswith(" (node=root step=0)")
+
+
 def test_import_graph_of_unreadable_file_imports_nothing(user: Any, tmp_path: Any) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("kind: [")

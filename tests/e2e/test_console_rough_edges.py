@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 SEP = "\u203a"
 
 # root calls an Ensemble whose two members both fail (Soft, the default): the Ensemble still
-# answers 200 (ROUTER-SEMANTICS §2.7), so the run succeeds. `spare` is never called.
+# answers 200 (docs/router-semantics.md, "Ensemble"), so the run succeeds. `spare` is never called.
 SOFT_ENSEMBLE = {
     "root": {
         "routerType": "Sequence",

@@ -11,6 +11,7 @@ from django.db import connection
 
 from config.exceptions import BadRequest, Conflict
 from graphs import services
+from graphs.errors import NotDeployable, StaleVersion
 from graphs.models import Graph, GraphVersion
 
 
@@ -107,3 +108,53 @@ def test_two_saves_racing_from_the_same_base_one_wins_one_conflicts(user: Any, m
         GraphVersion.objects.filter(graph=graph).values_list("number", flat=True).order_by("number")
     ) == [1, 2]
     assert GraphVersion.objects.get(graph=graph, number=2).message == winner[2]
+
+
+@pytest.mark.django_db
+def test_a_save_from_a_stale_base_raises_stale_version_with_the_latest_and_the_diff(
+    user: Any, manifest: dict
+) -> None:
+    graph = services.graph_create(owner=user, manifest=manifest)
+    theirs = copy.deepcopy(manifest)
+    theirs["spec"]["nodes"]["root"]["steps"].pop()
+    services.graph_version_create(
+        graph=graph, manifest=theirs, layout={}, author=user, message="", base_version=1
+    )
+    mine = copy.deepcopy(manifest)
+    mine["spec"]["nodes"]["root"]["steps"][0]["dependency"] = "Hard"
+    with pytest.raises(StaleVersion) as stale:
+        services.graph_version_create(
+            graph=graph, manifest=mine, layout={}, author=user, message="", base_version=1
+        )
+    assert stale.value.latest is not None and stale.value.latest.number == 2
+    assert stale.value.base_version == 1
+    assert stale.value.changes is not None and stale.value.changes["nodes"]["changed"][0]["node"] == "root"
+    with pytest.raises(StaleVersion) as missing:
+        services.graph_version_create(
+            graph=graph, manifest=mine, layout={}, author=user, message="", base_version=9
+        )
+    assert missing.value.changes is None
+    assert missing.value.detail == "Graph 'model-chainer' has no version 9; the latest is 2."
+    assert GraphVersion.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_only_the_owner_or_a_superuser_is_the_owner(user: Any, other_user: Any, manifest: dict) -> None:
+    graph = services.graph_create(owner=user, manifest=manifest)
+    assert services.is_owner(graph, user)
+    assert not services.is_owner(graph, other_user)
+    other_user.is_superuser = True
+    assert services.is_owner(graph, other_user)
+
+
+@pytest.mark.django_db
+def test_an_invalid_version_is_neither_exported_nor_run(user: Any, manifest: dict) -> None:
+    manifest["spec"]["nodes"]["root"]["routerType"] = "Chain"
+    graph = services.graph_create(owner=user, manifest=manifest)
+    version = graph.latest_version
+    assert version is not None and not version.valid
+    with pytest.raises(NotDeployable, match="fix them and save before exporting"):
+        services.version_export(graph=graph, version=version, fmt="yaml")
+    with pytest.raises(NotDeployable, match="fix them and save before running it") as refused:
+        services.ensure_deployable(graph, version, before="running it")
+    assert refused.value.issues == version.issues

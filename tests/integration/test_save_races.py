@@ -1,4 +1,4 @@
-"""Concurrent edits never silently overwrite each other (DESIGN.md; issue "Reliability" item 1).
+"""Concurrent edits never silently overwrite each other (docs/architecture.md, "Saving a version").
 
 Runs on whichever database DATABASE_URL names: SQLite by default, PostgreSQL in CI's second pass.
 """

@@ -36,7 +36,8 @@ from faultkit import (
 def record_figure() -> Callable[[str, Any], None]:
     """``record_figure(name, value)``: append a measurement to ``$RELIABILITY_FIGURES`` (JSON lines).
 
-    Tests never assert speed (STYLE.md §20); they only hand what they measured to the report.
+    Tests never assert speed (docs/architecture.md, "Tests and figures"); they only hand what they
+    measured to the report.
     Without the variable, nothing is written.
     """
     target = os.environ.get("RELIABILITY_FIGURES")

@@ -11,14 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.exceptions import ApplicationError
 from graphs.imports import graph_import
-
-
-def format_issue(issue: dict[str, Any], source: str) -> str:
-    where = source
-    if issue.get("line"):
-        where += f":{issue['line']}:{issue.get('column', 1)}"
-    at = " ".join(f"{k}={issue[k]}" for k in ("node", "step_name") if issue.get(k))
-    return f"{where}: {issue['severity']}: [{issue['code']}] {issue['message']}" + (f" ({at})" if at else "")
+from graphs.spec import Issue, describe_issue
 
 
 class Command(BaseCommand):
@@ -59,14 +52,13 @@ class Command(BaseCommand):
             )
         except ApplicationError as exc:
             for issue in exc.issues:
-                self.stderr.write(format_issue(issue, source_name))
+                self.stderr.write(describe_issue(Issue.from_dict(issue), source_name))
             raise CommandError(exc.detail) from exc
-        for issue in result["issues"]:
-            self.stderr.write(format_issue(issue, source_name))
-        for item in result["graphs"]:
-            version = item["version"]
-            state = "valid" if version["valid"] else "INVALID (KServe would reject it)"
-            verb = "created" if item["created"] else "unchanged, still"
-            self.stdout.write(f"{item['graph']}: version {version['number']} {verb} ({state})")
-        if opts["strict"] and any(i["severity"] == "error" for i in result["issues"]):
+        for issue in result.issues:
+            self.stderr.write(describe_issue(Issue.from_dict(issue), source_name))
+        for item in result.graphs:
+            state = "valid" if item.version.valid else "INVALID (KServe would reject it)"
+            verb = "created" if item.created else "unchanged, still"
+            self.stdout.write(f"{item.graph}: version {item.version.number} {verb} ({state})")
+        if opts["strict"] and any(i["severity"] == "error" for i in result.issues):
             raise CommandError("The manifest has errors (--strict).")
