@@ -45,12 +45,13 @@ frontend/dist/.built: frontend/node_modules/.installed $(shell find frontend/src
 	cd frontend && npm run build --silent
 	touch $@
 
-lint: venv
+lint: venv frontend/node_modules/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
 	$(VENV)/bin/lint-imports
 	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine, execution.graphtests; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
+	cd frontend && npm run --silent lint
 
 bench: setup
 	$(PY) bench/run_all.py

@@ -1,5 +1,5 @@
 /**
- * The REST client: the only module that calls `fetch` (STYLE §25). Session auth with the CSRF
+ * The REST client: the only module that calls `fetch` (docs/architecture.md, "The frontend"). Session auth with the CSRF
  * token from the page's `studio-config`. Every failure becomes an `ApiError` carrying the
  * server's `{detail, issues}` body.
  */
@@ -85,7 +85,7 @@ export interface FieldChange {
   after: unknown;
 }
 
-/** The semantic diff of the spec core (shape per DESIGN.md; read defensively). */
+/** The semantic diff of the spec core (graphs/spec/diff.py; read defensively). */
 export interface Diff {
   metadata?: FieldChange[];
   spec?: FieldChange[];
@@ -117,7 +117,7 @@ export interface ConditionResult {
   reason?: string;
 }
 
-// ---- test runs (DESIGN.md "Stored data": Run, RunStep; execution/apis.py) ----------------------
+// ---- test runs (Run, RunStep: docs/architecture.md, "The Django apps"; execution/apis.py) ----------------------
 
 /** A stored body as the engine keeps it (execution/engine/trace.py `body_view`). */
 export interface BodyView {
@@ -272,7 +272,7 @@ export class Api {
       throw new ApiError(0, `Network error: ${err instanceof Error ? err.message : String(err)}`, null);
     }
     if (!response.ok) {
-      let parsed: ApiError["body"] = null;
+      let parsed: ApiError["body"];
       const text = await response.text();
       try {
         parsed = JSON.parse(text) as ApiError["body"];

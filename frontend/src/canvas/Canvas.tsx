@@ -21,11 +21,12 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import type { Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
-import { freeSpot, type Size } from "../graph/placement";
+import { freeSpot } from "../graph/placement";
 import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
+import { measuredSizes } from "./measured";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
 /**
@@ -251,6 +252,12 @@ export function Canvas({
     [onConnect],
   );
 
+  // The reducer selects nodes an edit adds. The card goes to the nearest free spot.
+  const addNodeAt = useCallback(
+    (routerType: RouterType, position: { x: number; y: number }) => onEdit({ type: "addNode", routerType, position: freeSpot(live.current, position, [], measuredSizes(flow.getNodes())) }),
+    [flow, onEdit],
+  );
+
   const actions = useMemo<CanvasActions>(
     () => ({
       selectStep: (node, index) => onSelect({ kind: "step", node, index }),
@@ -284,15 +291,8 @@ export function Canvas({
         }
       },
     }),
-    [onEdit, onSelect],
+    [onEdit, onSelect, addNodeAt],
   );
-
-  // The reducer selects nodes an edit adds. The card goes to the nearest free spot.
-  function addNodeAt(routerType: RouterType, position: { x: number; y: number }) {
-    const measured = new Map<string, Size>();
-    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) measured.set(n.id, { width: n.measured.width, height: n.measured.height });
-    onEdit({ type: "addNode", routerType, position: freeSpot(live.current, position, [], measured) });
-  }
 
   const onDragOver = (e: DragEvent) => {
     if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;

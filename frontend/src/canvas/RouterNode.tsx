@@ -134,8 +134,8 @@ function Badges({ step }: { step: StepState }) {
 
 /**
  * A step's condition printed on its row, as Node-RED labels a switch's outputs: shortened, the
- * whole text in the tooltip. Ensemble and Splitter ignore conditions (ROUTER-SEMANTICS), so
- * there it is dimmed and says so.
+ * whole text in the tooltip. Only Sequence and Switch read conditions (docs/router-semantics.md),
+ * so under Ensemble and Splitter it is dimmed and says so.
  */
 function ConditionLine({ condition, routerType }: { condition: string; routerType: string }) {
   const ignored = routerType === "Ensemble" || routerType === "Splitter";

@@ -94,7 +94,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const displayNodes = displayState.nodes;
 
   const workingIssues = useMemo(() => validation.serverIssues ?? localIssues(working), [validation.serverIssues, working]);
-  const displayIssues = view?.kind === "version" ? (view.version.issues ?? []) : view?.kind === "compare" ? (view.cmp.to.issues ?? []) : workingIssues;
+  const displayIssues = useMemo(() => (view?.kind === "version" ? (view.version.issues ?? []) : view?.kind === "compare" ? (view.cmp.to.issues ?? []) : workingIssues), [view, workingIssues]);
   // indexIssues reads only the nodes: a viewport change (every pan) keeps the index, so the canvas
   // does not rebuild every card.
   const issueIndex = useMemo(() => indexIssues({ nodes: displayNodes }, displayIssues), [displayNodes, displayIssues]);

@@ -6,7 +6,8 @@
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { Api, ApiError, type Environment, type Page, type StudioConfig } from "../api";
-import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
+import { ConfirmDialog } from "../common/ConfirmDialog";
+import { AppHeader, ErrorBanner, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import type { Issue } from "../graph/types";
 import { changeBlocker, deleteBlocker, emptyForm, formFromEnvironment, formToInput, issuesByKey, type EnvironmentForm, type ListField } from "./form";
 
@@ -179,25 +180,11 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
           {!loading && environments.length === 0 && <div className="table-status empty">No environments yet.</div>}
         </div>
       </main>
-      <Modal
-        open={deleting !== null}
-        title="Delete environment"
-        onClose={() => setDeleting(null)}
-        footer={
-          <>
-            <button type="button" className="btn" onClick={() => setDeleting(null)}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => deleting && void remove(deleting)}>
-              {busy ? "Deleting…" : "Confirm delete"}
-            </button>
-          </>
-        }
-      >
+      <ConfirmDialog open={deleting !== null} title="Delete environment" confirmLabel="Confirm delete" busyLabel="Deleting…" busy={busy} onConfirm={() => deleting && void remove(deleting)} onClose={() => setDeleting(null)}>
         <p>
           Delete <strong className="mono">{deleting?.name}</strong>? Runs made in it keep their settings and its name; new runs can no longer use it.
         </p>
-      </Modal>
+      </ConfirmDialog>
     </div>
   );
 }

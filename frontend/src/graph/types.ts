@@ -12,7 +12,7 @@ export interface JsonObject {
 export const ROUTER_TYPES = ["Sequence", "Switch", "Ensemble", "Splitter"] as const;
 export type RouterType = (typeof ROUTER_TYPES)[number];
 
-/** The three mutually exclusive step targets (ROUTER-SEMANTICS §1.4). */
+/** The three mutually exclusive step targets (docs/router-semantics.md, "A request's way through the graph"). */
 export const TARGET_KINDS = ["serviceName", "serviceUrl", "nodeName"] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
@@ -69,7 +69,7 @@ export interface GraphState {
   nextId: number;
 }
 
-/** A server (or local) validation issue, as in DESIGN.md. */
+/** A server (or local) validation issue: code, severity, message and where (node, step, line, column). */
 export interface Issue {
   code: string;
   severity: "error" | "warning";

@@ -1,6 +1,7 @@
 /** The graph list page: search, create, import, archive, open. */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { Api, ApiError, contentTypeFor, type GraphListItem, type StudioConfig, type VersionBrief } from "../api";
+import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
@@ -271,25 +272,11 @@ export function ListApp({ config }: { config: StudioConfig }) {
           </form>
         </div>
       </Modal>
-      <Modal
-        open={archiving !== null}
-        title="Archive graph"
-        onClose={() => setArchiving(null)}
-        footer={
-          <>
-            <button type="button" className="btn" onClick={() => setArchiving(null)}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-danger" disabled={busy !== null} onClick={() => archiving && void archive(archiving)}>
-              {busy?.startsWith("archive:") ? "Archiving…" : "Confirm archive"}
-            </button>
-          </>
-        }
-      >
+      <ConfirmDialog open={archiving !== null} title="Archive graph" confirmLabel="Confirm archive" busyLabel={busy?.startsWith("archive:") ? "Archiving…" : undefined} busy={busy !== null} onConfirm={() => archiving && void archive(archiving)} onClose={() => setArchiving(null)}>
         <p>
           Archive <strong>{archiving}</strong>? It disappears from this list; its versions are kept.
         </p>
-      </Modal>
+      </ConfirmDialog>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useReactFlow } from "@xyflow/react";
 import { useCallback } from "react";
-import type { Size } from "../../graph/placement";
+import { measuredSizes } from "../../canvas/measured";
 
 /** Where the canvas looks and what React Flow measured: for placing new cards and moving the view. */
 export function useCanvasView() {
@@ -15,14 +15,10 @@ export function useCanvasView() {
   }, [flow]);
 
   /** The cards' sizes as React Flow measured them (placement estimates the others). */
-  const measuredSizes = useCallback((): Map<string, Size> => {
-    const out = new Map<string, Size>();
-    for (const n of flow.getNodes()) if (n.measured?.width && n.measured.height) out.set(n.id, { width: n.measured.width, height: n.measured.height });
-    return out;
-  }, [flow]);
+  const sizes = useCallback(() => measuredSizes(flow.getNodes()), [flow]);
 
   const fitView = useCallback((duration = 250) => void flow.fitView({ padding: 0.2, duration, maxZoom: 1.2 }), [flow]);
   const focusNode = useCallback((name: string) => void flow.fitView({ nodes: [{ id: name }], padding: 0.6, duration: 300, maxZoom: 1.2 }), [flow]);
 
-  return { viewCenter, measuredSizes, fitView, focusNode };
+  return { viewCenter, measuredSizes: sizes, fitView, focusNode };
 }

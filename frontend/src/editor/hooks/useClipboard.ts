@@ -52,7 +52,7 @@ export function useClipboard({ displayState, working, selectedNames, readOnly, o
   };
 
   const paste = async () => {
-    let text: string | null = null;
+    let text: string | null;
     try {
       text = localStorage.getItem(CLIPBOARD_KEY);
     } catch {

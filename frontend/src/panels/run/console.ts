@@ -569,7 +569,7 @@ export function nodeCallOf(callId: string): string {
 
 /**
  * Whether a failed step was a failure the graph went on from (a Soft dependency,
- * ROUTER-SEMANTICS §2.8): its node still finished `ok`, or its Sequence called a later step. A
+ * docs/router-semantics.md, Sequence): its node still finished `ok`, or its Sequence called a later step. A
  * step that has not failed, or after which its node stopped, is not.
  */
 export function continuedAfterFailure(state: ConsoleState, line: StepLine): boolean {

@@ -315,7 +315,7 @@ export function useRunController({
     const id = rememberedRun(session, graph);
     if (id) attach(id);
     return () => close();
-  }, []); // once per page: attach and close are stable
+  }, [session, graph, attach, close]); // once per page: all four are stable for a page's graph
 
   // ---- actions ------------------------------------------------------------------------------
   const resolveRef = useRef(resolveVersion);
