@@ -8,26 +8,51 @@ from typing import Any
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound, TooDeep
-from config.nesting import MAX_JSON_DEPTH, nesting_exceeds, too_deep_message
+from config.nesting import nesting_exceeds
 from config.pagination import paginate, paginated
-from config.params import int_param
+from config.params import MAX_DB_INT, parse_db_int
 from config.types import AuthedRequest as Request
 from execution import events, selectors
 from execution.engine.conditions import evaluate_condition
-from execution.models import Environment, Run, RunStep
+from execution.models import Environment, Run
+from execution.serializers import EnvironmentOutputSerializer, RunOutputSerializer, RunSummarySerializer
 from execution.services import environments, runs
 from graphs import selectors as graph_selectors
 
 # Seconds a client refused an event stream (429) waits: streams end with their runs, or after
 # RUN_SSE_MAX_SECONDS; the console falls back to reading the run meanwhile.
 SSE_RETRY_AFTER = 5
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class DatabaseIntegerField(serializers.Field):
+    """A whole number from 0 to the largest a database integer column holds, from query text.
+
+    Stricter than ``IntegerField``: no sign, no spaces inside, no digits ``int()`` takes that are
+    not ASCII (``"²"``), nothing a column would overflow on. Blank text means "not given" (None).
+    """
+
+    default_error_messages = {"invalid-number": "{value!r} is not a number from 0 to {limit}"}
+
+    def to_internal_value(self, data: Any) -> int | None:
+        text = str(data).strip()
+        if text == "":
+            return None
+        value = parse_db_int(text)
+        if value is None:
+            shown = text if len(text) <= 40 else text[:40] + "…"
+            self.fail("invalid-number", value=shown, limit=MAX_DB_INT)
+        return value
+
+    def to_representation(self, value: int) -> int:
+        return value
 
 
 class ConditionEvaluateApi(APIView):
@@ -77,14 +102,6 @@ class ConditionEvaluateApi(APIView):
 class _StringMapField(serializers.DictField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(child=serializers.CharField(max_length=2000), **kwargs)
-
-
-class EnvironmentOutputSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", allow_null=True, default=None)
-
-    class Meta:
-        model = Environment
-        fields = ["id", *environments.ENVIRONMENT_FIELDS, "owner", "system", "created_at", "updated_at"]
 
 
 class EnvironmentInput(serializers.Serializer):
@@ -182,135 +199,6 @@ class EnvironmentDetailApi(APIView):
 # --- runs ----------------------------------------------------------------------------------------
 
 
-def body_value(text: str | None, content_type: str | None, encoding: str = "utf-8") -> Any:
-    """A stored body for the API: the JSON value when it is JSON, else the text (or base64).
-
-    JSON nested deeper than the limit stays text (see :func:`body_note`): parsing and rendering it
-    would recurse past Python's limit, and a stored body must never make its run unreadable.
-    """
-    if text is None:
-        return None
-    if _is_json_type(content_type, encoding) and not nesting_exceeds(text):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-    return text
-
-
-def body_note(text: str | None, content_type: str | None, encoding: str = "utf-8") -> str | None:
-    """Why :func:`body_value` shows a JSON body as text, or None when it does not."""
-    if text is not None and _is_json_type(content_type, encoding) and nesting_exceeds(text):
-        return too_deep_message("This body", MAX_JSON_DEPTH) + " It is shown as text."
-    return None
-
-
-def _is_json_type(content_type: str | None, encoding: str) -> bool:
-    return encoding == "utf-8" and (content_type or "").split(";")[0].strip().lower().endswith("json")
-
-
-def _with_note(view: dict[str, Any], note: str | None) -> dict[str, Any]:
-    return {**view, "note": note} if note is not None else view
-
-
-class RunStepOutputSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = RunStep
-        fields = [
-            "attempt",
-            "call_id",
-            "parent_call_id",
-            "node",
-            "step_index",
-            "step_name",
-            "kind",
-            "target",
-            "request_headers",
-            "request",
-            "status_code",
-            "content_type",
-            "response",
-            "outcome",
-            "error",
-            "condition",
-            "route",
-            "started_at",
-            "finished_at",
-            "duration_ms",
-        ]
-
-
-class RunOutputSerializer(serializers.ModelSerializer):
-    graph = serializers.CharField(source="graph.name")
-    version = serializers.IntegerField(source="version.number")
-    environment = serializers.SerializerMethodField()
-    request = serializers.SerializerMethodField()
-    response = serializers.SerializerMethodField()
-    created_by = serializers.CharField(source="created_by.username")
-    rerun_of = serializers.UUIDField(source="rerun_of_id", allow_null=True)
-    steps = RunStepOutputSerializer(many=True, read_only=True)
-
-    class Meta:
-        model = Run
-        fields = [
-            "id",
-            "graph",
-            "version",
-            "environment",
-            "status",
-            "request",
-            "response",
-            "error",
-            "steps",
-            "created_at",
-            "started_at",
-            "finished_at",
-            "attempt",
-            "seed",
-            "duration_ms",
-            "created_by",
-            "rerun_of",
-            "cancel_requested",
-            "config",
-        ]
-
-    def get_environment(self, obj: Run) -> dict[str, Any]:
-        return {"id": obj.environment_id, "name": obj.environment_name}
-
-    def get_request(self, obj: Run) -> dict[str, Any]:
-        view = {
-            "body": body_value(obj.request_body, obj.request_content_type),
-            "content_type": obj.request_content_type,
-            "headers": obj.request_headers,
-        }
-        return _with_note(view, body_note(obj.request_body, obj.request_content_type))
-
-    def get_response(self, obj: Run) -> dict[str, Any]:
-        view = {
-            "status_code": obj.response_status,
-            "content_type": obj.response_content_type,
-            "body": body_value(obj.response_body, obj.response_content_type, obj.response_encoding),
-            "encoding": obj.response_encoding,
-            "size": obj.response_size,
-            "truncated": obj.response_truncated,
-        }
-        note = body_note(obj.response_body, obj.response_content_type, obj.response_encoding)
-        return _with_note(view, note)
-
-
-class RunSummarySerializer(RunOutputSerializer):
-    """A list row: no steps, no bodies (fetch the run for those)."""
-
-    class Meta(RunOutputSerializer.Meta):
-        fields = [f for f in RunOutputSerializer.Meta.fields if f not in ("steps", "config")]
-
-    def get_request(self, obj: Run) -> dict[str, Any]:
-        return {"content_type": obj.request_content_type}
-
-    def get_response(self, obj: Run) -> dict[str, Any]:
-        return {"status_code": obj.response_status, "content_type": obj.response_content_type}
-
-
 def _run_response(run: Run, request: Request, code: int = status.HTTP_200_OK) -> Response:
     run = selectors.run_get(run_id=run.pk, user=request.user)
     response = Response(RunOutputSerializer(run).data, status=code)
@@ -335,25 +223,32 @@ class RunListCreateApi(APIView):
         )
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
 
+    class FilterSerializer(serializers.Serializer):
+        version = DatabaseIntegerField(required=False)
+        status = serializers.ChoiceField(choices=Run.Status.choices, required=False, allow_blank=True)
+        environment = serializers.CharField(
+            required=False, allow_blank=True, max_length=200, help_text="Environment id or name"
+        )
+
+        def validate_environment(self, value: str) -> int | str:
+            """An id when it is all digits (then it must fit a database column), else a name."""
+            if value.isascii() and value.isdigit():
+                number = DatabaseIntegerField().run_validation(value)
+                assert number is not None
+                return number
+            return value
+
     @extend_schema(
         operation_id="graphs_runs_list",
-        parameters=[
-            OpenApiParameter("version", int),
-            OpenApiParameter("status", str, enum=Run.Status.values),
-            OpenApiParameter("environment", str, description="Environment id or name"),
-        ],
+        parameters=[FilterSerializer],
         responses=paginated(RunSummarySerializer),
     )
     def get(self, request: Request, name: str) -> Response:
         """The graph's test runs, newest first, filtered by version, status or environment."""
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
         graph = graph_selectors.graph_get(name=name, user=request.user)
-        qs = selectors.run_list(
-            graph=graph,
-            user=request.user,
-            version=request.query_params.get("version"),
-            status=request.query_params.get("status"),
-            environment=request.query_params.get("environment"),
-        )
+        qs = selectors.run_list(graph=graph, user=request.user, **filters.validated_data)
         return paginate(request, self, qs, RunSummarySerializer)
 
     @extend_schema(
@@ -456,19 +351,23 @@ class RunEventsApi(APIView):
 
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
+    class FilterSerializer(serializers.Serializer):
+        last_event_id = DatabaseIntegerField(
+            required=False, help_text="Send the events after this one (the Last-Event-ID header wins)"
+        )
+
     @extend_schema(
         operation_id="runs_events",
-        parameters=[
-            OpenApiParameter("last_event_id", int),
-            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
-        ],
+        parameters=[FilterSerializer, OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER)],
         responses={(200, "text/event-stream"): OpenApiTypes.STR},
     )
     def get(self, request: Request, run_id: uuid.UUID) -> StreamingHttpResponse:
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")
-        raw = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "0"
-        last_event_id = int_param(raw, "Last-Event-ID")
+        header = request.headers.get("Last-Event-ID")
+        filters = self.FilterSerializer(data={"last_event_id": header} if header else request.query_params)
+        filters.is_valid(raise_exception=True)
+        last_event_id = filters.validated_data.get("last_event_id") or 0
         try:
             content = events.open_stream(run_id, last_event_id, user_id=request.user.pk)
         except events.StreamLimitReached as exc:

@@ -101,23 +101,20 @@ def run_list(
     *,
     graph: Graph,
     user: User,
-    version: str | None = None,
+    version: int | None = None,
     status: str | None = None,
-    environment: str | None = None,
+    environment: int | str | None = None,
 ) -> QuerySet[Run]:
+    """The graph's runs, newest first; ``environment`` is an id (int) or a name (str)."""
     qs = _runs().filter(graph=graph)
-    if version:
-        qs = qs.filter(version__number=int_param(version, "version"))
+    if version is not None:
+        qs = qs.filter(version__number=version)
     if status:
-        if status not in Run.Status.values:
-            raise BadRequest(f"status must be one of {', '.join(Run.Status.values)}, got {status!r}.")
         qs = qs.filter(status=status)
-    if environment:
-        qs = (
-            qs.filter(environment_id=int_param(environment, "environment"))
-            if environment.isascii() and environment.isdigit()
-            else qs.filter(environment_name=environment)
-        )
+    if isinstance(environment, int):
+        qs = qs.filter(environment_id=environment)
+    elif environment:
+        qs = qs.filter(environment_name=environment)
     return qs.order_by("-created_at")
 
 

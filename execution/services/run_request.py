@@ -16,9 +16,10 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from config.exceptions import BadRequest, TooDeep
+from config.exceptions import TooDeep
 from config.nesting import nesting_exceeds
 from execution.engine.config import REDACTED as ENGINE_REDACTED
+from execution.errors import InvalidInput
 
 # Request headers known to carry no secret (lower case). Every other header is stored redacted: a
 # deny list by name let ``X-Credentials`` through. Content negotiation, client identification and
@@ -98,7 +99,7 @@ def check_headers(headers: Mapping[str, Any]) -> dict[str, str]:
                 issue(f"headers.{name}", "a header value must be a single-line string", "run.invalid-header")
             )
     if issues:
-        raise BadRequest(issues[0]["message"], issues=issues)
+        raise InvalidInput(issues[0]["message"], issues=issues)
     return {str(k): str(v) for k, v in headers.items()}
 
 

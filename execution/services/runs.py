@@ -12,9 +12,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden
 from execution import bus, events
 from execution import selectors as execution_selectors
+from execution.errors import InvalidInput, NotPermitted, StateConflict
 from execution.models import Environment, Run
 from execution.services import endings, environments, run_request
 from execution.tasks import runs as run_tasks
@@ -45,10 +45,10 @@ def run_create(
     """Queue a run of ``version`` and enqueue its task once the transaction commits.
 
     Returns ``(run, created)``. With an ``idempotency_key`` already used by ``user``, returns that
-    run (created=False) if it is for the same graph and request, else raises Conflict (409). An
+    run (created=False) if it is for the same graph and request, else raises StateConflict (409). An
     invalid version raises NotDeployable (422) with its issues; nothing is stored then.
     Without ``environment`` the run goes to the system's default (created when missing); an
-    environment ``user`` may not use (another user's private one) raises Forbidden (403).
+    environment ``user`` may not use (another user's private one) is refused (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
     """
     graph_services.ensure_deployable(graph, version, before="running it")
@@ -110,7 +110,7 @@ def _idempotent_replay(user: User, key: str, graph: Graph, body: str) -> Run | N
     if existing is None:
         return None
     if existing.graph_id != graph.pk or existing.request_body != body:
-        raise Conflict(
+        raise StateConflict(
             f"The Idempotency-Key {key!r} was already used for a different request "
             f"(run {existing.pk}); use a new key for a new run.",
             extra={"run": str(existing.pk)},
@@ -129,7 +129,7 @@ def run_rerun(*, run: Run, user: User) -> Run:
         secrets = bus.load_secret_headers(run.pk) or {}
     environment = run.environment
     if environment is None:
-        raise BadRequest(
+        raise InvalidInput(
             f"The environment {run.environment_name!r} of run {run.pk} was deleted; "
             "start a new run in another environment."
         )
@@ -167,7 +167,7 @@ def run_cancel(*, run: Run, user: User) -> Run:
     Idempotent: cancelling a cancelled or finished run changes nothing and returns it.
     """
     if not can_cancel(run, user):
-        raise Forbidden(
+        raise NotPermitted(
             "Only the person who started the run, the graph's owner or editors, or staff may cancel it."
         )
     now = timezone.now()

@@ -12,7 +12,6 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     OpenApiRequest,
     extend_schema,
     inline_serializer,
@@ -26,8 +25,8 @@ from config.pagination import paginate, paginated
 from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
+from execution.serializers import TestCaseOutputSerializer
 from execution.testcases import selectors, services
-from execution.testcases.models import TestCase
 from graphs import selectors as graph_selectors
 
 CASE_EXAMPLE = {
@@ -71,18 +70,6 @@ cases:
   - status: 200
   - {route: root, took: cat}
 """
-
-
-class TestCaseOutputSerializer(serializers.ModelSerializer):
-    graph = serializers.CharField(source="graph.name")
-    created_by = serializers.CharField(source="created_by.username")
-    document = serializers.JSONField(
-        help_text="The case as written (request, seed, environment, expectations)"
-    )
-
-    class Meta:
-        model = TestCase
-        fields = ["id", "graph", "name", "description", "document", "created_by", "created_at", "updated_at"]
 
 
 _CASE_INPUT = inline_serializer(
@@ -190,6 +177,13 @@ class TestCaseExportApi(APIView):
 class TestCaseImportApi(APIView):
     parser_classes = [RawTextParser]
 
+    class FilterSerializer(serializers.Serializer):
+        mode = serializers.ChoiceField(
+            choices=services.IMPORT_MODES,
+            default="merge",
+            help_text="merge (default): add, replacing same-named cases; replace: the file's cases only",
+        )
+
     @extend_schema(
         operation_id="graphs_tests_import",
         request={
@@ -197,14 +191,7 @@ class TestCaseImportApi(APIView):
                 OpenApiTypes.STR, examples=[OpenApiExample("A test file", value=TESTS_YAML_EXAMPLE)]
             )
         },
-        parameters=[
-            OpenApiParameter(
-                "mode",
-                str,
-                enum=list(services.IMPORT_MODES),
-                description="merge (default): add, replacing same-named cases; replace: the file's cases only",
-            )
-        ],
+        parameters=[FilterSerializer],
         responses={
             201: inline_serializer(
                 "TestImportResult",
@@ -215,12 +202,14 @@ class TestCaseImportApi(APIView):
     def post(self, request: Request, name: str) -> Response:
         """Import a `kind: InferenceGraphTest` YAML file: merge (same-named cases replaced) or
         replace, all or nothing; problems are 400 with their case, expectation, line and column."""
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
         raw = request.data if isinstance(request.data, bytes) else b""
         if len(raw) > settings.STUDIO_MAX_MANIFEST_BYTES:
             raise PayloadTooLarge(f"A test file is at most {settings.STUDIO_MAX_MANIFEST_BYTES} bytes here.")
         graph = graph_selectors.graph_get(name=name, user=request.user)
         cases = services.test_cases_import(
-            graph=graph, user=request.user, text=raw, mode=request.query_params.get("mode", "merge")
+            graph=graph, user=request.user, text=raw, mode=filters.validated_data["mode"]
         )
         return Response(
             {"count": len(cases), "cases": TestCaseOutputSerializer(cases, many=True).data},

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from config.exceptions import BadRequest, NotFound
+from config.exceptions import NotFound
 from execution.engine import EngineConfig
+from execution.errors import InvalidInput
 from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
 from execution.models import Environment
 from execution.services import environments, run_request
@@ -47,7 +48,7 @@ def _environment(name: str | None, cache: dict[str | None, Environment]) -> Envi
         else:
             found = Environment.objects.filter(name=name).first()
             if found is None:
-                raise BadRequest(f"There is no environment {name!r}.")
+                raise InvalidInput(f"There is no environment {name!r}.")
             cache[name] = found
     return cache[name]
 
@@ -77,7 +78,7 @@ def prepare_stored_suite(
     """The stored cases of ``graph_name`` (all, or those named) against version ``number`` (default:
     the latest), each in ``environment`` if given, else in its own, else in the system default.
 
-    Raises NotFound for an unknown graph or version, BadRequest for an unknown environment or case
+    Raises NotFound for an unknown graph or version, InvalidInput for an unknown environment or case
     name, a version KServe would reject, or a stored case that no longer parses.
     """
     graph = Graph.objects.select_related("latest_version").filter(name=graph_name).first()
@@ -93,7 +94,9 @@ def prepare_stored_suite(
     if case_names:
         unknown = sorted(set(case_names) - {row.name for row in rows})
         if unknown:
-            raise BadRequest(f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}.")
+            raise InvalidInput(
+                f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}."
+            )
         rows = [row for row in rows if row.name in case_names]
     notes: list[str] = []
     cache: dict[str | None, Environment] = {}
@@ -102,7 +105,7 @@ def prepare_stored_suite(
         try:
             case = _without_redacted(parse_case(row.document), notes)
         except TestSpecError as exc:
-            raise BadRequest(f"Stored test case {row.name!r} no longer reads: {exc}") from None
+            raise InvalidInput(f"Stored test case {row.name!r} no longer reads: {exc}") from None
         env = _environment(environment or case.environment, cache)
         if env.name not in groups:
             config = environments.engine_config(
@@ -121,7 +124,7 @@ def prepare_stored_suite(
 
 def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
     """Version ``number`` of ``graph_name`` as a manifest; NotFound when there is none,
-    BadRequest (Unprocessable) for one KServe would reject."""
+    NotDeployable (422) for one KServe would reject."""
     graph = Graph.objects.filter(name=graph_name).first()
     version = graph.versions.filter(number=number).first() if graph is not None else None
     if graph is None or version is None:

@@ -14,7 +14,7 @@ import yaml
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from config.exceptions import BadRequest, Conflict
+from execution.errors import InvalidInput, StateConflict
 from execution.graphtests import (
     API_VERSION,
     KIND,
@@ -99,15 +99,15 @@ def _redacted(document: Mapping[str, Any], also_secret: Sequence[str] = ()) -> d
 
 
 def _checked(graph: Graph, document: Any) -> tuple[GraphTestCase, dict[str, Any]]:
-    """The parsed case and the document to store; BadRequest with every issue otherwise."""
+    """The parsed case and the document to store; InvalidInput with every issue otherwise."""
     try:
         case = parse_case(document)
     except TestSpecError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
-        raise BadRequest(f"The test case has {len(issues)} problem(s).", issues=issues) from None
+        raise InvalidInput(f"The test case has {len(issues)} problem(s).", issues=issues) from None
     issues = _reference_issues(case, _latest_manifest(graph))
     if issues:
-        raise BadRequest(
+        raise InvalidInput(
             f"The test case names what the latest version of {graph.name!r} does not have.", issues=issues
         )
     stored = _redacted(document)
@@ -123,7 +123,7 @@ def _check_count(graph: Graph) -> None:
     """Inside the writing transaction: refuse (and so roll back) more than MAX_CASES cases."""
     count = TestCase.objects.filter(graph=graph).count()
     if count > MAX_CASES:
-        raise BadRequest(
+        raise InvalidInput(
             f"A graph holds at most {MAX_CASES} test cases ({count} with this change); nothing was saved.",
             issues=[
                 {
@@ -136,8 +136,8 @@ def _check_count(graph: Graph) -> None:
         )
 
 
-def _name_taken(graph: Graph, name: str) -> Conflict:
-    return Conflict(
+def _name_taken(graph: Graph, name: str) -> StateConflict:
+    return StateConflict(
         f"Graph {graph.name!r} already has a test case named {name!r}.",
         issues=[
             {
@@ -151,8 +151,8 @@ def _name_taken(graph: Graph, name: str) -> Conflict:
 
 
 def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
-    """Save a new case of ``graph``. Forbidden (403) unless ``user`` may change the graph,
-    BadRequest (400) for a malformed case, Conflict (409) for a name the graph already uses."""
+    """Save a new case of ``graph``. Refused (403) unless ``user`` may change the graph,
+    InvalidInput (400) for a malformed case, StateConflict (409) for a name the graph already uses."""
     graph_services.ensure_can_write(graph, user)
     case, stored = _checked(graph, document)
     try:
@@ -182,7 +182,7 @@ def test_case_update(*, test_case: TestCase, user: User, document: Any) -> TestC
     except IntegrityError:
         raise _name_taken(graph, case.name) from None
     if not updated:
-        raise Conflict(f"Test case {test_case.pk} was deleted meanwhile.")
+        raise StateConflict(f"Test case {test_case.pk} was deleted meanwhile.")
     test_case.refresh_from_db()
     return test_case
 
@@ -199,19 +199,19 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
     """Import a ``kind: InferenceGraphTest`` file into ``graph``, all or nothing.
 
     ``merge``: cases are added, and those with a name the graph has replace it; ``replace``: the
-    graph's cases become exactly the file's. BadRequest (400) with every issue of the file (or a
+    graph's cases become exactly the file's. InvalidInput (400) with every issue of the file (or a
     file for another graph); nothing changes then. Returns the imported cases in file order.
     """
     graph_services.ensure_can_write(graph, user)
     if mode not in IMPORT_MODES:
-        raise BadRequest(f"mode is {' or '.join(IMPORT_MODES)}, got {mode!r}.")
+        raise InvalidInput(f"mode is {' or '.join(IMPORT_MODES)}, got {mode!r}.")
     try:
         suite = load_suite(text)
     except TestSpecError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
-        raise BadRequest(f"The test file has {len(issues)} problem(s).", issues=issues) from None
+        raise InvalidInput(f"The test file has {len(issues)} problem(s).", issues=issues) from None
     if suite.graph != graph.name:
-        raise BadRequest(
+        raise InvalidInput(
             f"The test file is for graph {suite.graph!r}, not {graph.name!r}.",
             issues=[
                 {
@@ -225,7 +225,7 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
     manifest = _latest_manifest(graph)
     issues = [issue for i, case in enumerate(suite.cases) for issue in _reference_issues(case, manifest, i)]
     if issues:
-        raise BadRequest(
+        raise InvalidInput(
             f"The test file names what the latest version of {graph.name!r} does not have.", issues=issues
         )
     with transaction.atomic():
@@ -279,10 +279,10 @@ def test_case_from_run(*, run: Run, user: User, name: str | None = None) -> Test
     """A new case of the run's graph from a finished run: its request, seed and environment, and
     as expectations its final status, its body as a subset, and the routes it took.
 
-    Conflict (409) when the run has no response yet; otherwise as :func:`test_case_create`.
+    StateConflict (409) when the run has no response yet; otherwise as :func:`test_case_create`.
     """
     if run.response_status is None:
-        raise Conflict(
+        raise StateConflict(
             f"Run {run.pk} has no response yet ({run.status}); save it as a test once it has finished."
         )
     body: bytes | None = None
