@@ -13,7 +13,7 @@ from execution.engine import EngineConfig, UrlGuard
 from execution.engine.headers import split_patterns
 from graphs import spec
 
-# Exit status for an unusable graph file or bad arguments (DESIGN.md: rungraph exits 2).
+# Exit status for an unusable graph file or bad arguments (docs/architecture.md: rungraph exits 2).
 EXIT_INVALID = 2
 
 

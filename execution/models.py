@@ -1,6 +1,6 @@
 """Test runs: where they go (Environment), what happened (Run, RunStep) and the live log (RunEvent).
 
-Every write goes through ``execution.services``; state changes are conditional updates, so that a
+Every write goes through ``execution.services`` (one module per family); state changes are conditional updates, so that a
 web request, a worker and the reaper can act on the same run at the same time without losing one
 another's work.
 """
@@ -13,7 +13,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-KSERVE_URL_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict"
+from execution.engine.config import DEFAULT_DEADLINE_S, DEFAULT_URL_TEMPLATE
+
+# Seconds an environment gives each step call unless it says otherwise (the engine itself puts no
+# limit on a step below the run's deadline; a test run wants a stuck model to fail on its own).
+DEFAULT_STEP_TIMEOUT = 30.0
 
 
 class Environment(models.Model):
@@ -35,7 +39,7 @@ class Environment(models.Model):
     service_urls = models.JSONField(default=dict, blank=True, help_text="serviceName -> URL")
     url_template = models.CharField(
         max_length=500,
-        default=KSERVE_URL_TEMPLATE,
+        default=DEFAULT_URL_TEMPLATE,
         help_text="URL for serviceNames not in service_urls; {name} and {namespace} are replaced.",
     )
     namespace = models.CharField(
@@ -44,8 +48,8 @@ class Environment(models.Model):
     propagate_headers = models.JSONField(
         default=list, blank=True, help_text="Regexes of header names to forward"
     )
-    step_timeout = models.FloatField(default=30.0, help_text="Seconds per step call")
-    deadline = models.FloatField(default=60.0, help_text="Seconds for the whole run")
+    step_timeout = models.FloatField(default=DEFAULT_STEP_TIMEOUT, help_text="Seconds per step call")
+    deadline = models.FloatField(default=DEFAULT_DEADLINE_S, help_text="Seconds for the whole run")
     allow_hosts = models.JSONField(
         default=list,
         blank=True,

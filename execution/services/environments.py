@@ -12,10 +12,11 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from config.exceptions import BadRequest, Forbidden
 from execution.engine import EngineConfig, UrlGuard
+from execution.engine.config import DEFAULT_DEADLINE_S, DEFAULT_URL_TEMPLATE
 from execution.engine.headers import PatternError, compile_go_pattern
-from execution.models import KSERVE_URL_TEMPLATE, Environment
+from execution.errors import InvalidInput, NotPermitted
+from execution.models import DEFAULT_STEP_TIMEOUT, Environment
 from execution.services.run_request import HEADER_NAME, issue
 from graphs import services as graph_services
 
@@ -75,7 +76,7 @@ def _header_pattern_problem(pattern: Any) -> str | None:
 
 
 def check_environment(values: Mapping[str, Any]) -> None:
-    """Raise BadRequest listing every problem with the (merged) environment fields."""
+    """Raise InvalidInput listing every problem with the (merged) environment fields."""
     issues: list[dict[str, Any]] = []
     for name, url in (values.get("service_urls") or {}).items():
         if not isinstance(url, str):
@@ -102,7 +103,7 @@ def check_environment(values: Mapping[str, Any]) -> None:
         if value is not None and not 0 < value <= limit:
             issues.append(issue(key, f"must be more than 0 and at most {limit} seconds"))
     if issues:
-        raise BadRequest(
+        raise InvalidInput(
             issues[0]["message"] if len(issues) == 1 else "The environment has errors.", issues=issues
         )
 
@@ -123,7 +124,7 @@ def _name_issues(name: Any) -> list[dict[str, Any]]:
 def _check_name(name: Any) -> None:
     issues = _name_issues(name)
     if issues:
-        raise BadRequest(
+        raise InvalidInput(
             f"The name {name!r} is reserved for the system's default environment; choose another.",
             issues=issues,
         )
@@ -131,7 +132,7 @@ def _check_name(name: Any) -> None:
 
 def _check_visibility(visibility: Any, actor: User) -> None:
     if visibility == Environment.Visibility.SHARED and not (actor.is_staff or actor.is_superuser):
-        raise Forbidden(
+        raise NotPermitted(
             "Only staff may share an environment with every user; keep it private.",
             issues=[
                 issue("visibility", "only staff may share an environment", "environment.share-forbidden")
@@ -152,8 +153,8 @@ def _environment_audit(actor: User | None, action: str, environment: Environment
 def environment_create(*, owner: User, **values: Any) -> Environment:
     """Create an environment owned by ``owner`` and audit it (``environment.create``).
 
-    Private unless ``visibility="shared"``, which only staff may ask for (Forbidden, 403). Raises
-    BadRequest (400) for bad fields, the system default's name (``environment.name-reserved``) or
+    Private unless ``visibility="shared"``, which only staff may ask for (NotPermitted, 403). Raises
+    InvalidInput (400) for bad fields, the system default's name (``environment.name-reserved``) or
     a name already taken (``environment.name-taken``).
     """
     values = {k: v for k, v in values.items() if k in ENVIRONMENT_FIELDS}
@@ -171,14 +172,14 @@ def environment_create(*, owner: User, **values: Any) -> Environment:
             )
             return environment
     except IntegrityError as exc:
-        raise BadRequest(
+        raise InvalidInput(
             f"An environment named {values.get('name')!r} already exists.",
             issues=[issue("name", "already taken", "environment.name-taken")],
         ) from exc
 
 
 def ensure_can_change_environment(environment: Environment, user: User) -> None:
-    """Raise Forbidden (403) unless ``user`` is staff, or owns ``environment`` while it is private.
+    """Raise NotPermitted (403) unless ``user`` is staff, or owns ``environment`` while it is private.
 
     A shared environment (the system's among them) is changed by staff only: everybody's runs may
     go there, so its owner must not be able to point it somewhere else afterwards.
@@ -188,16 +189,16 @@ def ensure_can_change_environment(environment: Environment, user: User) -> None:
     if environment.owner_id is not None and environment.owner_id == user.pk:
         if environment.visibility == Environment.Visibility.PRIVATE:
             return
-        raise Forbidden(
+        raise NotPermitted(
             f"Environment {environment.name!r} is shared with every user: only staff may change it."
         )
-    raise Forbidden(f"Only the owner of environment {environment.name!r} or staff may change it.")
+    raise NotPermitted(f"Only the owner of environment {environment.name!r} or staff may change it.")
 
 
 def environment_update(*, environment: Environment, actor: User, **values: Any) -> Environment:
     """Change the fields given and audit what changed (``environment.update``, old and new values).
 
-    Forbidden (403) unless the owner or staff, or when a non-staff user shares it; BadRequest (400)
+    NotPermitted (403) unless the owner or staff, or when a non-staff user shares it; InvalidInput (400)
     for bad fields, a taken or reserved name, or renaming the system default.
     """
     ensure_can_change_environment(environment, actor)
@@ -208,7 +209,7 @@ def environment_update(*, environment: Environment, actor: User, **values: Any) 
         values.get("name", environment.name) != environment.name
         or values.get("visibility", environment.visibility) != environment.visibility
     ):
-        raise BadRequest(
+        raise InvalidInput(
             "The system's default environment keeps its name and stays shared.",
             issues=[
                 issue("name", "the system default cannot be renamed or made private", "environment.system")
@@ -231,7 +232,7 @@ def environment_update(*, environment: Environment, actor: User, **values: Any) 
             if changes:
                 _environment_audit(actor, "environment.update", environment, changes=changes)
     except IntegrityError as exc:
-        raise BadRequest(
+        raise InvalidInput(
             f"An environment named {values.get('name')!r} already exists.",
             issues=[issue("name", "already taken", "environment.name-taken")],
         ) from exc
@@ -243,7 +244,7 @@ def environment_delete(*, environment: Environment, actor: User) -> None:
     configuration snapshot and environment name. The system default cannot be deleted (403)."""
     ensure_can_change_environment(environment, actor)
     if environment.system:
-        raise Forbidden(
+        raise NotPermitted(
             f"{environment.name!r} is the system's default environment; it cannot be deleted "
             "(staff may change its settings)."
         )
@@ -264,8 +265,8 @@ def local_environment_values() -> dict[str, Any]:
         "url_template": base + "/v1/models/{name}:predict",
         "service_urls": {},
         "propagate_headers": ["^X-Request-Id$", "^Authorization$"],
-        "step_timeout": 30.0,
-        "deadline": 60.0,
+        "step_timeout": DEFAULT_STEP_TIMEOUT,
+        "deadline": DEFAULT_DEADLINE_S,
         "allow_loopback": True,
     }
 
@@ -324,7 +325,7 @@ def environment_config(environment: Environment) -> dict[str, Any]:
     """The snapshot a run keeps: what its worker needs, taken when the run is made."""
     return {
         "service_urls": dict(environment.service_urls or {}),
-        "url_template": environment.url_template or KSERVE_URL_TEMPLATE,
+        "url_template": environment.url_template or DEFAULT_URL_TEMPLATE,
         "namespace": environment.namespace,
         "propagate_headers": list(environment.propagate_headers or []),
         "step_timeout": environment.step_timeout,
@@ -350,11 +351,11 @@ def engine_config(
 ) -> EngineConfig:
     return EngineConfig(
         service_urls=dict(config.get("service_urls") or {}),
-        url_template=config.get("url_template") or KSERVE_URL_TEMPLATE,
+        url_template=config.get("url_template") or DEFAULT_URL_TEMPLATE,
         namespace=config.get("namespace") or graph_namespace,
         propagate_headers=tuple(config.get("propagate_headers") or ()),
-        step_timeout=float(config.get("step_timeout") or 30.0),
-        deadline=float(config.get("deadline") or 60.0),
+        step_timeout=float(config.get("step_timeout") or DEFAULT_STEP_TIMEOUT),
+        deadline=float(config.get("deadline") or DEFAULT_DEADLINE_S),
         body_cap=settings.RUN_BODY_CAP,
         max_response_bytes=settings.RUN_MAX_RESPONSE_BYTES,
         max_run_bytes=settings.RUN_MAX_RUN_BYTES,

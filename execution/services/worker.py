@@ -22,8 +22,9 @@ from django.utils import timezone
 from config.exceptions import is_database_busy
 from execution import bus, events
 from execution.engine import EngineConfig, GraphResult, TraceEvent, body_view, make_client, run_graph
+from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
-from execution.models import Run
+from execution.models import DEFAULT_STEP_TIMEOUT, Run
 from execution.services import endings, environments, writes
 from execution.services.steps import StepRecorder
 from graphs import spec
@@ -95,7 +96,7 @@ class _Execution:
             self.started.set()
             # One client per run (docs/architecture.md): its pool is reused by every step of this run.
             async with make_client(
-                timeout=config.step_timeout or 30.0,
+                timeout=config.step_timeout or DEFAULT_STEP_TIMEOUT,
                 guard=config.guard,
                 max_response_bytes=config.max_response_bytes,
                 max_run_bytes=config.max_run_bytes,
@@ -160,7 +161,7 @@ class _Execution:
             daemon=True,
         )
         thread.start()
-        clock = _Clock.starting(deadline=float(config.deadline or 60.0))
+        clock = _Clock.starting(deadline=float(config.deadline or DEFAULT_DEADLINE_S))
         outcome: _Outcome | None = None
         try:
             if Run.objects.filter(pk=run.pk, cancel_requested=True).exists():

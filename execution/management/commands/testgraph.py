@@ -42,7 +42,7 @@ from execution.graphtests import (
 from execution.graphtests.report import case_lines, comparison_lines, describe_issue, summary_line
 from graphs.spec import Manifest
 
-# Exit status when a case failed or errored (DESIGN.md: testgraph exits 1).
+# Exit status when a case failed or errored (docs/graph-tests.md: testgraph exits 1).
 EXIT_FAILED: Final = 1
 
 # (engine config, cases, their positions in the report)

@@ -9,7 +9,7 @@ import { Api, ApiError, type Environment, type Page, type StudioConfig } from ".
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import type { Issue } from "../graph/types";
-import { changeBlocker, deleteBlocker, emptyForm, formFromEnvironment, formToInput, issuesByKey, type EnvironmentForm, type ListField } from "./form";
+import { KSERVE_URL_TEMPLATE, changeBlocker, deleteBlocker, emptyForm, formFromEnvironment, formToInput, issuesByKey, type EnvironmentForm, type ListField } from "./form";
 
 /** `?edit=<name>` opens that environment's form (the editor's "Manage environments" link). */
 function requestedName(): string | null {
@@ -279,7 +279,7 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
               Add service
             </button>
           </div>
-          <TextField id="env-url-template" label="URL template" value={form.url_template} onChange={(v) => set("url_template", v)} errors={issues.get("url_template")} mono help="For serviceNames not in the map: {name} becomes the step's serviceName and {namespace} the namespace below (or the graph's). Must be an http:// or https:// URL. KServe's own: http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict" />
+          <TextField id="env-url-template" label="URL template" value={form.url_template} onChange={(v) => set("url_template", v)} errors={issues.get("url_template")} mono help={`For serviceNames not in the map: {name} becomes the step's serviceName and {namespace} the namespace below (or the graph's). Must be an http:// or https:// URL. KServe's own: ${KSERVE_URL_TEMPLATE}`} />
           <TextField id="env-namespace" label="Namespace" value={form.namespace} onChange={(v) => set("namespace", v)} errors={issues.get("namespace")} mono help="What {namespace} stands for; empty: the graph's own namespace." />
         </Section>
 

@@ -8,7 +8,7 @@
 import type { Environment, EnvironmentInput } from "../api";
 import type { Issue } from "../graph/types";
 
-/** The URL KServe itself calls for a step's serviceName (execution.models.KSERVE_URL_TEMPLATE). */
+/** The URL KServe itself calls for a step's serviceName (DEFAULT_URL_TEMPLATE in execution/engine/config.py). */
 export const KSERVE_URL_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict";
 
 /** The list fields edited as rows of single text inputs. */
