@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -17,7 +18,7 @@ from rest_framework.views import APIView
 from config.exceptions import BadRequest, NotFound, TooDeep
 from config.nesting import nesting_exceeds
 from config.pagination import paginate, paginated
-from config.params import MAX_DB_INT, parse_db_int
+from config.params import MAX_DB_INT, DbIntegerField, parse_db_int
 from config.types import AuthedRequest as Request
 from execution import events, selectors
 from execution.engine.conditions import evaluate_condition
@@ -31,28 +32,9 @@ from graphs import selectors as graph_selectors
 SSE_RETRY_AFTER = 5
 
 
-@extend_schema_field(OpenApiTypes.INT)
-class DatabaseIntegerField(serializers.Field):
-    """A whole number from 0 to the largest a database integer column holds, from query text.
-
-    Stricter than ``IntegerField``: no sign, no spaces inside, no digits ``int()`` takes that are
-    not ASCII (``"²"``), nothing a column would overflow on. Blank text means "not given" (None).
-    """
-
-    default_error_messages = {"invalid-number": "{value!r} is not a number from 0 to {limit}"}
-
-    def to_internal_value(self, data: Any) -> int | None:
-        text = str(data).strip()
-        if text == "":
-            return None
-        value = parse_db_int(text)
-        if value is None:
-            shown = text if len(text) <= 40 else text[:40] + "…"
-            self.fail("invalid-number", value=shown, limit=MAX_DB_INT)
-        return value
-
-    def to_representation(self, value: int) -> int:
-        return value
+def _given(params: Mapping[str, str]) -> dict[str, str]:
+    """The query parameters that have a value: ``?version=`` filters nothing, as if absent."""
+    return {key: value for key, value in params.items() if value != ""}
 
 
 class ConditionEvaluateApi(APIView):
@@ -224,19 +206,22 @@ class RunListCreateApi(APIView):
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
 
     class FilterSerializer(serializers.Serializer):
-        version = DatabaseIntegerField(required=False)
-        status = serializers.ChoiceField(choices=Run.Status.choices, required=False, allow_blank=True)
+        version = DbIntegerField(required=False)
+        status = serializers.ChoiceField(choices=Run.Status.choices, required=False)
         environment = serializers.CharField(
-            required=False, allow_blank=True, max_length=200, help_text="Environment id or name"
+            required=False, trim_whitespace=False, help_text="Environment id or name"
         )
 
         def validate_environment(self, value: str) -> int | str:
             """An id when it is all digits (then it must fit a database column), else a name."""
-            if value.isascii() and value.isdigit():
-                number = DatabaseIntegerField().run_validation(value)
-                assert number is not None
-                return number
-            return value
+            if not (value.isascii() and value.isdigit()):
+                return value
+            number = parse_db_int(value)
+            if number is None:
+                raise serializers.ValidationError(
+                    f"environment ids go from 0 to {MAX_DB_INT}, got {value[:40]!r}.", code="invalid-number"
+                )
+            return number
 
     @extend_schema(
         operation_id="graphs_runs_list",
@@ -245,7 +230,7 @@ class RunListCreateApi(APIView):
     )
     def get(self, request: Request, name: str) -> Response:
         """The graph's test runs, newest first, filtered by version, status or environment."""
-        filters = self.FilterSerializer(data=request.query_params)
+        filters = self.FilterSerializer(data=_given(request.query_params))
         filters.is_valid(raise_exception=True)
         graph = graph_selectors.graph_get(name=name, user=request.user)
         qs = selectors.run_list(graph=graph, user=request.user, **filters.validated_data)
@@ -352,7 +337,7 @@ class RunEventsApi(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     class FilterSerializer(serializers.Serializer):
-        last_event_id = DatabaseIntegerField(
+        last_event_id = DbIntegerField(
             required=False, help_text="Send the events after this one (the Last-Event-ID header wins)"
         )
 
@@ -365,7 +350,9 @@ class RunEventsApi(APIView):
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")
         header = request.headers.get("Last-Event-ID")
-        filters = self.FilterSerializer(data={"last_event_id": header} if header else request.query_params)
+        filters = self.FilterSerializer(
+            data={"last_event_id": header} if header else _given(request.query_params)
+        )
         filters.is_valid(raise_exception=True)
         last_event_id = filters.validated_data.get("last_event_id") or 0
         try:
