@@ -162,3 +162,49 @@ def worker(celery_app: Any, django_db_setup: Any, django_db_blocker: Any) -> Ite
         ) as w,
     ):
         yield w
+
+
+# ---- runs without a worker (service and API tests) ---------------------------------------------
+
+
+@pytest.fixture
+def quick_run_settings(settings: Any, redis_url: str, mock_server: Any) -> None:
+    """The session's Redis for events and secret headers, its mock model server, quick heartbeats
+    and streams; for service and API tests that run without a worker (with :func:`enqueued`)."""
+    settings.RUN_EVENTS_REDIS_URL = redis_url
+    settings.MOCKMODELS_URL = mock_server.url
+    settings.RUN_HEARTBEAT_SECONDS = 0.2
+    settings.RUN_SSE_KEEPALIVE_SECONDS = 0.5
+    settings.RUN_SSE_POLL_SECONDS = 0.1
+
+
+@pytest.fixture
+def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every task message the services send, instead of sending it: ``[{"args", "kwargs"}]``."""
+    from execution.tasks.runs import run_graph_task
+
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        run_graph_task,
+        "apply_async",
+        lambda args=None, kwargs=None, **options: sent.append(
+            {"args": args, "kwargs": kwargs, "options": options}
+        ),
+    )
+    return sent
+
+
+@pytest.fixture
+def local_env(db: Any, mock_server: Any) -> Any:
+    from execution.services import environments
+
+    environment, _ = environments.ensure_local_environment()
+    return environment
+
+
+@pytest.fixture
+def graph(user: Any, manifest: dict[str, Any]) -> Any:
+    """``model-chainer`` (tests/conftest.py's manifest) owned by alice, version 1."""
+    from graphs import services as graph_services
+
+    return graph_services.graph_create(owner=user, manifest=manifest)

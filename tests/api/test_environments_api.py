@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from execution.models import Environment
 from graphs.models import AuditEvent
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quick_run_settings", "enqueued")]
 
 STAGING_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict"
 STAGING = {

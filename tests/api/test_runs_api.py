@@ -15,7 +15,7 @@ from execution.models import Environment, Run, RunEvent
 from execution.services import environments, run_request, runs, worker
 from graphs import services as graph_services
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("quick_run_settings", "enqueued")]
 
 RUN_FIELDS = {
     "id",
