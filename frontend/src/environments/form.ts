@@ -1,7 +1,7 @@
 /**
  * The environment form and its mapping to and from the API (pure, no React).
  *
- * The server decides what is valid (`execution.services.check_environment` and the serializer);
+ * The server decides what is valid (`execution.services.environments.check_environment` and the serializer);
  * the form only turns its rows into the API's body and pins the API's 400 issues to the row or
  * field their `path` names (`name`, `service_urls.<service>`, `propagate_headers[1]`, …).
  */
@@ -187,7 +187,7 @@ export function issuesByKey(issues: Issue[], form: EnvironmentForm, rows: Record
 }
 
 /** Why the user may not change (or delete) `env`, or null when they may. Mirrors
- * `execution.services.ensure_can_change_environment` and `environment_delete`. */
+ * `execution.services.environments.ensure_can_change_environment` and `environment_delete`. */
 export function changeBlocker(env: Environment, user: string, isStaff: boolean): string | null {
   if (isStaff) return null;
   if (env.system) return "The system's default environment: only staff may change it.";

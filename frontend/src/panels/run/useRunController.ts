@@ -15,7 +15,7 @@ import type { Issue } from "../../graph/types";
 import { emptyConsole, eventsFromRun, hasGap, isTerminal, parseEventData, reduceEvent, reduceEvents, runMarks, skipGap, type ConsoleState, type RunEventMsg, type RunMarks } from "./console";
 import { deleteSample, headersObject, loadDraft, loadLastPayload, loadSamples, saveLastPayload, parsePayload, rememberRun, rememberedRun, safeStorage, saveDraft, saveSample, type Sample } from "./samples";
 
-/** Every event type the backend sends (execution/events.py, execution/services.py, trace.py). */
+/** Every event type the backend sends (execution/events.py, execution/services/, trace.py). */
 export const EVENT_TYPES = [
   "run.queued",
   "run.started",
