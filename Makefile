@@ -41,7 +41,11 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-frontend/dist/.built: frontend/node_modules/.installed $(shell find frontend/src frontend/scripts frontend/vite.config.* frontend/tsconfig*.json -type f 2>/dev/null)
+# The API types follow the server's serializers and schema hooks (scripts/api_types.sh).
+frontend/src/generated/api.ts: $(VENV)/.installed frontend/node_modules/.installed .env scripts/api_types.sh $(shell find config graphs execution -name '*.py' -not -path '*/migrations/*' 2>/dev/null)
+	bash scripts/api_types.sh
+
+frontend/dist/.built: frontend/node_modules/.installed frontend/src/generated/api.ts $(shell find frontend/src frontend/scripts frontend/vite.config.* frontend/tsconfig*.json -type f 2>/dev/null)
 	cd frontend && npm run build --silent
 	touch $@
 
@@ -52,6 +56,7 @@ lint: venv frontend/node_modules/.installed
 	$(VENV)/bin/lint-imports
 	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine, execution.graphtests; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
 	cd frontend && npm run --silent lint
+	bash scripts/api_types.sh --check
 
 bench: setup
 	$(PY) bench/run_all.py

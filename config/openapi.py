@@ -1,5 +1,7 @@
 """What the OpenAPI schema says beyond what the views declare: the one error shape and where it
-answers, and the InferenceGraph schema behind every ``manifest``.
+answers, the InferenceGraph schema behind every ``manifest``, the shape of the JSON columns the
+answers carry, and that an answer's fields are always there (the frontend's types are generated
+from this schema: frontend/src/generated/api.ts).
 
 drf-spectacular calls :func:`postprocess` once per schema build (``SPECTACULAR_SETTINGS``
 ``POSTPROCESSING_HOOKS``). Every operation gets the error answers that apply to it, each with the
@@ -48,12 +50,19 @@ CONFLICT_SCHEMA: Final = {
             "properties": {
                 "latest_version": {"type": "integer"},
                 "base_version": {"type": "integer"},
-                "diff": {"type": "object", "description": "The semantic diff from your base to the latest"},
-                "latest": {
+                "diff": {
                     "type": "object",
+                    "additionalProperties": {},
+                    "nullable": True,
+                    "description": "The semantic diff from your base to the latest",
+                },
+                "latest": {
+                    "allOf": [{"$ref": "#/components/schemas/VersionOutput"}],
+                    "nullable": True,
                     "description": "The latest version, as the version endpoint shows it",
                 },
             },
+            "required": ["latest_version", "base_version", "diff", "latest"],
         },
     ],
 }
@@ -172,6 +181,122 @@ _EXAMPLES: Final[dict[str, dict[str, Any]]] = {
 _STALE_BASE: Final = frozenset({"graphs_versions_create", "graphs_versions_rollback"})
 
 
+_STRINGS: Final = {"type": "array", "items": {"type": "string"}}
+_BODY_VIEW: Final = {
+    "type": "object",
+    "description": "A stored body (execution/engine/trace.py body_view): text, or base64 when it is "
+    "not UTF-8, cut at the studio's limit; `size` is the whole body's.",
+    "properties": {
+        "body": {"type": "string"},
+        "encoding": {"type": "string", "enum": ["utf-8", "base64"]},
+        "size": {"type": "integer"},
+        "truncated": {"type": "boolean"},
+    },
+    "required": ["body", "encoding", "size", "truncated"],
+}
+_RUN_ENVIRONMENT: Final = {
+    "type": "object",
+    "description": "The environment the run used: its id (null once deleted) and its name.",
+    "properties": {"id": {"type": "integer", "nullable": True}, "name": {"type": "string"}},
+    "required": ["id", "name"],
+}
+_RUN_REQUEST: Final = {
+    "type": "object",
+    "description": "The request sent to the graph; list rows carry only `content_type`.",
+    "properties": {
+        "body": {"description": "JSON when the body parsed as JSON, else its text"},
+        "content_type": {"type": "string", "nullable": True},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        "note": {"type": "string"},
+    },
+    "required": ["content_type"],
+}
+_RUN_RESPONSE: Final = {
+    "type": "object",
+    "description": "The graph's answer; list rows carry only `status_code` and `content_type`.",
+    "properties": {
+        "status_code": {"type": "integer", "nullable": True},
+        "content_type": {"type": "string", "nullable": True},
+        "body": {"description": "JSON when the body parsed as JSON, else its text (base64 per `encoding`)"},
+        "encoding": {"type": "string", "nullable": True},
+        "size": {"type": "integer", "nullable": True},
+        "truncated": {"type": "boolean"},
+        "note": {"type": "string"},
+    },
+    "required": ["status_code", "content_type"],
+}
+_FREE_OBJECT: Final = {"type": "object", "additionalProperties": {}}
+
+# The JSON columns (and method fields) whose shape the serializers cannot say, by component.
+_PROPERTIES: Final[dict[str, dict[str, dict[str, Any]]]] = {
+    "EnvironmentOutput": {
+        "service_urls": {"type": "object", "additionalProperties": {"type": "string"}},
+        "propagate_headers": _STRINGS,
+        "allow_hosts": _STRINGS,
+        "allow_networks": _STRINGS,
+        "secret_headers": _STRINGS,
+    },
+    "RunOutput": {"environment": _RUN_ENVIRONMENT, "request": _RUN_REQUEST, "response": _RUN_RESPONSE},
+    "RunSummary": {"environment": _RUN_ENVIRONMENT, "request": _RUN_REQUEST, "response": _RUN_RESPONSE},
+    "RunStepOutput": {
+        "request_headers": {
+            "type": "array",
+            "description": "[name, value] pairs as sent, secret values redacted",
+            "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+        },
+        "request": {"allOf": [{"$ref": "#/components/schemas/BodyView"}], "nullable": True},
+        "response": {"allOf": [{"$ref": "#/components/schemas/BodyView"}], "nullable": True},
+        "condition": {
+            "description": "The Sequence condition that let it run or not",
+            "nullable": True,
+            "oneOf": [_FREE_OBJECT, {"type": "string"}],
+        },
+        "route": {
+            "description": "The Switch/Splitter decision that chose it",
+            **_FREE_OBJECT,
+            "nullable": True,
+        },
+    },
+}
+
+# Answers built by model serializers: every field is always in the answer (the frontend may rely on it).
+_COMPLETE: Final = frozenset(
+    {
+        "AuditEventOutput",
+        "EnvironmentOutput",
+        "GraphListItem",
+        "GraphOutput",
+        "MemberOutput",
+        "RunOutput",
+        "RunStepOutput",
+        "RunSummary",
+        "TestCaseOutput",
+        "VersionBrief",
+        "VersionOutput",
+        "VersionSummary",
+    }
+)
+
+
+def _describe_outputs(schemas: dict[str, Any]) -> None:
+    schemas["BodyView"] = _BODY_VIEW
+    for name, properties in _PROPERTIES.items():
+        component = schemas.get(name)
+        if component is None:
+            continue
+        for prop, schema in properties.items():
+            if prop in component.get("properties", {}):
+                described = component["properties"][prop].get("description")
+                component["properties"][prop] = {
+                    **({"description": described} if described else {}),
+                    **schema,
+                }
+    for name in _COMPLETE:
+        component = schemas.get(name)
+        if component is not None:
+            component["required"] = list(component.get("properties", {}))
+
+
 def _error_response(code: str, description: str, operation_id: str) -> dict[str, Any]:
     component = "Conflict" if code == "409" and operation_id in _STALE_BASE else "Error"
     return {
@@ -242,4 +367,5 @@ def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bo
                 if content_type in content:
                     content[content_type].setdefault("examples", {"example": {"value": example}})
     _link_manifests(schemas)
+    _describe_outputs(schemas)
     return result

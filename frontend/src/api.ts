@@ -3,6 +3,7 @@
  * token from the page's `studio-config`. Every failure becomes an `ApiError` carrying the
  * server's `{detail, issues}` body.
  */
+import type { components } from "./generated/api";
 import type { Issue, JsonObject, Layout } from "./graph/types";
 
 export interface StudioConfig {
@@ -31,47 +32,28 @@ export function readConfig(): StudioConfig {
   };
 }
 
-export interface Version {
-  number: number;
-  manifest: JsonObject;
-  layout: Layout | JsonObject | null;
-  spec_hash: string;
-  message: string;
-  author: string | null;
-  created_at: string;
-  parent: number | null;
-  valid: boolean;
-  issues: Issue[];
-}
+// ---- what the server answers: generated from its OpenAPI schema (scripts/api_types.sh) ----------
+type Schemas = components["schemas"];
 
-export interface GraphSummary {
-  name: string;
-  namespace?: string;
-  description: string;
-  owner: string | null;
-  created_at: string;
-  updated_at: string;
-  latest_version: Version | null;
-}
+/**
+ * A saved version (`VersionOutput`). Its manifest and layout are the JSON the graph model reads
+ * (graph/manifest.ts); the schema calls the manifest an InferenceGraph or any object.
+ */
+export type Version = Omit<Schemas["VersionOutput"], "manifest" | "layout"> & { manifest: JsonObject; layout: Layout | JsonObject | null };
+
+/** A graph with its latest version in full (GET /api/graphs/{name}/). */
+export type GraphSummary = Omit<Schemas["GraphOutput"], "latest_version"> & { latest_version: Version | null };
 
 /** A list entry's latest version: a summary, never the manifest (GET /api/graphs/). */
-export interface VersionBrief {
-  number: number;
-  spec_hash: string;
-  message: string;
-  author: string;
-  created_at: string;
-  valid: boolean;
-  node_count: number;
-  step_count: number;
-  issue_counts: { error: number; warning: number };
-}
+export type VersionBrief = Schemas["VersionBrief"];
 
 /** A row of the graph list: the graph with a summary of its latest version. */
-export interface GraphListItem extends Omit<GraphSummary, "latest_version"> {
-  latest_version: VersionBrief | null;
-}
+export type GraphListItem = Schemas["GraphListItem"];
 
+/** A row of a graph's history: a version without its manifest and layout. */
+export type VersionSummary = Schemas["VersionSummary"];
+
+/** One page of a paginated list (every list the API answers is one). */
 export interface Page<T> {
   count: number;
   next: string | null;
@@ -85,7 +67,10 @@ export interface FieldChange {
   after: unknown;
 }
 
-/** The semantic diff of the spec core (graphs/spec/diff.py; read defensively). */
+/**
+ * The semantic diff of the spec core, as graphs/spec/diff.py writes it. The schema says only
+ * "an object" for it, so this shape is written by hand and read defensively.
+ */
 export interface Diff {
   metadata?: FieldChange[];
   spec?: FieldChange[];
@@ -106,107 +91,34 @@ export interface Diff {
   summary?: string;
 }
 
-export interface ValidationResult {
-  valid: boolean;
-  issues: Issue[];
-}
-
-export interface ConditionResult {
-  matches: boolean;
-  value: unknown;
-  reason?: string;
-}
+export type ValidationResult = Schemas["ValidateResult"];
+export type ConditionResult = Schemas["ConditionResult"];
+/** What an import answers: each graph it wrote with its new version, and the issues found. */
+export type ImportResult = Omit<Schemas["ImportResult"], "graphs"> & { graphs: (Omit<Schemas["ImportedGraph"], "version"> & { version: Version })[] };
 
 // ---- test runs (Run, RunStep: docs/architecture.md, "The Django apps"; execution/apis.py) ----------------------
 
 /** A stored body as the engine keeps it (execution/engine/trace.py `body_view`). */
-export interface BodyView {
-  body: string;
-  encoding: "utf-8" | "base64";
-  size: number;
-  truncated: boolean;
-}
+export type BodyView = Schemas["BodyView"];
 
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+export type RunStatus = Schemas["StatusEnum"];
 
-export interface RunStepRow {
-  attempt: number;
-  call_id: string;
-  parent_call_id: string | null;
-  node: string;
-  step_index: number | null;
-  step_name: string | null;
-  kind: string;
-  target: string;
-  request_headers: [string, string][];
-  request: BodyView | null;
-  status_code: number | null;
-  content_type: string | null;
-  response: BodyView | null;
-  outcome: string;
-  error: string;
-  condition: JsonObject | string | null;
-  route: JsonObject | null;
-  started_at: string | null;
-  finished_at: string | null;
-  duration_ms: number | null;
-}
+export type RunStepRow = Schemas["RunStepOutput"];
 
-/** A run as `GET /api/runs/{id}/` answers it; list rows lack `steps`, `config` and bodies. */
-export interface Run {
-  id: string;
-  graph: string;
-  version: number;
-  environment: { id: number | null; name: string };
-  status: RunStatus;
-  request: { body?: unknown; content_type: string | null; headers?: Record<string, string> };
-  response: { status_code: number | null; content_type: string | null; body?: unknown; encoding?: string; size?: number | null; truncated?: boolean };
-  error: string;
-  steps?: RunStepRow[];
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  attempt: number;
-  seed: number | null;
-  duration_ms: number | null;
-  created_by: string;
-  rerun_of: string | null;
-  cancel_requested: boolean;
-}
+/** A run as `GET /api/runs/{id}/` answers it. */
+export type Run = Schemas["RunOutput"];
+
+/** A row of a graph's runs: no steps, config or bodies (fetch the run for those). */
+export type RunSummary = Schemas["RunSummary"];
 
 /** An environment as `GET /api/environments/{id}/` answers it. */
-export interface Environment {
-  id: number;
-  name: string;
-  description: string;
-  service_urls: Record<string, string>;
-  url_template: string;
-  namespace: string;
-  propagate_headers: string[];
-  step_timeout: number;
-  deadline: number;
-  allow_hosts: string[];
-  allow_networks: string[];
-  allow_loopback: boolean;
-  allow_private: boolean;
-  visibility: "private" | "shared";
-  secret_headers: string[];
-  owner: string | null;
-  system: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type Environment = Schemas["EnvironmentOutput"];
 
-/** The fields `POST /api/environments/` and `PATCH /api/environments/{id}/` take. */
-export type EnvironmentInput = Omit<Environment, "id" | "owner" | "system" | "created_at" | "updated_at">;
+/** The fields `POST /api/environments/` takes (`PATCH` takes any of them). */
+export type EnvironmentInput = Schemas["EnvironmentInputRequest"];
 
-export interface RunStart {
-  version?: number;
-  payload: unknown;
-  headers?: Record<string, string>;
-  environment?: string;
-  seed?: number;
-}
+/** What `POST /api/graphs/{name}/runs/` takes. */
+export type RunStart = Schemas["InputRequest"];
 
 export interface RunFilters {
   version?: number;
@@ -229,13 +141,8 @@ export class ApiError extends Error {
   }
 }
 
-/** The body of a 409 on save. */
-export interface ConflictBody {
-  detail: string;
-  latest_version: number;
-  diff: Diff | null;
-  latest: Version | null;
-}
+/** The body of a 409 on save or rollback; the schema calls its diff any object (see `Diff`). */
+export type ConflictBody = Omit<Schemas["Conflict"], "diff" | "latest"> & { diff: Diff | null; latest: Version | null };
 
 export type SaveResult = { status: 200 | 201; version: Version };
 
@@ -316,7 +223,7 @@ export class Api {
     return this.json("DELETE", `graphs/${encodeURIComponent(name)}/`);
   }
 
-  listVersions(name: string, page?: number): Promise<Page<Version> | Version[]> {
+  listVersions(name: string, page?: number): Promise<Page<VersionSummary>> {
     return this.json("GET", `graphs/${encodeURIComponent(name)}/versions/`, { query: { page } });
   }
 
@@ -360,7 +267,7 @@ export class Api {
   }
 
   /** Imports YAML or JSON text: a new graph (named `name` if given), or with `graph` a new version of it. */
-  importText(text: string, contentType: "application/yaml" | "application/json", options: { graph?: string; base?: number | null; name?: string } = {}): Promise<unknown> {
+  importText(text: string, contentType: "application/yaml" | "application/json", options: { graph?: string; base?: number | null; name?: string } = {}): Promise<ImportResult> {
     const headers: Record<string, string> = { "Content-Type": contentType };
     if (options.graph && options.base !== undefined && options.base !== null) headers["If-Match"] = `"v${options.base}"`;
     return this.json("POST", "graphs/import/", { body: text, headers, query: { graph: options.graph, name: options.name } });
@@ -376,7 +283,7 @@ export class Api {
 
   // ---- test runs ----------------------------------------------------------------------------
 
-  listEnvironments(page?: number): Promise<Page<Environment> | Environment[]> {
+  listEnvironments(page?: number): Promise<Page<Environment>> {
     return this.json("GET", "environments/", { query: { page } });
   }
 
@@ -386,7 +293,7 @@ export class Api {
   }
 
   /** Changes the fields given; 400 as for create, 403 when the user may not change it. */
-  updateEnvironment(id: number, input: Partial<EnvironmentInput>): Promise<Environment> {
+  updateEnvironment(id: number, input: Schemas["PatchedEnvironmentInputRequest"]): Promise<Environment> {
     return this.json("PATCH", `environments/${id}/`, { json: input });
   }
 
@@ -400,7 +307,7 @@ export class Api {
     return this.json("POST", `graphs/${encodeURIComponent(graph)}/runs/`, { json: input });
   }
 
-  listRuns(graph: string, filters: RunFilters = {}, page?: number): Promise<Page<Run>> {
+  listRuns(graph: string, filters: RunFilters = {}, page?: number): Promise<Page<RunSummary>> {
     return this.json("GET", `graphs/${encodeURIComponent(graph)}/runs/`, { query: { version: filters.version, status: filters.status, environment: filters.environment, page } });
   }
 

@@ -1,7 +1,7 @@
 /**
  * The React Flow canvas. It draws a GraphState and turns pointer events into edits
- * (STYLE §25); it holds no graph data of its own beyond in-flight drag positions and the
- * sizes React Flow measured.
+ * (docs/architecture.md, "The frontend"); it holds no graph data of its own beyond in-flight
+ * drag positions and the sizes React Flow measured.
  */
 import {
   Background,

@@ -5,7 +5,7 @@
  */
 import { inExportOrder } from "../graph/keyOrder";
 import type { Version } from "../api";
-import { applyEdit, type Edit } from "../graph/edits";
+import type { Edit } from "../graph/edits";
 import { createHistory, pushEdit, redo, seal, undo, type History } from "../graph/history";
 import { fromManifest, toLayout, toManifest } from "../graph/manifest";
 import type { GraphState, Viewport } from "../graph/types";
@@ -124,4 +124,3 @@ export function editorReducer(s: EditorState, action: Action): EditorState {
   }
 }
 
-export { applyEdit };

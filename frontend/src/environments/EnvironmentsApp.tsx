@@ -38,9 +38,9 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
   const load = useCallback(async (): Promise<Environment[]> => {
     setLoading(true);
     try {
-      let page: Page<Environment> | Environment[] = await api.listEnvironments();
-      let all = Array.isArray(page) ? page : page.results;
-      while (!Array.isArray(page) && page.next) {
+      let page: Page<Environment> = await api.listEnvironments();
+      let all = page.results;
+      while (page.next) {
         page = await api.nextPage<Environment>(page.next);
         all = [...all, ...page.results];
       }

@@ -3,33 +3,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import {
-  applyEdit,
-  canRedo,
-  canUndo,
-  copyNodes,
-  createHistory,
-  editForManifest,
-  edges,
-  editsSince,
-  emptyManifest,
-  fromManifest,
-  indexIssues,
-  isClipboardPayload,
-  localIssues,
-  pushEdit,
-  reachable,
-  redo,
-  replay,
-  seal,
-  shapeProblems,
-  toLayout,
-  toManifest,
-  undo,
-  type Edit,
-  type GraphState,
-  type JsonObject,
-} from "./index";
+import { applyEdit, copyNodes, isClipboardPayload, type Edit } from "./edits";
+import { canRedo, canUndo, createHistory, editsSince, pushEdit, redo, replay, seal, undo } from "./history";
+import { emptyManifest, fromManifest, shapeProblems, toLayout, toManifest } from "./manifest";
+import { edges, indexIssues, localIssues, reachable } from "./queries";
+import { editForManifest } from "./textEdits";
+import type { GraphState, JsonObject } from "./types";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtureDir = join(here, "__fixtures__");

@@ -5,7 +5,6 @@
  */
 import type {
   GraphState,
-  Json,
   JsonObject,
   Layout,
   NodeState,
@@ -260,15 +259,4 @@ export function emptyManifest(name: string, namespace?: string): JsonObject {
     metadata,
     spec: { nodes: { root: { routerType: "Sequence", steps: [] } } },
   };
-}
-
-/** Reads a value at a path of keys in a JSON document. */
-export function getPath(doc: Json | undefined, path: (string | number)[]): Json | undefined {
-  let cur: Json | undefined = doc;
-  for (const key of path) {
-    if (Array.isArray(cur) && typeof key === "number") cur = cur[key];
-    else if (isObject(cur) && typeof key === "string") cur = cur[key];
-    else return undefined;
-  }
-  return cur;
 }

@@ -5,7 +5,6 @@ import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
-import { isObject } from "../graph/manifest";
 
 export function editorUrl(name: string): string {
   return `/graphs/${encodeURIComponent(name)}/`;
@@ -84,7 +83,7 @@ export function ListApp({ config }: { config: StudioConfig }) {
     try {
       text = await file.text();
       const result = await api.importText(text, contentTypeFor(file.name, text));
-      const name = importedName(result);
+      const name = result.graphs[0]?.graph;
       if (name) window.location.assign(editorUrl(name));
       else await load(search);
     } catch (err) {
@@ -109,7 +108,7 @@ export function ListApp({ config }: { config: StudioConfig }) {
     try {
       const result = await api.importText(clash.text, clash.contentType, "version" in how ? { graph: clash.name } : { name: how.as });
       setClash(null);
-      window.location.assign(editorUrl(importedName(result) ?? ("version" in how ? clash.name : how.as)));
+      window.location.assign(editorUrl(result.graphs[0]?.graph ?? ("version" in how ? clash.name : how.as)));
     } catch (err) {
       setClash(null);
       setError(`Import failed: ${describeApiError(err)}`);
@@ -364,13 +363,3 @@ export function takenName(err: unknown): string | null {
   return m ? (m[1] ?? m[2]) : null;
 }
 
-/** The graph name in an import response (a graph, a version with a manifest, or a list). */
-export function importedName(result: unknown): string | null {
-  const first = Array.isArray(result) ? result[0] : isObject(result) && Array.isArray(result.results) ? result.results[0] : isObject(result) && Array.isArray(result.graphs) ? result.graphs[0] : result;
-  if (!isObject(first)) return null;
-  if (typeof first.name === "string") return first.name;
-  if (isObject(first.graph) && typeof first.graph.name === "string") return first.graph.name;
-  if (typeof first.graph === "string") return first.graph;
-  const meta = isObject(first.manifest) && isObject(first.manifest.metadata) ? first.manifest.metadata : null;
-  return meta && typeof meta.name === "string" ? meta.name : null;
-}

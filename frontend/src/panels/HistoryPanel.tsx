@@ -1,10 +1,10 @@
 /** The version history: open any version read-only, compare two, roll back. */
 import { useCallback, useEffect, useState } from "react";
-import type { Api, Page, Version } from "../api";
+import type { Api, Page, VersionSummary } from "../api";
 import { Spinner, errorText, formatTime } from "../common/ui";
 
-function results(page: Page<Version> | Version[]): { items: Version[]; next: string | null } {
-  return Array.isArray(page) ? { items: page, next: null } : { items: page.results ?? [], next: page.next ?? null };
+function results(page: Page<VersionSummary>): { items: VersionSummary[]; next: string | null } {
+  return { items: page.results, next: page.next };
 }
 
 export function HistoryPanel({
@@ -28,7 +28,7 @@ export function HistoryPanel({
   onCompare: (from: number, to: number) => void;
   onRollback: (n: number) => void;
 }) {
-  const [versions, setVersions] = useState<Version[]>([]);
+  const [versions, setVersions] = useState<VersionSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -62,7 +62,7 @@ export function HistoryPanel({
     if (!next) return;
     setLoading(true);
     try {
-      const { items, next: n } = results(await api.nextPage<Version>(next));
+      const { items, next: n } = results(await api.nextPage<VersionSummary>(next));
       setVersions((v) => [...v, ...items].sort((a, b) => b.number - a.number));
       setNext(n);
     } catch (err) {

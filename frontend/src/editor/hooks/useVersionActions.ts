@@ -108,14 +108,7 @@ export function useVersionActions({ api, graphName, base, dirty, view, showView,
     try {
       const text = await file.text();
       const result = await api.importText(text, contentTypeFor(file.name, text), { graph: graphName, base });
-      // The import answers {"graphs": [{"graph", "version", "created"}], "issues"}; read it defensively.
-      const r = result as Partial<Version> & { latest_version?: Version; graphs?: { version?: Version }[] };
-      let version: Version | null = null;
-      const imported = Array.isArray(r?.graphs) ? r.graphs[0]?.version : undefined;
-      if (imported && typeof imported.number === "number" && imported.manifest) version = imported;
-      else if (r && typeof r.number === "number" && r.manifest) version = r as Version;
-      else if (r?.latest_version?.manifest) version = r.latest_version;
-      else version = (await api.getGraph(graphName)).latest_version;
+      const version = result.graphs[0]?.version ?? (await api.getGraph(graphName)).latest_version;
       loadVersion(version);
       onVersionsChanged();
       setNotice({ kind: version?.valid === false ? "info" : "ok", text: `Imported ${file.name} as version ${version?.number ?? "?"}.${version?.valid === false ? " It has errors; see Problems." : ""}` });

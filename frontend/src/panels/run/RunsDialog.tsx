@@ -5,7 +5,7 @@
  * version diff when they ran different versions).
  */
 import { useCallback, useEffect, useState } from "react";
-import type { Api, Diff, Run, RunStatus } from "../../api";
+import type { Api, Diff, Run, RunStatus, RunSummary } from "../../api";
 import { Modal, Spinner, describeApiError, formatTime } from "../../common/ui";
 import { DiffView } from "../DiffView";
 import { formatMs, showValue } from "./console";
@@ -28,10 +28,10 @@ export function RunsDialog({
   open: boolean;
   currentRunId: string | null;
   onClose: () => void;
-  onOpen: (run: Run) => void;
-  onRunAgain: (run: Run) => void;
+  onOpen: (run: RunSummary) => void;
+  onRunAgain: (run: RunSummary) => void;
 }) {
-  const [runs, setRuns] = useState<Run[]>([]);
+  const [runs, setRuns] = useState<RunSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [count, setCount] = useState<number | null>(null);
   const [loading, setLoading] = useState(false);
@@ -72,7 +72,7 @@ export function RunsDialog({
     if (!next) return;
     setLoading(true);
     try {
-      const page = await api.nextPage<Run>(next);
+      const page = await api.nextPage<RunSummary>(next);
       setRuns((r) => [...r, ...(page.results ?? [])]);
       setNext(page.next ?? null);
     } catch (err) {

@@ -133,9 +133,9 @@ export function useRunController({
     const refresh = () => {
       api
         .listEnvironments()
-        .then((page: Page<Environment> | Environment[]) => {
+        .then((page: Page<Environment>) => {
           if (cancelled) return;
-          const list = Array.isArray(page) ? page : (page.results ?? []);
+          const list = page.results;
           setEnvironments(list);
           setEnvironmentsError(null);
           setEnvironment((current) => (list.some((e) => e.name === current) ? current : (list.find((e) => e.name === "local") ?? list[0])?.name ?? current));
