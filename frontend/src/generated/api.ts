@@ -2316,7 +2316,14 @@ export interface operations {
             query?: {
                 /** @description Environment id or name */
                 environment?: string;
-                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 *     * `cancelled` - Cancelled
+                 */
+                status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                 version?: number;
             };
             header?: never;
@@ -2837,7 +2844,12 @@ export interface operations {
     graphs_tests_import: {
         parameters: {
             query?: {
-                /** @description merge (default): add, replacing same-named cases; replace: the file's cases only */
+                /**
+                 * @description merge (default): add, replacing same-named cases; replace: the file's cases only
+                 *
+                 *     * `merge` - merge
+                 *     * `replace` - replace
+                 */
                 mode?: "merge" | "replace";
             };
             header?: never;
@@ -3476,6 +3488,7 @@ export interface operations {
     runs_events: {
         parameters: {
             query?: {
+                /** @description Send the events after this one (the Last-Event-ID header wins) */
                 last_event_id?: number;
             };
             header?: {
