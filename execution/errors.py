@@ -1,4 +1,4 @@
-"""What the execution app's services refuse, named for what went wrong rather than for an HTTP status.
+"""What the execution app's services and selectors refuse, named for what went wrong, not for a status.
 
 Each is an ``ApplicationError`` of the kind of answer it calls for (as ``graphs/errors.py``), so the
 API's one error shape (``config/exceptions.py``) answers it without a view or service knowing.
@@ -6,7 +6,7 @@ API's one error shape (``config/exceptions.py``) answers it without a view or se
 
 from __future__ import annotations
 
-from config.exceptions import BadRequest, Conflict, Forbidden
+from config.exceptions import BadRequest, Conflict, Forbidden, NotFound
 
 
 class InvalidInput(BadRequest):
@@ -22,3 +22,7 @@ class NotPermitted(Forbidden):
 class StateConflict(Conflict):
     """The request contradicts what is stored now: an Idempotency-Key used for another request, a
     name another case has, a case deleted meanwhile, a run without a response yet."""
+
+
+class NoSuchThing(NotFound):
+    """No environment, run or test case with that id or name that the user may see."""

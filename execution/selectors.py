@@ -12,8 +12,8 @@ import uuid
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, Q, QuerySet
 
-from config.exceptions import BadRequest, Forbidden, NotFound
 from config.params import int_param
+from execution.errors import InvalidInput, NoSuchThing, NotPermitted
 from execution.models import Environment, Run, RunStep
 from graphs.models import Graph
 
@@ -41,18 +41,18 @@ def environment_list(*, user: User) -> QuerySet[Environment]:
 
 
 def environment_get(*, pk: int, user: User) -> Environment:
-    """The environment ``pk`` if ``user`` may use it; NotFound (404) otherwise, as if there were
+    """The environment ``pk`` if ``user`` may use it; NoSuchThing (404) otherwise, as if there were
     none (another user's private environment is not disclosed)."""
     environment = Environment.objects.select_related("owner").filter(_usable_by(user), pk=pk).first()
     if environment is None:
-        raise NotFound(f"There is no environment {pk}.")
+        raise NoSuchThing(f"There is no environment {pk}.")
     return environment
 
 
 def environment_find(*, ref: int | str, user: User) -> Environment:
     """An environment by id (a number) or by name, for a run that ``user`` starts.
 
-    Raises BadRequest (400, ``run.environment-unknown``) when there is none and Forbidden (403,
+    Raises InvalidInput (400, ``run.environment-unknown``) when there is none and NotPermitted (403,
     ``run.environment-forbidden``) when it is another user's private environment.
     """
     if isinstance(ref, int) or (isinstance(ref, str) and ref.isascii() and ref.isdigit()):
@@ -62,7 +62,7 @@ def environment_find(*, ref: int | str, user: User) -> Environment:
     if environment is not None:
         ensure_can_use_environment(environment, user)
     if environment is None:
-        raise BadRequest(
+        raise InvalidInput(
             f"There is no environment {ref!r}.",
             issues=[
                 {
@@ -77,9 +77,9 @@ def environment_find(*, ref: int | str, user: User) -> Environment:
 
 
 def ensure_can_use_environment(environment: Environment, user: User) -> None:
-    """Raise Forbidden (403) unless ``user`` may start runs in ``environment``."""
+    """Raise NotPermitted (403) unless ``user`` may start runs in ``environment``."""
     if not environment_usable(environment, user):
-        raise Forbidden(
+        raise NotPermitted(
             f"You may not use environment {environment.name!r}: it is private to its owner. "
             "Use a shared environment or one of your own.",
             issues=[
@@ -126,7 +126,7 @@ def run_get(*, run_id: uuid.UUID | str, user: User, with_steps: bool = True) -> 
         )
     run = qs.filter(pk=run_id).first()
     if run is None:
-        raise NotFound(f"There is no run {run_id}.")
+        raise NoSuchThing(f"There is no run {run_id}.")
     return run
 
 

@@ -48,7 +48,7 @@ def run_create(
     run (created=False) if it is for the same graph and request, else raises StateConflict (409). An
     invalid version raises NotDeployable (422) with its issues; nothing is stored then.
     Without ``environment`` the run goes to the system's default (created when missing); an
-    environment ``user`` may not use (another user's private one) is refused (403).
+    environment ``user`` may not use (another user's private one) raises NotPermitted (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
     """
     graph_services.ensure_deployable(graph, version, before="running it")

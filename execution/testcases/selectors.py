@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from config.exceptions import NotFound
+from execution.errors import NoSuchThing
 from execution.testcases.models import TestCase
 from graphs.models import Graph
 
@@ -16,8 +16,8 @@ def test_case_list(*, graph: Graph, user: User) -> QuerySet[TestCase]:
 
 
 def test_case_get(*, graph: Graph, pk: int, user: User) -> TestCase:
-    """Case ``pk`` of ``graph``; NotFound (404) when the graph has no such case."""
+    """Case ``pk`` of ``graph``; NoSuchThing (404) when the graph has no such case."""
     case = TestCase.objects.filter(graph=graph, pk=pk).select_related("created_by").first()
     if case is None:
-        raise NotFound(f"Graph {graph.name!r} has no test case {pk}.")
+        raise NoSuchThing(f"Graph {graph.name!r} has no test case {pk}.")
     return case
