@@ -7,11 +7,19 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from execution.engine.gjson.pretty import _mod_pretty
-from execution.engine.gjson.result import Result, _built, _charge, _Step, _trampoline
+from execution.engine.gjson.result import (
+    MAX_BUILT_BYTES,
+    Result,
+    TooMuchWork,
+    _built,
+    _charge,
+    _Step,
+    _trampoline,
+)
 from execution.engine.gjson.scan import (
     _GO_SPACE,
     _QUOTE,
-    _append_json_string,
+    _decode_rune,
     _for_each,
     _parse,
     _parse_squash,
@@ -20,6 +28,56 @@ from execution.engine.gjson.scan import (
     _trim,
 )
 from execution.engine.gjson.validate import _valid
+
+_HEX: Final = b"0123456789abcdef"
+
+
+def _append_json_string(s: bytes) -> bytes:
+    """gjson ``AppendJSONString``: a JSON string literal, ``<>&`` escaped, bad UTF-8 as U+FFFD.
+
+    Byte-level replaces run in C; only runs of non-ASCII bytes go through Python.
+    """
+    if len(s) + s.count(b"\\") + s.count(b'"') > MAX_BUILT_BYTES:
+        # Refuse before building: each escape doubles a byte (repeated @tostr grows 2x a step).
+        raise TooMuchWork(f"the path builds a value over {MAX_BUILT_BYTES} bytes")
+    out = s.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+    for special, escaped in _JS_ASCII_ESCAPES:
+        if special in out:
+            out = out.replace(special, escaped)
+    if not out.isascii():
+        out = _JS_HIGH_RUN.sub(_js_high_run, out)
+    return b'"' + out + b'"'
+
+
+_JS_ASCII_ESCAPES: Final = tuple(
+    (bytes((c,)), {0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}.get(c, b"\\u%04x" % c))
+    for c in [*range(0x20), 0x3C, 0x3E, 0x26]
+)
+_JS_HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
+
+
+def _js_high_run(m: re.Match[bytes]) -> bytes:
+    run = m.group()
+    try:
+        text = run.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if "\u2028" not in text and "\u2029" not in text:
+            return run
+    out = bytearray()
+    i = 0
+    n = len(run)
+    while i < n:
+        r, size = _decode_rune(run, i, n)
+        if r == 0xFFFD and size == 1:
+            out += b"\\ufffd"
+        elif r in (0x2028, 0x2029):
+            out += b"\\u202" + bytes((_HEX[r & 0xF],))
+        else:
+            out += run[i : i + size]
+        i += size
+    return bytes(out)
 
 
 def _exec_static(path: bytes) -> tuple[bytes, bytes, bool]:

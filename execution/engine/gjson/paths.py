@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Final
 
-from execution.engine.gjson.query import _parse_query
+from execution.engine.gjson.query import _parse_query, _skip_quoted
 from execution.engine.gjson.scan import _BACKSLASH, _QUOTE, _squash, _unescape
 
 # --------------------------------------------------------------------------------------------
@@ -187,59 +187,74 @@ def _parse_array_path(path: bytes) -> _ArrPath:
 
 
 def _split_possible_pipe(path: bytes) -> tuple[bytes, bytes, bool]:
+    """gjson ``splitPossiblePipe``: split the rest of a path at its first top-level '|'."""
     if b"|" not in path:
         return b"", b"", False
     if path[:1] == b"{":
-        squashed = _squash(path[1:])
-        if len(squashed) < len(path) - 1:
-            squashed = path[: len(squashed) + 1]
-            remain = path[len(squashed) :]
-            if remain[:1] == b"|":
-                return squashed, remain[1:], True
-        return b"", b"", False
+        return _split_multipath_pipe(path)
     n = len(path)
     i = 0
     while i < n:
         c = path[i]
         if c == _BACKSLASH:
             i += 1
+        elif c == 0x7C:
+            return path[:i], path[i + 1 :], True
         elif c == 0x2E:
             if i == n - 1:
                 return b"", b"", False
-            if path[i + 1] == 0x23:
+            if path[i + 1] == 0x23:  # '.#': a query's brackets may hold a '|'
                 i += 2
                 if i == n:
                     return b"", b"", False
-                if path[i] == 0x5B or path[i] == 0x28:
-                    start, end = (0x5B, 0x5D) if path[i] == 0x5B else (0x28, 0x29)
-                    i += 1
-                    depth = 1
-                    while i < n:
-                        c = path[i]
-                        if c == _BACKSLASH:
-                            i += 1
-                        elif c == start:
-                            depth += 1
-                        elif c == end:
-                            depth -= 1
-                            if depth == 0:
-                                break
-                        elif c == _QUOTE:
-                            i += 1
-                            while i < n:
-                                if path[i] == _BACKSLASH:
-                                    i += 1
-                                elif path[i] == _QUOTE:
-                                    break
-                                i += 1
-                        i += 1
-        elif c == 0x7C:
-            return path[:i], path[i + 1 :], True
+                if path[i] in b"[(":
+                    i = _group_end(path, i)
         i += 1
     return b"", b"", False
 
 
+def _split_multipath_pipe(path: bytes) -> tuple[bytes, bytes, bool]:
+    squashed = _squash(path[1:])
+    if len(squashed) < len(path) - 1:
+        squashed = path[: len(squashed) + 1]
+        remain = path[len(squashed) :]
+        if remain[:1] == b"|":
+            return squashed, remain[1:], True
+    return b"", b"", False
+
+
+def _group_end(s: bytes, i: int) -> int:
+    """Index of the bracket closing the '[' or '(' at ``s[i]`` (strings skipped), or the end."""
+    start = s[i]
+    end = 0x5D if start == 0x5B else 0x29
+    n = len(s)
+    depth = 1
+    i += 1
+    while i < n:
+        c = s[i]
+        if c == _BACKSLASH:
+            i += 1
+        elif c == start:
+            depth += 1
+        elif c == end:
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c == _QUOTE:
+            i, _ = _skip_quoted(s, i)
+        i += 1
+    return i
+
+
+def _selector(path: bytes, start: int, colon: int, end: int) -> tuple[bytes, bytes]:
+    """One multipath member ``name:path`` or ``path`` as (name, path)."""
+    if colon == 0:
+        return b"", path[start:end]
+    return path[start:colon], path[colon + 1 : end]
+
+
 def _parse_sub_selectors(path: bytes) -> tuple[list[tuple[bytes, bytes]], bytes, bool]:
+    """gjson ``parseSubSelectors``: the members of ``[a,b]`` / ``{a,b}``, the rest, ok."""
     sels: list[tuple[bytes, bytes]] = []
     modifier = 0
     depth = 1
@@ -252,37 +267,24 @@ def _parse_sub_selectors(path: bytes) -> tuple[list[tuple[bytes, bytes]], bytes,
         if c == _BACKSLASH:
             i += 1
         elif c == 0x40:
-            if modifier == 0 and i > 0 and path[i - 1] in b".|":
+            if modifier == 0 and path[i - 1] in b".|":
                 modifier = i
         elif c == 0x3A:
             if modifier == 0 and colon == 0 and depth == 1:
                 colon = i
         elif c == 0x2C:
             if depth == 1:
-                if colon == 0:
-                    sels.append((b"", path[start:i]))
-                else:
-                    sels.append((path[start:colon], path[colon + 1 : i]))
-                colon = 0
-                modifier = 0
+                sels.append(_selector(path, start, colon, i))
+                colon = modifier = 0
                 start = i + 1
         elif c == _QUOTE:
-            i += 1
-            while i < n:
-                if path[i] == _BACKSLASH:
-                    i += 1
-                elif path[i] == _QUOTE:
-                    break
-                i += 1
+            i, _ = _skip_quoted(path, i)
         elif c in b"[({":
             depth += 1
         elif c in b"])}":
             depth -= 1
             if depth == 0:
-                if colon == 0:
-                    sels.append((b"", path[start:i]))
-                else:
-                    sels.append((path[start:colon], path[colon + 1 : i]))
+                sels.append(_selector(path, start, colon, i))
                 return sels, path[i + 1 :], True
         i += 1
     return [], b"", False

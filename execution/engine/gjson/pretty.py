@@ -146,87 +146,138 @@ def _pretty_object(
     nl: int,
     mx: int,
 ) -> _Step:
+    """pretty's ``appendPrettyObject`` for an object or array at ``j[i]``: (next, nl, ok)."""
     if width > 0:
         if pretty and open_ == 0x5B and mx == -1:
-            # Try the whole array on one line first.
-            mx2 = width - (len(buf) - nl)
-            if mx2 > 3:
-                s1, s2 = len(buf), i
-                i, _, ok = yield (
-                    _pretty_object,
-                    (buf, j, i, 0x5B, 0x5D, False, width, prefix, b"", sortkeys, 0, 0, mx2),
-                )
-                _charge(len(buf) - s1)
-                if ok and len(buf) - s1 <= mx2:
-                    return i, nl, True
-                del buf[s1:]
-                i = s2
+            end = yield (_pretty_one_line, (buf, j, i, width, prefix, sortkeys, nl))
+            if end >= 0:
+                return end, nl, True
         elif mx != -1 and open_ == 0x7B:
             return i, nl, False
     buf.append(open_)
     i += 1
+    sorting = pretty and open_ == 0x7B and sortkeys
     pairs: list[list[int]] = []
     n = 0
     ln = len(j)
-    ok = True
     while i < ln:
         c = j[i]
-        if c <= 0x20:
-            i += 1
-            continue
         if c == close:
             if pretty:
-                if open_ == 0x7B and sortkeys:
-                    _sort_pairs(j, buf, pairs)
-                if n > 0:
-                    nl = len(buf)
-                    if buf[nl - 1] == 0x20:
-                        buf[nl - 1] = 0x0A
-                    else:
-                        buf.append(0x0A)
-                if buf[-1] != open_:
-                    _append_tabs(buf, prefix, indent, tabs)
+                nl = _pretty_close(buf, j, open_, sorting, pairs, n, prefix, indent, tabs, nl)
             buf.append(close)
             return i + 1, nl, open_ != 0x7B
-        if open_ == 0x5B or c == _QUOTE:
-            if n > 0:
-                buf.append(0x2C)
-                if width != -1 and open_ == 0x5B:
-                    buf.append(0x20)
-            p = [0, 0, 0, 0]  # kstart, kend, vstart, vend
-            if pretty:
-                nl = len(buf)
-                if buf[nl - 1] == 0x20:
-                    buf[nl - 1] = 0x0A
-                else:
-                    buf.append(0x0A)
-                if open_ == 0x7B and sortkeys:
-                    p[0] = i
-                    p[2] = len(buf)
-                _append_tabs(buf, prefix, indent, tabs + 1)
-            if open_ == 0x7B:
-                i, nl, _ = _pretty_string(buf, j, i, nl)
-                if sortkeys:
-                    p[1] = i
-                buf.append(0x3A)
-                if pretty:
-                    buf.append(0x20)
-            i, nl, ok = yield (
-                _pretty_any,
-                (buf, j, i, pretty, width, prefix, indent, sortkeys, tabs + 1, nl, mx),
-            )
-            if mx != -1 and not ok:
-                return i, nl, False
-            if pretty and open_ == 0x7B and sortkeys:
-                p[3] = len(buf)
-                if p[0] > p[1] or p[2] > p[3]:
-                    sortkeys = False
-                else:
-                    pairs.append(p)
-            n += 1
+        if c <= 0x20 or (open_ == 0x7B and c != _QUOTE):
+            i += 1
             continue
-        i += 1
+        p = [0, 0, 0, 0]  # key start, key end, member start in buf, member end in buf
+        i, nl = _pretty_member_head(buf, j, i, open_, pretty, width, prefix, indent, tabs, n, nl, p)
+        i, nl, ok = yield (
+            _pretty_any,
+            (buf, j, i, pretty, width, prefix, indent, sortkeys, tabs + 1, nl, mx),
+        )
+        if mx != -1 and not ok:
+            return i, nl, False
+        if sorting:
+            sortkeys = sorting = _record_pair(buf, pairs, p)
+        n += 1
     return i, nl, open_ != 0x7B
+
+
+def _pretty_one_line(
+    buf: bytearray, j: bytes, i: int, width: int, prefix: bytes, sortkeys: bool, nl: int
+) -> _Step:
+    """Try the array at ``j[i]`` on one line: the index past it if it fits, else -1 (``buf`` as
+    it was)."""
+    mx = width - (len(buf) - nl)
+    if mx <= 3:
+        return -1
+    start = len(buf)
+    end, _, ok = yield (
+        _pretty_object,
+        (buf, j, i, 0x5B, 0x5D, False, width, prefix, b"", sortkeys, 0, 0, mx),
+    )
+    _charge(len(buf) - start)
+    if ok and len(buf) - start <= mx:
+        return end
+    del buf[start:]
+    return -1
+
+
+def _newline(buf: bytearray) -> int:
+    """End the line (a trailing space becomes the newline); the new line's start."""
+    nl = len(buf)
+    if buf[nl - 1] == 0x20:
+        buf[nl - 1] = 0x0A
+    else:
+        buf.append(0x0A)
+    return nl
+
+
+def _pretty_member_head(
+    buf: bytearray,
+    j: bytes,
+    i: int,
+    open_: int,
+    pretty: bool,
+    width: int,
+    prefix: bytes,
+    indent: bytes,
+    tabs: int,
+    n: int,
+    nl: int,
+    p: list[int],
+) -> tuple[int, int]:
+    """What comes before a member's value: the separator, the new line and indent, an object's
+    key and colon. Records the key's and the member's start in ``p``; (next, nl)."""
+    if n > 0:
+        buf.append(0x2C)
+        if width != -1 and open_ == 0x5B:
+            buf.append(0x20)
+    if pretty:
+        nl = _newline(buf)
+        p[0] = i
+        p[2] = len(buf)
+        _append_tabs(buf, prefix, indent, tabs + 1)
+    if open_ == 0x7B:
+        i, nl, _ = _pretty_string(buf, j, i, nl)
+        p[1] = i
+        buf.append(0x3A)
+        if pretty:
+            buf.append(0x20)
+    return i, nl
+
+
+def _record_pair(buf: bytearray, pairs: list[list[int]], p: list[int]) -> bool:
+    """Keep a written member for sorting; False (stop sorting) when its bounds are inconsistent."""
+    p[3] = len(buf)
+    if p[0] > p[1] or p[2] > p[3]:
+        return False
+    pairs.append(p)
+    return True
+
+
+def _pretty_close(
+    buf: bytearray,
+    j: bytes,
+    open_: int,
+    sorting: bool,
+    pairs: list[list[int]],
+    n: int,
+    prefix: bytes,
+    indent: bytes,
+    tabs: int,
+    nl: int,
+) -> int:
+    """Before the closing bracket of a pretty container: sort its members, end the last line,
+    indent. Returns nl."""
+    if sorting:
+        _sort_pairs(j, buf, pairs)
+    if n > 0:
+        nl = _newline(buf)
+    if buf[-1] != open_:
+        _append_tabs(buf, prefix, indent, tabs)
+    return nl
 
 
 def _pretty_jtype(v: bytes) -> int:

@@ -16,9 +16,21 @@ if TYPE_CHECKING:
 
 def _parse_query(q: bytes) -> tuple[bytes, bytes, bytes, int, bool, bool]:
     """gjson ``parseQuery`` on ``#(...)``: (path, op, value, index past ')', escaped, ok)."""
-    n = len(q)
-    if n < 2 or q[0] != 0x23 or q[1] not in b"([":
+    if len(q) < 2 or q[0] != 0x23 or q[1] not in b"([":
         return b"", b"", b"", 0, False, False
+    i, j, vesc, closed = _query_extent(q)
+    if not closed:
+        return b"", b"", b"", i, False, False
+    if j == 0:
+        return _trim(q[2:i]), b"", b"", i + 1, vesc, True
+    op, value = _split_operator(_trim(q[j:i]))
+    return _trim(q[2:j]), op, _trim(value), i + 1, vesc, True
+
+
+def _query_extent(q: bytes) -> tuple[int, int, bool, bool]:
+    """Scan ``#(...`` from its third byte: (index of the closing bracket, index of the operator or
+    0, a string in it had an escape, the bracket was closed)."""
+    n = len(q)
     i = 2
     j = 0
     depth = 1
@@ -27,49 +39,48 @@ def _parse_query(q: bytes) -> tuple[bytes, bytes, bytes, int, bool, bool]:
         c = q[i]
         if depth == 1 and j == 0 and c in b"!=<>%":
             j = i
-            i += 1
-            continue
-        if c == _BACKSLASH:
+        elif c == _BACKSLASH:
             i += 1
         elif c == 0x5B or c == 0x28:
             depth += 1
         elif c == 0x5D or c == 0x29:
             depth -= 1
             if depth == 0:
-                break
+                return i, j, vesc, True
         elif c == _QUOTE:
-            i += 1
-            while i < n:
-                if q[i] == _BACKSLASH:
-                    vesc = True
-                    i += 1
-                elif q[i] == _QUOTE:
-                    break
-                i += 1
+            i, esc = _skip_quoted(q, i)
+            vesc = vesc or esc
         i += 1
-    if depth > 0:
-        return b"", b"", b"", i, False, False
-    if j > 0:
-        path = _trim(q[2:j])
-        value = _trim(q[j:i])
-        if len(value) == 1:
-            opsz = 1
-        elif value[:2] in (b"!=", b"!%", b"<=", b">="):
-            opsz = 2
-        elif value[:2] == b"==":
-            value = value[1:]
-            opsz = 1
-        elif value[:1] in (b"<", b">", b"=", b"%"):
-            opsz = 1
-        else:
-            opsz = 0
-        return path, value[:opsz], _trim(value[opsz:]), i + 1, vesc, True
-    return _trim(q[2:i]), b"", b"", i + 1, vesc, True
+    return i, j, vesc, False
 
 
-# --------------------------------------------------------------------------------------------
-# Query matching
-# --------------------------------------------------------------------------------------------
+def _skip_quoted(s: bytes, i: int) -> tuple[int, bool]:
+    """From the quote at ``s[i]``: (index of the closing quote or the end, saw a backslash)."""
+    n = len(s)
+    esc = False
+    i += 1
+    while i < n:
+        c = s[i]
+        if c == _BACKSLASH:
+            esc = True
+            i += 1
+        elif c == _QUOTE:
+            break
+        i += 1
+    return i, esc
+
+
+def _split_operator(value: bytes) -> tuple[bytes, bytes]:
+    """A query's right-hand side into (operator, operand); ``==`` is read as ``=``."""
+    if len(value) == 1:
+        return value, b""
+    if value[:2] in (b"!=", b"!%", b"<=", b">="):
+        return value[:2], value[2:]
+    if value[:2] == b"==":
+        return value[1:2], value[2:]
+    if value[:1] in (b"<", b">", b"=", b"%"):
+        return value[:1], value[1:]
+    return b"", value
 
 
 def _go_parse_bool(s: bytes) -> bool | None:
@@ -92,41 +103,60 @@ _COMPARISONS: Final[dict[bytes, Callable[[Any, Any], bool]]] = {
 }
 
 
+def _is_truthy(value: Result) -> bool:
+    """``~true``: a true, a string Go's ParseBool reads as true, a non-zero number."""
+    t = value.type
+    if t == STRING:
+        return _go_parse_bool(value.str) is True
+    if t == NUMBER:
+        return value.num != 0
+    return t == TRUE
+
+
+def _is_falsy(value: Result) -> bool:
+    """``~false``: null, false, a string Go's ParseBool reads as false, a zero."""
+    t = value.type
+    if t == STRING:
+        return _go_parse_bool(value.str) is False
+    if t == NUMBER:
+        return value.num == 0
+    return t in (NULL, FALSE)
+
+
+_TILDE_TESTS: Final[dict[bytes, Callable[[Result], bool]]] = {
+    b"*": lambda value: value.exists,
+    b"null": lambda value: value.type == NULL,
+    b"true": _is_truthy,
+    b"false": _is_falsy,
+}
+
+
+def _tilde(rpv: bytes, value: Result) -> tuple[bytes, Result]:
+    """``~true``, ``~false``, ``~null``, ``~*``: compare the value's truthiness instead; any other
+    ``~`` operand matches nothing."""
+    test = _TILDE_TESTS.get(rpv)
+    if test is None:
+        return b"", Result()
+    return b"true", Result(TRUE) if test(value) else Result(FALSE)
+
+
+def _compare_bool(op: bytes, rpv: bytes, truth: bool) -> bool:
+    """gjson's comparisons of a true or false value with the operand (false sorts before true)."""
+    own, other = (b"true", b"false") if truth else (b"false", b"true")
+    if op == b"=":
+        return rpv == own
+    if op == b"!=":
+        return rpv != own
+    if op == (b">" if truth else b"<"):
+        return rpv == other
+    return op == (b">=" if truth else b"<=")
+
+
 def _query_matches(rp: _ArrPath, value: Result) -> bool:
+    """gjson ``queryMatches``: does ``value`` (the element, or its query path) satisfy the query?"""
     rpv = rp.q_value
     if rpv[:1] == b"~":
-        rpv = rpv[1:]
-        ish: bool | None = None
-        if rpv == b"*":
-            ish = value.exists
-        elif rpv == b"null":
-            ish = value.type == NULL
-        elif rpv == b"true":
-            t = value.type
-            if t == TRUE:
-                ish = True
-            elif t == STRING:
-                ish = _go_parse_bool(value.str) is True
-            elif t == NUMBER:
-                ish = value.num != 0
-            else:
-                ish = False
-        elif rpv == b"false":
-            t = value.type
-            if t in (NULL, FALSE):
-                ish = True
-            elif t == STRING:
-                ish = _go_parse_bool(value.str) is False
-            elif t == NUMBER:
-                ish = value.num == 0
-            else:
-                ish = False
-        if ish is not None:
-            rpv = b"true"
-            value = Result(TRUE) if ish else Result(FALSE)
-        else:
-            rpv = b""
-            value = Result()
+        rpv, value = _tilde(rpv[1:], value)
     if not value.exists:
         return False
     op = rp.q_op
@@ -134,29 +164,13 @@ def _query_matches(rp: _ArrPath, value: Result) -> bool:
         return True
     t = value.type
     if t == STRING:
-        if op == b"%":
-            return _match_limit(value.str, rpv)
-        if op == b"!%":
-            return not _match_limit(value.str, rpv)
+        if op == b"%" or op == b"!%":
+            return _match_limit(value.str, rpv) == (op == b"%")
         compare = _COMPARISONS.get(op)
         return compare is not None and compare(value.str, rpv)
     if t == NUMBER:
         compare = _COMPARISONS.get(op)
         return compare is not None and compare(value.num, _parse_float0(rpv))
-    if t == TRUE:
-        if op == b"=":
-            return rpv == b"true"
-        if op == b"!=":
-            return rpv != b"true"
-        if op == b">":
-            return rpv == b"false"
-        return op == b">="
-    if t == FALSE:
-        if op == b"=":
-            return rpv == b"false"
-        if op == b"!=":
-            return rpv != b"false"
-        if op == b"<":
-            return rpv == b"true"
-        return op == b"<="
+    if t in (TRUE, FALSE):
+        return _compare_bool(op, rpv, t == TRUE)
     return False

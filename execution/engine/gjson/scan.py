@@ -6,18 +6,16 @@ from __future__ import annotations
 import json as _stdjson
 import re
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, TypeVar
 
 from execution.engine.gjson.result import (
     FALSE,
     JSON,
-    MAX_BUILT_BYTES,
     NULL,
     NUMBER,
     STRING,
     TRUE,
     Result,
-    TooMuchWork,
     _parse_float0,
 )
 
@@ -35,6 +33,8 @@ _KEY_OR_CLOSE: Final = re.compile(rb'["}]')
 _VALUE_START: Final = re.compile(rb'["{\[ntf+\-0-9iIN]')
 _ARRAY_VALUE_START: Final = re.compile(rb'["{\[ntf+\-0-9iIN\]]')
 _CONTAINER_START: Final = re.compile(rb"[{\[]")
+
+_T = TypeVar("_T")
 
 _OPENERS: Final = frozenset(b"{[(")
 _QUOTE: Final = 0x22
@@ -69,7 +69,14 @@ def _parse_string(j: bytes, i: int) -> tuple[int, bytes, bool, bool]:
 
 
 def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
-    """gjson ``parseSquash``: ``j[i]`` opens a container; (index past its end, its raw).
+    """gjson ``parseSquash``: ``j[i]`` opens a container; (index past its end, its raw)."""
+    end = _squash_end(j, i)
+    return end, j[i:end]
+
+
+def _squash_end(j: bytes, i: int) -> int:
+    """Where the container opened at ``j[i]`` ends (one past the end of ``j`` when a string in it
+    is unterminated).
 
     One regex step skips everything up to the next bracket outside a string and another takes a
     whole run of brackets, so the Python loop runs once per run, not once per byte or string.
@@ -85,16 +92,16 @@ def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
         if steps == _BIG_VALUE_STEPS and j[s] in b"[{":
             end = _c_value_end(j, s)
             if end is not None:
-                return end, j[s:end]
+                return end
         m = skip(j, pos)
         pos = m.end() if m else pos
         if pos >= n:
-            return n, j[s:]
+            return n
         c = j[pos]
         if c == _QUOTE:
             # An unterminated string: Go's loop leaves its index one past the end, which
             # makes an enclosing array scan stop without reaching its virtual ']'.
-            return n + 1, j[s:]
+            return n + 1
         # Brackets come in runs (deep nesting is mostly runs): take a whole run at once.
         if c in _OPENERS:
             m = _OPEN_RUN.match(j, pos)
@@ -107,7 +114,7 @@ def _parse_squash(j: bytes, i: int) -> tuple[int, bytes]:
             run = m.end() - pos
             if run >= depth:
                 end = pos + depth
-                return end, j[s:end]
+                return end
             depth -= run
             pos = m.end()
 
@@ -154,18 +161,6 @@ def _squash(j: bytes) -> bytes:
         assert m is not None
         return j[: m.end()] if m.group(1) is not None else j
     return _parse_squash(j, 0)[1]
-
-
-def _parse_number(j: bytes, i: int) -> tuple[int, bytes]:
-    m = _NUM_END.search(j, i + 1)
-    e = m.start() if m else len(j)
-    return e, j[i:e]
-
-
-def _parse_literal(j: bytes, i: int) -> tuple[int, bytes]:
-    m = _LIT_END.search(j, i + 1)
-    e = m.start() if m else len(j)
-    return e, j[i:e]
 
 
 _TONUM_END: Final = re.compile(rb"[\x00- ,\]}]")
@@ -304,92 +299,117 @@ def _trim(s: bytes) -> bytes:
     return s[a:b]
 
 
-_HEX: Final = b"0123456789abcdef"
 # Go's unicode.IsSpace on single bytes (what strings.TrimSpace removes).
 _GO_SPACE: Final = b" \t\n\v\f\r\x85\xa0"
 
 
-def _append_json_string(s: bytes) -> bytes:
-    """gjson ``AppendJSONString``: a JSON string literal, ``<>&`` escaped, bad UTF-8 as U+FFFD.
-
-    Byte-level replaces run in C; only runs of non-ASCII bytes go through Python.
-    """
-    if len(s) + s.count(b"\\") + s.count(b'"') > MAX_BUILT_BYTES:
-        # Refuse before building: each escape doubles a byte (repeated @tostr grows 2x a step).
-        raise TooMuchWork(f"the path builds a value over {MAX_BUILT_BYTES} bytes")
-    out = s.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
-    for special, escaped in _JS_ASCII_ESCAPES:
-        if special in out:
-            out = out.replace(special, escaped)
-    if not out.isascii():
-        out = _JS_HIGH_RUN.sub(_js_high_run, out)
-    return b'"' + out + b'"'
+# ---- One value, by the byte that starts it -----------------------------------------------------
+# gjson's parseObject, parseArray and parseAny each read a value with the same switch on its first
+# byte; here that switch is a table per byte: a reader builds the value's Result, a skipper only
+# finds its end. Both get ``j[i]``, the value's first byte (one that _VALUE_START finds).
 
 
-_JS_ASCII_ESCAPES: Final = tuple(
-    (bytes((c,)), {0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}.get(c, b"\\u%04x" % c))
-    for c in [*range(0x20), 0x3C, 0x3E, 0x26]
+def _read_string(j: bytes, i: int) -> tuple[int, Result | None]:
+    """A string value; None when it is unterminated (then the index is the end of ``j``)."""
+    q, esc = _string_end(j, i + 1)
+    if q < 0:
+        return len(j), None
+    inner = j[i + 1 : q]
+    return q + 1, Result(STRING, j[i : q + 1], _unescape(inner) if esc else inner)
+
+
+def _read_container(j: bytes, i: int) -> tuple[int, Result | None]:
+    end = _squash_end(j, i)
+    return end, Result(JSON, j[i:end])
+
+
+def _read_number(j: bytes, i: int) -> tuple[int, Result | None]:
+    m = _NUM_END.search(j, i + 1)
+    end = m.start() if m else len(j)
+    raw = j[i:end]
+    return end, Result(NUMBER, raw, b"", _parse_float0(raw))
+
+
+def _literal_end(j: bytes, i: int) -> int:
+    m = _LIT_END.search(j, i + 1)
+    return m.start() if m else len(j)
+
+
+def _read_true(j: bytes, i: int) -> tuple[int, Result | None]:
+    end = _literal_end(j, i)
+    return end, Result(TRUE, j[i:end])
+
+
+def _read_false(j: bytes, i: int) -> tuple[int, Result | None]:
+    end = _literal_end(j, i)
+    return end, Result(FALSE, j[i:end])
+
+
+def _n_is_number(j: bytes, i: int) -> bool:
+    """gjson reads an 'n' not followed by 'u' (``nan``, ``n1``) as a number, not as ``null``."""
+    return i + 1 < len(j) and j[i + 1] != 0x75
+
+
+def _read_n(j: bytes, i: int) -> tuple[int, Result | None]:
+    if _n_is_number(j, i):
+        return _read_number(j, i)
+    end = _literal_end(j, i)
+    return end, Result(NULL, j[i:end])
+
+
+def _skip_string(j: bytes, i: int) -> int:
+    """Past a string value, or -1 when it is unterminated."""
+    q, _ = _string_end(j, i + 1)
+    return q + 1 if q >= 0 else -1
+
+
+def _number_end(j: bytes, i: int) -> int:
+    m = _NUM_END.search(j, i + 1)
+    return m.start() if m else len(j)
+
+
+def _skip_n(j: bytes, i: int) -> int:
+    return _number_end(j, i) if _n_is_number(j, i) else _literal_end(j, i)
+
+
+def _byte_table(default: _T, **by_byte: _T) -> tuple[_T, ...]:
+    """A 256-entry table: ``default`` except at the bytes named (``x7b=`` for byte 0x7B)."""
+    table = [default] * 256
+    for name, entry in by_byte.items():
+        table[int(name[1:], 16)] = entry
+    return tuple(table)
+
+
+_READ: Final = _byte_table(
+    _read_number,
+    x22=_read_string,
+    x7b=_read_container,
+    x5b=_read_container,
+    x74=_read_true,
+    x66=_read_false,
+    x6e=_read_n,
 )
-_JS_HIGH_RUN: Final = re.compile(rb"[\x80-\xff]+")
+_SKIP: Final = _byte_table(
+    _number_end,
+    x22=_skip_string,
+    x7b=_squash_end,
+    x5b=_squash_end,
+    x74=_literal_end,
+    x66=_literal_end,
+    x6e=_skip_n,
+)
 
 
-def _js_high_run(m: re.Match[bytes]) -> bytes:
-    run = m.group()
-    try:
-        text = run.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    else:
-        if "\u2028" not in text and "\u2029" not in text:
-            return run
-    out = bytearray()
-    i = 0
-    n = len(run)
-    while i < n:
-        r, size = _decode_rune(run, i, n)
-        if r == 0xFFFD and size == 1:
-            out += b"\\ufffd"
-        elif r in (0x2028, 0x2029):
-            out += b"\\u202" + bytes((_HEX[r & 0xF],))
-        else:
-            out += run[i : i + size]
-        i += size
-    return bytes(out)
-
-
-def _parse_any(j: bytes, i: int, hit: bool) -> tuple[int, Result, bool]:
-    """gjson ``parseAny``: the next value at or after ``i`` (skipping anything it cannot start)."""
-    n = len(j)
-    while i < n:
-        m = _VALUE_START.search(j, i)
-        if m is None:
-            return n, Result(), False
-        i = m.start()
-        ch = j[i]
-        if ch == 0x7B or ch == 0x5B:
-            i, val = _parse_squash(j, i)
-            return i, Result(JSON, val) if hit else Result(), True
-        if ch == _QUOTE:
-            i, val, vesc, ok = _parse_string(j, i + 1)
-            if not ok:
-                return i, Result(), False
-            if not hit:
-                return i, Result(), True
-            inner = val[1:-1]
-            return i, Result(STRING, val, _unescape(inner) if vesc else inner), True
-        if ch == 0x6E and i + 1 < n and j[i + 1] != 0x75:
-            pass
-        elif ch in b"tfn":
-            i, val = _parse_literal(j, i)
-            if hit:
-                return i, Result(TRUE if ch == 0x74 else FALSE if ch == 0x66 else NULL, val), True
-            # Go falls through to the next byte here: a literal without ``hit`` is skipped.
-            continue
-        i, val = _parse_number(j, i)
-        if hit:
-            return i, Result(NUMBER, val, b"", _parse_float0(val)), True
-        return i, Result(), True
-    return i, Result(), False
+def _parse_any(j: bytes, i: int) -> tuple[int, Result, bool]:
+    """gjson ``parseAny`` (with ``hit``): the next value at or after ``i``; ok is False at the end
+    of ``j`` or on an unterminated string."""
+    m = _VALUE_START.search(j, i)
+    if m is None:
+        return len(j), Result(), False
+    i, res = _READ[j[m.start()]](j, m.start())
+    if res is None:
+        return i, Result(), False
+    return i, res, True
 
 
 def _parse(j: bytes) -> Result:
@@ -457,7 +477,7 @@ def _for_each(t: Result) -> Iterator[tuple[Result, Result]]:
             key = Result(NUMBER, b"", b"", key_num)
         while i < n and (j[i] <= 0x20 or j[i] == 0x2C or j[i] == 0x3A):
             i += 1
-        i, value, ok = _parse_any(j, i, True)
+        i, value, ok = _parse_any(j, i)
         if not ok:
             return
         yield key, value

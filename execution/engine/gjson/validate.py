@@ -52,73 +52,69 @@ def _skip_ws(data: bytes, i: int) -> int:
 
 
 def _valid_iterative(data: bytes) -> bool:
-    """The same decision as :func:`_valid`, with an explicit stack (any nesting depth)."""
+    """The same decision as :func:`_valid`, with an explicit stack (any nesting depth).
+
+    ``stack`` holds the closer each open container waits for; an index of -1 means invalid.
+    """
     n = len(data)
     stack = bytearray()
     i = _skip_ws(data, 0)
     want_value = True
-    while True:
+    while i >= 0:
         if want_value:
-            if i >= n:
-                return False
-            c = data[i]
-            if c == 0x7B:
-                i = _skip_ws(data, i + 1)
-                if i < n and data[i] == 0x7D:
-                    i += 1
-                    want_value = False
-                    continue
-                stack.append(0x7D)
-                m = _V_STRING.match(data, i)
-                if m is None:
-                    return False
-                i = _skip_ws(data, m.end())
-                if i >= n or data[i] != 0x3A:
-                    return False
-                i = _skip_ws(data, i + 1)
-                continue
-            if c == 0x5B:
-                i = _skip_ws(data, i + 1)
-                if i < n and data[i] == 0x5D:
-                    i += 1
-                    want_value = False
-                    continue
-                stack.append(0x5D)
-                continue
-            if c == _QUOTE:
-                m = _V_STRING.match(data, i)
-            elif c == 0x2D or 0x30 <= c <= 0x39:
-                m = _V_NUMBER.match(data, i)
-            elif data.startswith((b"true", b"false", b"null"), i):
-                i += 4 if c != 0x66 else 5
-                want_value = False
-                continue
-            else:
-                return False
-            if m is None:
-                return False
-            i = m.end()
-            want_value = False
+            i, want_value = _valid_value(data, i, stack)
             continue
         i = _skip_ws(data, i)
         if not stack:
             return i == n
-        if i >= n:
-            return False
-        c = data[i]
-        if c == stack[-1]:
-            stack.pop()
-            i += 1
-            continue
-        if c != 0x2C:
-            return False
+        i, want_value = _valid_after_value(data, i, stack)
+    return False
+
+
+def _valid_value(data: bytes, i: int, stack: bytearray) -> tuple[int, bool]:
+    """A value starts at ``data[i]``: past a scalar or an empty container (want no value), or
+    into a container (want its first value)."""
+    if i >= len(data):
+        return -1, False
+    c = data[i]
+    if c == 0x7B or c == 0x5B:
+        close = c + 2
         i = _skip_ws(data, i + 1)
-        want_value = True
-        if stack[-1] == 0x7D:
-            m = _V_STRING.match(data, i)
-            if m is None:
-                return False
-            i = _skip_ws(data, m.end())
-            if i >= n or data[i] != 0x3A:
-                return False
-            i = _skip_ws(data, i + 1)
+        if i < len(data) and data[i] == close:
+            return i + 1, False
+        stack.append(close)
+        return (_valid_key(data, i) if c == 0x7B else i), True
+    if c == _QUOTE:
+        m = _V_STRING.match(data, i)
+    elif c == 0x2D or 0x30 <= c <= 0x39:
+        m = _V_NUMBER.match(data, i)
+    elif data.startswith((b"true", b"false", b"null"), i):
+        return i + (4 if c != 0x66 else 5), False
+    else:
+        return -1, False
+    return (-1 if m is None else m.end()), False
+
+
+def _valid_after_value(data: bytes, i: int, stack: bytearray) -> tuple[int, bool]:
+    """After a value inside a container: its closer, or a ',' and the next member's start."""
+    if i >= len(data):
+        return -1, False
+    c = data[i]
+    if c == stack[-1]:
+        stack.pop()
+        return i + 1, False
+    if c != 0x2C:
+        return -1, False
+    i = _skip_ws(data, i + 1)
+    return (_valid_key(data, i) if stack[-1] == 0x7D else i), True
+
+
+def _valid_key(data: bytes, i: int) -> int:
+    """An object member's ``"key":`` at ``data[i]``: the index of its value, or -1."""
+    m = _V_STRING.match(data, i)
+    if m is None:
+        return -1
+    i = _skip_ws(data, m.end())
+    if i >= len(data) or data[i] != 0x3A:
+        return -1
+    return _skip_ws(data, i + 1)

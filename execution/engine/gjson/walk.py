@@ -1,9 +1,17 @@
-"""The walk: gjson's ``parseObject``, ``parseArray`` and ``Get`` (multipaths, modifiers, pipes)."""
+"""The walk: gjson's ``parseObject``, ``parseArray`` and ``Get`` (multipaths, modifiers, pipes).
+
+Objects and arrays share what Go copies between them: the value reading and skipping tables of
+:mod:`.scan` and :func:`_member` (a member the path names: its value, or the walk into it).
+Recursion follows the path (one level per component, bounded by ``MAX_PATH_NESTING``), never the
+document.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execution.engine.gjson.match import _match_limit
-from execution.engine.gjson.modifiers import _exec_modifier, _exec_static
+from execution.engine.gjson.modifiers import _append_json_string, _exec_modifier, _exec_static
 from execution.engine.gjson.paths import (
     _is_simple_name,
     _name_of_last,
@@ -14,17 +22,12 @@ from execution.engine.gjson.paths import (
 )
 from execution.engine.gjson.query import _query_matches
 from execution.engine.gjson.result import (
-    FALSE,
     JSON,
     MAX_PATH_NESTING,
-    NULL,
     NUMBER,
-    STRING,
-    TRUE,
     PathTooComplex,
     Result,
     _built,
-    _parse_float0,
     _parse_uint,
 )
 from execution.engine.gjson.scan import (
@@ -32,14 +35,11 @@ from execution.engine.gjson.scan import (
     _CONTAINER_START,
     _KEY_OR_CLOSE,
     _QUOTE,
+    _READ,
+    _SKIP,
     _VALUE_START,
-    _append_json_string,
     _parse,
     _parse_any,
-    _parse_literal,
-    _parse_number,
-    _parse_squash,
-    _parse_string,
     _string_end,
     _unescape,
 )
@@ -57,11 +57,6 @@ class _Ctx:
         self.calcd = False
 
 
-# --------------------------------------------------------------------------------------------
-# The walk: gjson's parseObject / parseArray / Get
-# --------------------------------------------------------------------------------------------
-
-
 def _nest(d: int) -> int:
     d += 1
     if d > MAX_PATH_NESTING:
@@ -69,280 +64,240 @@ def _nest(d: int) -> int:
     return d
 
 
+def _member(c: _Ctx, i: int, more: bool, path: bytes, d: int) -> tuple[int, bool | None]:
+    """The value at ``c.json[i]`` that the current path component named.
+
+    The last component (``more`` false) takes the value; otherwise the walk goes into it with the
+    rest of the path. Returns (next index, True found / False stop the walk / None go on).
+    """
+    j = c.json
+    ch = j[i]
+    if not more:
+        i, res = _READ[ch](j, i)
+        if res is None:
+            return i, False
+        c.value = res
+        return i, True
+    if ch == 0x7B:
+        i, hit = _parse_object(c, i + 1, path, d)
+    elif ch == 0x5B:
+        i, hit = _parse_array(c, i + 1, path, d)
+    else:
+        i = _SKIP[ch](j, i)
+        return (len(j), False) if i < 0 else (i, None)
+    return i, (True if hit else None)
+
+
 def _parse_object(c: _Ctx, i: int, path: bytes, d: int) -> tuple[int, bool]:
+    """gjson ``parseObject``: ``i`` is just past the '{'; (next index, found)."""
     d = _nest(d)
     rp = _parse_object_path(path)
     if not rp.more and rp.piped:
         c.pipe, c.piped = rp.pipe, True
     j = c.json
     n = len(j)
-    key = b""
-    kesc = False
-    ok = False
-    part = rp.part
+    part, wild = rp.part, rp.wild
     while i < n:
         m = _KEY_OR_CLOSE.search(j, i)
         if m is None:
-            i = n
-        else:
-            i = m.start()
-            if j[i] == 0x7D:  # '}'
-                return i + 1, False
-            s = i + 1
-            q, kesc = _string_end(j, s)
-            if q < 0:
-                key, kesc, ok = j[s:], False, False
-                i = n
-            else:
-                key, ok = j[s:q], True
-                i = q + 1
-        if not ok:
-            return i, False
-        if rp.wild:
-            pmatch = _match_limit(_unescape(key) if kesc else key, part)
-        else:
-            pmatch = part == (_unescape(key) if kesc else key)
-        hit = pmatch and not rp.more
-        m = _VALUE_START.search(j, i)
-        if m is None:
-            i = n
-            continue
+            return n, False
         i = m.start()
-        ch = j[i]
-        num = False
-        if ch == _QUOTE:
-            i, val, vesc, ok = _parse_string(j, i + 1)
-            if not ok:
-                return i, False
-            if hit:
-                inner = val[1:-1]
-                c.value = Result(STRING, val, _unescape(inner) if vesc else inner)
-                return i, True
-        elif ch == 0x7B or ch == 0x5B:
-            if pmatch and not hit:
-                if ch == 0x7B:
-                    i, hit = _parse_object(c, i + 1, rp.path, d)
-                else:
-                    i, hit = _parse_array(c, i + 1, rp.path, d)
-                if hit:
-                    return i, True
-            else:
-                i, val = _parse_squash(j, i)
-                if hit:
-                    c.value = Result(JSON, val)
-                    return i, True
-        elif ch == 0x6E and i + 1 < n and j[i + 1] != 0x75:
-            num = True
-        elif ch in b"tfn":
-            i, val = _parse_literal(j, i)
-            if hit:
-                c.value = Result(TRUE if ch == 0x74 else FALSE if ch == 0x66 else NULL, val)
-                return i, True
+        if j[i] == 0x7D:  # '}'
+            return i + 1, False
+        q, kesc = _string_end(j, i + 1)
+        if q < 0:
+            return n, False
+        key = _unescape(j[i + 1 : q]) if kesc else j[i + 1 : q]
+        m = _VALUE_START.search(j, q + 1)
+        if m is None:
+            return n, False
+        i = m.start()
+        if _match_limit(key, part) if wild else part == key:
+            i, found = _member(c, i, rp.more, rp.path, d)
+            if found is not None:
+                return i, found
         else:
-            num = True
-        if num:
-            i, val = _parse_number(j, i)
-            if hit:
-                c.value = Result(NUMBER, val, b"", _parse_float0(val))
-                return i, True
+            i = _SKIP[j[i]](j, i)
+            if i < 0:
+                return n, False
     return i, False
 
 
 def _parse_array(c: _Ctx, i: int, path: bytes, d: int) -> tuple[int, bool]:
+    """gjson ``parseArray``: ``i`` is just past the '['; (next index, found).
+
+    Go runs one loop for its three kinds of array component; they are three walks here: an index
+    (``2``), a query (``#(...)``, ``#(...)#``) and the rest of ``#`` (count, ``#.key``).
+    """
     d = _nest(d)
     rp = _parse_array_path(path)
-    partidx = -1
-    if not rp.arrch:
-        u = _parse_uint(rp.part)
-        partidx = -1 if u is None else u
     if not rp.more and rp.piped:
         c.pipe, c.piped = rp.pipe, True
+    if rp.q_on:
+        return _array_query(c, i, rp, d)
+    if rp.arrch:
+        return _array_hash(c, i, rp, d)
+    return _array_index(c, i, rp, d)
+
+
+def _array_index(c: _Ctx, i: int, rp: _ArrPath, d: int) -> tuple[int, bool]:
     j = c.json
     n = len(j)
+    u = _parse_uint(rp.part)
+    target = -1 if u is None else u
     h = 0
-    alog: list[int] = []
-    multires: bytearray | None = None
-    pmatch = False
-    hit = False
-
-    def proc_query(qval: Result) -> bool:
-        nonlocal multires
-        if rp.q_all and multires is None:
-            multires = bytearray(b"[")
-        if qval.type == JSON:
-            res = _get(qval.raw, rp.q_path, d)
-        else:
-            if rp.q_path != b"":
-                return False
-            res = qval
-        if _query_matches(rp, res):
-            if rp.more:
-                left, right, ok = _split_possible_pipe(rp.path)
-                if ok:
-                    rp.path = left
-                    c.pipe, c.piped = right, True
-                res = _get(qval.raw, rp.path, d)
-            else:
-                res = qval
-            if rp.q_all:
-                raw = res.raw or res.string()
-                if raw:
-                    assert multires is not None
-                    if len(multires) > 1:
-                        multires.append(0x2C)
-                    multires += raw
-            else:
-                c.value = res
-                return True
-        return False
-
-    while i < n + 1:
-        if not rp.arrch:
-            pmatch = partidx == h
-            hit = pmatch and not rp.more
-        h += 1
-        if rp.alogok:
-            alog.append(i)
-        if i >= n:
-            ch = 0x5D
-        else:
-            m = _ARRAY_VALUE_START.search(j, i)
-            if m is None:
-                i = n
-                ch = 0x5D
-            else:
-                i = m.start()
-                ch = j[i]
-        num = False
-        if ch == _QUOTE:
-            i, val, vesc, ok = _parse_string(j, i + 1)
-            if not ok:
-                return i, False
-            if rp.q_on:
-                inner = val[1:-1]
-                if proc_query(Result(STRING, val, _unescape(inner) if vesc else inner)):
-                    return i, True
-            elif hit and not rp.alogok:
-                inner = val[1:-1]
-                c.value = Result(STRING, val, _unescape(inner) if vesc else inner)
-                return i, True
-        elif ch == 0x7B or ch == 0x5B:
-            if pmatch and not hit:
-                if ch == 0x7B:
-                    i, hit = _parse_object(c, i + 1, rp.path, d)
-                else:
-                    i, hit = _parse_array(c, i + 1, rp.path, d)
-                if hit and not rp.alogok:
-                    return i, True
-            else:
-                i, val = _parse_squash(j, i)
-                if rp.q_on:
-                    if proc_query(Result(JSON, val)):
-                        return i, True
-                elif hit and not rp.alogok:
-                    c.value = Result(JSON, val)
-                    return i, True
-        elif ch == 0x6E and i + 1 < n and j[i + 1] != 0x75:
-            num = True
-        elif ch in b"tfn":
-            i, val = _parse_literal(j, i)
-            qtype = TRUE if ch == 0x74 else FALSE if ch == 0x66 else NULL
-            if rp.q_on:
-                if proc_query(Result(qtype, val)):
-                    return i, True
-            elif hit and not rp.alogok:
-                c.value = Result(qtype, val)
-                return i, True
-        elif ch == 0x5D:
-            if rp.arrch and rp.part == b"#":
-                if rp.alogok:
-                    left, right, ok = _split_possible_pipe(rp.alogkey)
-                    if ok:
-                        rp.alogkey = left
-                        c.pipe, c.piped = right, True
-                    out = bytearray(b"[")
-                    k = 0
-                    for idx in alog:
-                        while idx < n and j[idx] in b" \t\r\n":
-                            idx += 1
-                        if idx < n and j[idx] != 0x5D:
-                            _, res, ok = _parse_any(j, idx, True)
-                            if ok:
-                                res = _get(res.raw, rp.alogkey, d)
-                                if res.exists:
-                                    if k > 0:
-                                        out.append(0x2C)
-                                    out += res.raw or res.string()
-                                    k += 1
-                    out.append(0x5D)
-                    c.value = Result(JSON, _built(bytes(out)))
-                    return i + 1, True
-                c.value = Result(NUMBER, str(h - 1).encode(), b"", float(h - 1))
-                c.calcd = True
-                return i + 1, True
-            if not c.value.exists:
-                if multires:
-                    c.value = Result(JSON, _built(bytes(multires) + b"]"))
-                elif rp.q_all:
-                    c.value = Result(JSON, b"[]")
+    while i <= n:
+        m = _ARRAY_VALUE_START.search(j, i)
+        if m is None:
+            return n + 1, False
+        i = m.start()
+        ch = j[i]
+        if ch == 0x5D:  # ']'
             return i + 1, False
+        if h == target:
+            i, found = _member(c, i, rp.more, rp.path, d)
+            if found is not None:
+                return i, found
         else:
-            num = True
-        if num:
-            i, val = _parse_number(j, i)
-            if rp.q_on:
-                if proc_query(Result(NUMBER, val, b"", _parse_float0(val))):
-                    return i, True
-            elif hit and not rp.alogok:
-                c.value = Result(NUMBER, val, b"", _parse_float0(val))
-                return i, True
+            i = _SKIP[ch](j, i)
+            if i < 0:
+                return n, False
+        h += 1
     return i, False
 
 
+def _array_query(c: _Ctx, i: int, rp: _ArrPath, d: int) -> tuple[int, bool]:
+    j = c.json
+    n = len(j)
+    multires = bytearray(b"[") if rp.q_all else None
+    while i <= n:
+        m = _ARRAY_VALUE_START.search(j, i)
+        if m is None:
+            i = n
+            break
+        i = m.start()
+        ch = j[i]
+        if ch == 0x5D:
+            break
+        i, qval = _READ[ch](j, i)
+        if qval is None:
+            return i, False
+        if _query_element(c, rp, qval, d, multires):
+            return i, True
+    else:
+        return i, False
+    if multires is not None and not c.value.exists:
+        multires.append(0x5D)
+        c.value = Result(JSON, _built(multires))
+    return i + 1, False
+
+
+def _query_element(c: _Ctx, rp: _ArrPath, qval: Result, d: int, multires: bytearray | None) -> bool:
+    """Test one element against the query; the first match (``#(...)``) is the value, every match
+    (``#(...)#``) is appended to ``multires``. True when the walk is done."""
+    if qval.type == JSON:
+        res = _get(qval.raw, rp.q_path, d)
+    elif rp.q_path != b"":
+        return False
+    else:
+        res = qval
+    if not _query_matches(rp, res):
+        return False
+    if rp.more:
+        left, right, ok = _split_possible_pipe(rp.path)
+        if ok:
+            rp.path = left
+            c.pipe, c.piped = right, True
+        res = _get(qval.raw, rp.path, d)
+    else:
+        res = qval
+    if multires is None:
+        c.value = res
+        return True
+    raw = res.raw or res.string()
+    if raw:
+        if len(multires) > 1:
+            multires.append(0x2C)
+        multires += raw
+    return False
+
+
+def _array_hash(c: _Ctx, i: int, rp: _ArrPath, d: int) -> tuple[int, bool]:
+    """``#`` (the count), ``#.key`` (every element's key) or a component that only has a '#' in it
+    (nothing: gjson walks to the end)."""
+    j = c.json
+    n = len(j)
+    starts: list[int] = []
+    while i <= n:
+        starts.append(i)
+        m = _ARRAY_VALUE_START.search(j, i)
+        if m is None:
+            i = n
+            break
+        i = m.start()
+        ch = j[i]
+        if ch == 0x5D:
+            break
+        i = _SKIP[ch](j, i)
+        if i < 0:
+            return n, False
+    else:
+        return i, False
+    if rp.part != b"#":
+        return i + 1, False
+    if rp.alogok:
+        c.value = _collect_key(c, rp, starts, d)
+        return i + 1, True
+    count = len(starts) - 1
+    c.value = Result(NUMBER, str(count).encode(), b"", float(count))
+    c.calcd = True
+    return i + 1, True
+
+
+def _collect_key(c: _Ctx, rp: _ArrPath, starts: list[int], d: int) -> Result:
+    """``#.key``: the key of every element that has it, as an array."""
+    left, right, ok = _split_possible_pipe(rp.alogkey)
+    if ok:
+        rp.alogkey = left
+        c.pipe, c.piped = right, True
+    j = c.json
+    n = len(j)
+    out = bytearray(b"[")
+    for start in starts:
+        idx = _skip_ws(j, start)
+        if idx >= n or j[idx] == 0x5D:
+            continue
+        _, res, ok = _parse_any(j, idx)
+        if ok:
+            res = _get(res.raw, rp.alogkey, d)
+            if res.exists:
+                if len(out) > 1:
+                    out.append(0x2C)
+                out += res.raw or res.string()
+    out.append(0x5D)
+    return Result(JSON, _built(out))
+
+
+def _skip_ws(j: bytes, i: int) -> int:
+    n = len(j)
+    while i < n and j[i] in b" \t\r\n":
+        i += 1
+    return i
+
+
 def _get(j: bytes, path: bytes, d: int) -> Result:
+    """gjson ``Get``: ``path`` on ``j``, ``d`` path levels deep."""
     d = _nest(d)
     if len(path) > 1:
         c0 = path[0]
         if c0 == 0x40 or c0 == 0x21:  # '@' or '!'
-            if c0 == 0x40:
-                npath, rjson, ok = _exec_modifier(j, path, d)
-            else:
-                npath, rjson, ok = _exec_static(path)
-            if ok:
-                if npath[:1] in (b"|", b"."):
-                    return _get(rjson, npath[1:], d)
-                return _parse(rjson)
-        if c0 == 0x5B or c0 == 0x7B:
-            subs, path, ok = _parse_sub_selectors(path)
-            if ok and (not path or path[0] in b"|."):
-                b = bytearray((c0,))
-                k = 0
-                for name, spath in subs:
-                    res = _get(j, spath, d)
-                    if not res.exists:
-                        continue
-                    if k > 0:
-                        b.append(0x2C)
-                    if c0 == 0x7B:
-                        if name:
-                            if name[0] == _QUOTE and _valid(name):
-                                b += name
-                            else:
-                                b += _append_json_string(name)
-                        else:
-                            last = _name_of_last(spath)
-                            b += _append_json_string(last if _is_simple_name(last) else b"_")
-                        b.append(0x3A)
-                    raw = res.raw
-                    if not raw:
-                        raw = res.string() or b"null"
-                    b += raw
-                    k += 1
-                b.append(c0 + 2)
-                _built(b)
-                if path:
-                    return _get(bytes(b), path[1:], d)
-                return Result(JSON, bytes(b))
+            res = _get_modified(j, path, d, c0)
+            if res is not None:
+                return res
+        elif c0 == 0x5B or c0 == 0x7B:
+            res = _get_multipath(j, path, d, c0)
+            if res is not None:
+                return res
     c = _Ctx(j)
     if path[:2] == b"..":
         _parse_array(c, 0, path[2:], d)
@@ -357,3 +312,54 @@ def _get(j: bytes, path: bytes, d: int) -> Result:
     if c.piped:
         return _get(c.value.raw, c.pipe, d)
     return c.value
+
+
+def _get_modified(j: bytes, path: bytes, d: int, c0: int) -> Result | None:
+    """A path starting with a modifier (``@``) or a static value (``!``); None when it is not one."""
+    if c0 == 0x40:
+        npath, rjson, ok = _exec_modifier(j, path, d)
+    else:
+        npath, rjson, ok = _exec_static(path)
+    if not ok:
+        return None
+    if npath[:1] in (b"|", b"."):
+        return _get(rjson, npath[1:], d)
+    return _parse(rjson)
+
+
+def _get_multipath(j: bytes, path: bytes, d: int, c0: int) -> Result | None:
+    """``[a,b]`` or ``{a,b}``: the selectors' values in a new array or object; None when the
+    path is not a well-formed multipath."""
+    subs, rest, ok = _parse_sub_selectors(path)
+    if not ok or (rest and rest[0] not in b"|."):
+        return None
+    b = bytearray((c0,))
+    for name, spath in subs:
+        res = _get(j, spath, d)
+        if not res.exists:
+            continue
+        if len(b) > 1:
+            b.append(0x2C)
+        if c0 == 0x7B:
+            b += _multipath_key(name, spath)
+            b.append(0x3A)
+        b += res.raw or res.string() or b"null"
+    b.append(c0 + 2)
+    built = _built(b)
+    if rest:
+        return _get(built, rest[1:], d)
+    return Result(JSON, built)
+
+
+def _multipath_key(name: bytes, spath: bytes) -> bytes:
+    """The key of one member of an object multipath: its given name, else the path's last part."""
+    if name:
+        if name[0] == _QUOTE and _valid(name):
+            return name
+        return _append_json_string(name)
+    last = _name_of_last(spath)
+    return _append_json_string(last if _is_simple_name(last) else b"_")
+
+
+if TYPE_CHECKING:
+    from execution.engine.gjson.paths import _ArrPath
