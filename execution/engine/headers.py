@@ -1,4 +1,4 @@
-r"""Header propagation as KServe's router does it (ROUTER-SEMANTICS §2.3, §2.12).
+r"""Header propagation as KServe's router does it (docs/router-semantics.md, "Outbound calls").
 
 Incoming header names are canonicalised like Go's ``textproto.CanonicalMIMEHeaderKey``
 (``x-request-id`` -> ``X-Request-Id``), then matched *unanchored* and *case-sensitively* against

@@ -1,4 +1,4 @@
-"""One step call as KServe's ``callService`` makes it with Go's ``http.Client`` (ROUTER-SEMANTICS §2.3).
+"""One step call as KServe's ``callService`` makes it with Go's ``http.Client`` (docs/router-semantics.md, "Outbound calls").
 
 :func:`call_service` is the coroutine the runner awaits for every URL step. It reproduces what the
 step servers see and what the router gets back from Go 1.19's ``net/http`` client, checked against

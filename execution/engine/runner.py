@@ -1,6 +1,6 @@
 """The interpreter: run one request through an InferenceGraph with KServe router semantics.
 
-This follows ROUTER-SEMANTICS §2.15 (the reference algorithm) step for step, plus the project's
+This follows docs/router-semantics.md (a request's way through the graph, the routers) step for step, plus the project's
 deliberate deviations: cycles, zero-step Sequences and the whole-request deadline answer with an
 error body instead of crashing or dropping the connection.
 """

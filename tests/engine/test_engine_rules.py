@@ -1,4 +1,4 @@
-"""Router rules of ROUTER-SEMANTICS §2, one behaviour per test, against httpx.MockTransport."""
+"""Router rules of docs/router-semantics.md, one behaviour per test, against httpx.MockTransport."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Error causes worded like the Go router's (ROUTER-SEMANTICS §2.3), byte for byte where Go decides
+"""Error causes worded like the Go router's (docs/router-semantics.md, "Outbound calls"), byte for byte where Go decides
 without the network.
 
 KServe's ``callService`` runs ``url.Parse``, ``http.NewRequest`` and ``http.Client.Do``; the first

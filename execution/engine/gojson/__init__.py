@@ -43,7 +43,7 @@ __all__ = [
 _MAP_TYPE: Final = "map[string]interface {}"
 _SLICE_TYPE: Final = "[]interface {}"
 # reflect's name of the anonymous struct KServe decodes into for mapPredictionsToInstances
-# (ROUTER-SEMANTICS §2.4). The router ignores this error, so its wording cannot be observed.
+# (docs/router-semantics.md, "Sequence"). The router ignores this error, so its wording cannot be observed.
 _PREDICTIONS_TYPE: Final = (
     'struct { Predictions []interface {} "json:\\"predictions,omitempty\\""; '
     'Instances []interface {} "json:\\"instances,omitempty\\"" }'
@@ -200,7 +200,7 @@ def _field_for(key: str) -> str | None:
 def go_unmarshal_predictions(data: bytes) -> list[Any] | None:
     """The ``predictions`` of ``json.Unmarshal(data, &struct{Predictions, Instances []any})``.
 
-    This is the decode behind ``mapPredictionsToInstances`` (ROUTER-SEMANTICS §2.4): keys match
+    This is the decode behind ``mapPredictionsToInstances`` (docs/router-semantics.md, "Sequence"): keys match
     the two fields exactly or case-insensitively (Go's folding), the last occurrence wins, other
     keys are skipped without being decoded (so ``{"predictions":[1],"x":1e400}`` decodes), ``null``
     leaves a field nil. Returns the predictions list, or None when absent or null.
