@@ -25,7 +25,7 @@ Measures, per page load (medians over ``--runs`` loads):
 - long tasks (PerformanceObserver ``longtask``, > 50 ms) during load and during panning.
 
 Goals (issue text): 500 nodes interactive ≤ 1.5 s and pan p95 ≤ 16.7 ms; 1,000 nodes pan
-p95 ≤ 33 ms. Prints figures and ratios to the baseline; asserts nothing (STYLE §20).
+p95 ≤ 33 ms. Prints figures and ratios to the baseline; asserts nothing (benchmarks measure, they do not assert: docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""GJSON step conditions, evaluated the way KServe's router does (ROUTER-SEMANTICS §2.11).
+"""GJSON step conditions, evaluated the way KServe's router does (docs/router-semantics.md, "GJSON").
 
 KServe tests ``gjson.GetBytes(doc, condition).Exists()`` after checking ``gjson.ValidBytes(doc)``.
 A present ``false``, ``null``, ``0``, ``""``, ``[]`` or ``{}`` therefore *matches*; only a missing

@@ -1,4 +1,4 @@
-r"""Header propagation as KServe's router does it (ROUTER-SEMANTICS §2.3, §2.12).
+r"""Header propagation as KServe's router does it (docs/router-semantics.md, "Outbound calls").
 
 Incoming header names are canonicalised like Go's ``textproto.CanonicalMIMEHeaderKey``
 (``x-request-id`` -> ``X-Request-Id``), then matched *unanchored* and *case-sensitively* against
@@ -130,46 +130,55 @@ def _go_only_refusals(pattern: str) -> str | None:
     while i < n:
         ch = pattern[i]
         if ch == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            if nxt == "Q":  # \Q…\E is literal text, escapes and all
-                end = pattern.find("\\E", i + 2)
-                i = n if end < 0 else end + 2
-                continue
-            if nxt == "C":
+            if pattern[i + 1] == "C":
                 return "error parsing regexp: invalid escape sequence: `\\C`"
-            i += 2
-            continue
-        if in_class:
-            if ch == "[" and pattern.startswith("[:", i):
-                end = pattern.find(":]", i + 2)
-                if end > 0:
-                    i = end + 2
-                    continue
-            if ch == "]":
-                in_class = False
+            i = _past_escape(pattern, i)
+        elif in_class:
+            i, in_class = _class_step(pattern, i)
+        elif ch == "[":
+            i, in_class = _class_start(pattern, i), True
+        else:
+            if ch == "(":
+                if pattern.startswith("(?<", i):
+                    return "error parsing regexp: invalid or unsupported Perl syntax: `(?<`"
+                capture = not pattern.startswith("(?", i) or pattern.startswith("(?P<", i)
+                stack.append(capture)
+                depth += capture
+                deepest = max(deepest, depth)
+            elif ch == ")" and stack:
+                depth -= stack.pop()
             i += 1
-            continue
-        if ch == "[":
-            in_class = True
-            i += 1
-            if pattern.startswith("^", i):
-                i += 1
-            if pattern.startswith("]", i):  # a leading ] is a literal
-                i += 1
-            continue
-        if ch == "(":
-            if pattern.startswith("(?<", i):
-                return "error parsing regexp: invalid or unsupported Perl syntax: `(?<`"
-            capture = not pattern.startswith("(?", i) or pattern.startswith("(?P<", i)
-            stack.append(capture)
-            depth += capture
-            deepest = max(deepest, depth)
-        elif ch == ")" and stack:
-            depth -= stack.pop()
-        i += 1
     if deepest + 1 > _GO_MAX_HEIGHT:  # each capture is one tree level above its contents
         return "error parsing regexp: expression nests too deeply: `" + pattern + "`"
     return None
+
+
+def _past_escape(pattern: str, i: int) -> int:
+    """Past the escape at ``pattern[i]`` (a backslash with a next character); ``\\Q…\\E`` is
+    literal text, escapes and all."""
+    if pattern[i + 1] == "Q":
+        end = pattern.find("\\E", i + 2)
+        return len(pattern) if end < 0 else end + 2
+    return i + 2
+
+
+def _class_start(pattern: str, i: int) -> int:
+    """Past a class's '[' and its leading '^' and literal ']'."""
+    i += 1
+    if pattern.startswith("^", i):
+        i += 1
+    if pattern.startswith("]", i):  # a leading ] is a literal
+        i += 1
+    return i
+
+
+def _class_step(pattern: str, i: int) -> tuple[int, bool]:
+    """One step inside a class: past a ``[:name:]`` or a character; still inside?"""
+    if pattern.startswith("[:", i):
+        end = pattern.find(":]", i + 2)
+        if end > 0:
+            return end + 2, True
+    return i + 1, pattern[i] != "]"
 
 
 def compile_go_pattern(pattern: str) -> HeaderPattern:

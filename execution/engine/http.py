@@ -270,7 +270,7 @@ def make_client(
             httpx.AsyncHTTPTransport(
                 verify=tls_context(),
                 limits=shard_limits,
-                retries=0,  # KServe never retries (ROUTER-SEMANTICS §2.13)
+                retries=0,  # KServe never retries (docs/router-semantics.md, "Outbound calls")
                 trust_env=False,
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
             )

@@ -1,4 +1,4 @@
-"""One step call as KServe's ``callService`` makes it with Go's ``http.Client`` (ROUTER-SEMANTICS §2.3).
+"""One step call as KServe's ``callService`` makes it with Go's ``http.Client`` (docs/router-semantics.md, "Outbound calls").
 
 :func:`call_service` is the coroutine the runner awaits for every URL step. It reproduces what the
 step servers see and what the router gets back from Go 1.19's ``net/http`` client, checked against
@@ -37,7 +37,7 @@ from typing import Any, Final
 import httpx
 
 from execution.engine.goerrors import go_parse_error, transport_cause
-from execution.engine.http import CHECKED_BY, ResponseTooLarge, run_budget
+from execution.engine.http import CHECKED_BY, ResponseTooLarge, RunBudget, run_budget
 from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
 __all__ = [
@@ -192,33 +192,14 @@ async def _follow(
     hops: list[dict[str, Any]],
     where: _Hop,
 ) -> ServiceReply:
+    """Go's ``Client.Do`` loop: send, and follow redirects until an answer that is not one."""
     method, content = "POST", body
     headers = initial_headers
     timeouts = httpx.Timeout(backstop).as_dict()
     while True:
-        text = where.url
-        post = f"Post {_go_quote(text)}: "
-        scheme = text.split(":", 1)[0].lower() if ":" in text else ""
-        if scheme not in ("http", "https"):
-            raise ServiceCallError(post + f"unsupported protocol scheme {_go_quote(scheme)}", hops)
-        decision = await _check(guard, text, post, hops)  # before parsing: the guard knows more spellings
-        try:
-            current = httpx.URL(text)
-        except httpx.InvalidURL as exc:
-            raise ServiceCallError(f"parse {_go_quote(text)}: {exc}", hops) from None
-        if not current.host:
-            raise ServiceCallError(post + "http: no Host in request URL", hops)
-        wire, gunzip = go_request_headers(headers)
-        if method == "POST":  # Go writes Content-Length (0 too) right after User-Agent
-            at = 1 if wire and wire[0][0] == "User-Agent" else 0
-            wire.insert(at, ("Content-Length", str(len(content))))
-        request = httpx.Request(
-            method,
-            current,
-            headers=wire,
-            content=content if method == "POST" else None,
-            extensions={"timeout": timeouts},
-        )
+        post = f"Post {_go_quote(where.url)}: "
+        current, decision = await _prepare_hop(where.url, post, guard, hops)
+        request, gunzip = _build_request(method, current, headers, content, timeouts)
         where.phase = "headers"
         response = await _send_pinned(client, request, guard, decision)
         try:
@@ -233,36 +214,15 @@ async def _follow(
             await _discard(response)
         finally:
             await response.aclose()
-        problem = go_parse_error(location)  # Go: req.URL.Parse(loc)
-        if problem is not None:
-            raise ServiceCallError(
-                post + f"failed to parse Location header {_go_quote(location)}: {problem}", hops
-            )
-        try:
-            target = current.join(location)
-        except httpx.InvalidURL as exc:
-            raise ServiceCallError(
-                post + f"failed to parse Location header {_go_quote(location)}: {exc}", hops
-            ) from None
+        target = _redirect_target(current, location, post, hops)
         if status in _REDIRECT_DROPS_BODY:
             method, content = "GET", b""
-        # Go 1.19 makeHeadersCopier: the first request's headers, the sensitive ones only when the
-        # target is the *previous* URL's host:port or a subdomain of it (so A -> B drops them,
-        # and B -> A, but B -> B copies them again; checked against the oracle).
-        next_headers = [
-            (name, value)
-            for name, value in initial_headers
-            if name not in _SENSITIVE
-            or is_domain_or_subdomain(_canonical_addr(target), _canonical_addr(current))
-        ]
-        referer = _referer(current, target)
-        if referer is not None:
-            next_headers = [(n, v) for n, v in next_headers if n != "Referer"] + [("Referer", referer)]
-        dropped = sorted({n for n, _ in initial_headers} - {n for n, _ in next_headers} - {"Referer"})
+        headers = _redirect_headers(initial_headers, current, target)
+        dropped = sorted({n for n, _ in initial_headers} - {n for n, _ in headers} - {"Referer"})
         hops.append(
             {
                 "status": status,
-                "url": text,
+                "url": where.url,
                 "location": location,
                 "next_url": str(target),
                 "next_method": method,
@@ -273,8 +233,75 @@ async def _follow(
             raise ServiceCallError(
                 f"Post {_go_quote(location)}: stopped after {MAX_REDIRECTS} redirects", hops
             )
-        headers = next_headers
         where.url = str(target)
+
+
+async def _prepare_hop(
+    text: str, post: str, guard: UrlGuard | None, hops: list[dict[str, Any]]
+) -> tuple[httpx.URL, GuardDecision | None]:
+    """What Go's client refuses before sending a hop (scheme, guard, URL, host); the parsed URL and
+    the guard's decision."""
+    scheme = text.split(":", 1)[0].lower() if ":" in text else ""
+    if scheme not in ("http", "https"):
+        raise ServiceCallError(post + f"unsupported protocol scheme {_go_quote(scheme)}", hops)
+    decision = await _check(guard, text, post, hops)  # before parsing: the guard knows more spellings
+    try:
+        current = httpx.URL(text)
+    except httpx.InvalidURL as exc:
+        raise ServiceCallError(f"parse {_go_quote(text)}: {exc}", hops) from None
+    if not current.host:
+        raise ServiceCallError(post + "http: no Host in request URL", hops)
+    return current, decision
+
+
+def _build_request(
+    method: str, url: httpx.URL, headers: list[tuple[str, str]], content: bytes, timeouts: dict[str, Any]
+) -> tuple[httpx.Request, bool]:
+    """The request with Go's headers on the wire; whether a gzip answer is to be decoded."""
+    wire, gunzip = go_request_headers(headers)
+    if method == "POST":  # Go writes Content-Length (0 too) right after User-Agent
+        at = 1 if wire and wire[0][0] == "User-Agent" else 0
+        wire.insert(at, ("Content-Length", str(len(content))))
+    request = httpx.Request(
+        method,
+        url,
+        headers=wire,
+        content=content if method == "POST" else None,
+        extensions={"timeout": timeouts},
+    )
+    return request, gunzip
+
+
+def _redirect_target(current: httpx.URL, location: str, post: str, hops: list[dict[str, Any]]) -> httpx.URL:
+    """Go's ``req.URL.Parse(loc)``: the redirect's target, or the call fails with Go's cause."""
+    problem = go_parse_error(location)
+    if problem is not None:
+        raise ServiceCallError(
+            post + f"failed to parse Location header {_go_quote(location)}: {problem}", hops
+        )
+    try:
+        return current.join(location)
+    except httpx.InvalidURL as exc:
+        raise ServiceCallError(
+            post + f"failed to parse Location header {_go_quote(location)}: {exc}", hops
+        ) from None
+
+
+def _redirect_headers(
+    initial_headers: list[tuple[str, str]], current: httpx.URL, target: httpx.URL
+) -> list[tuple[str, str]]:
+    """Go 1.19 ``makeHeadersCopier``: the first request's headers, the sensitive ones only when the
+    target is the *previous* URL's host:port or a subdomain of it (so A -> B drops them, and
+    B -> A, but B -> B copies them again; checked against the oracle), plus Go's Referer."""
+    next_headers = [
+        (name, value)
+        for name, value in initial_headers
+        if name not in _SENSITIVE or is_domain_or_subdomain(_canonical_addr(target), _canonical_addr(current))
+    ]
+    referer = _referer(current, target)
+    if referer is not None:
+        next_headers = [(n, v) for n, v in next_headers if n != "Referer"] + [("Referer", referer)]
+    return next_headers
 
 
 async def _check(
@@ -368,38 +395,56 @@ async def _read_body(response: httpx.Response, limit: int | None, gunzip: bool) 
     budget = run_budget(response)
     ready = _in_memory(response)
     if ready is not None:  # already decoded by httpx
-        if limit is not None and len(ready) > limit:
-            raise ResponseTooLarge(limit)
-        if budget is not None:
-            budget.charge(len(ready))
+        _take(len(ready), len(ready), limit, budget)
         return ready
     decode = gunzip and response.headers.get("content-encoding", "").lower() == "gzip"
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if decode else None  # 16+: gzip framing
+    inflater = _Gunzip(limit) if decode else None
     chunks: list[bytes] = []
     seen = 0
-    started = False
     async for raw in response.aiter_raw():
-        if inflater is None:
-            piece = raw
-        else:
-            if not started and raw:
-                started = True
-                if raw[:1] != b"\x1f":
-                    raise ServiceCallError("gzip: invalid header")
-            try:
-                # At most one byte past the cap, so a small compressed body cannot expand without
-                # bound (0: no bound, when the caller reads any size).
-                piece = inflater.decompress(raw, 0 if limit is None else limit + 1 - seen)
-            except zlib.error:
-                raise ServiceCallError("gzip: invalid header") from None
-            if limit is not None and inflater.unconsumed_tail:
-                raise ResponseTooLarge(limit)
+        piece = raw if inflater is None else inflater.feed(raw, seen)
         seen += len(piece)
-        if limit is not None and seen > limit:
-            raise ResponseTooLarge(limit)
-        if budget is not None:
-            budget.charge(len(piece))
+        _take(seen, len(piece), limit, budget)
         chunks.append(piece)
-    if inflater is not None and started and not inflater.eof:
-        raise ServiceCallError("unexpected EOF")
+    if inflater is not None:
+        inflater.finish()
     return b"".join(chunks)
+
+
+def _take(seen: int, size: int, limit: int | None, budget: RunBudget | None) -> None:
+    """Admit a piece of ``size`` bytes that brings the body to ``seen``: under the cap, and charged
+    to the run's budget."""
+    if limit is not None and seen > limit:
+        raise ResponseTooLarge(limit)
+    if budget is not None:
+        budget.charge(size)
+
+
+class _Gunzip:
+    """Go's transparent gzip decoding of a body, bounded by the response cap."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # 16+: gzip framing
+        self.started = False
+
+    def feed(self, raw: bytes, seen: int) -> bytes:
+        """The decoded bytes of the next raw piece (``seen`` decoded bytes so far)."""
+        if not self.started and raw:
+            self.started = True
+            if raw[:1] != b"\x1f":
+                raise ServiceCallError("gzip: invalid header")
+        try:
+            # At most one byte past the cap, so a small compressed body cannot expand without
+            # bound (0: no bound, when the caller reads any size).
+            piece = self.inflater.decompress(raw, 0 if self.limit is None else self.limit + 1 - seen)
+        except zlib.error:
+            raise ServiceCallError("gzip: invalid header") from None
+        if self.limit is not None and self.inflater.unconsumed_tail:
+            raise ResponseTooLarge(self.limit)
+        return piece
+
+    def finish(self) -> None:
+        """At the end of the raw body: a gzip stream that began must have ended."""
+        if self.started and not self.inflater.eof:
+            raise ServiceCallError("unexpected EOF")

@@ -1,4 +1,4 @@
-"""The response Content-Type the router would send (ROUTER-SEMANTICS §2.10).
+"""The response Content-Type the router would send (docs/router-semantics.md, "The answer").
 
 ``application/json`` exactly when the body is valid JSON (Go's strict ``json.Valid``); otherwise what
 Go's ``http.ResponseWriter`` picks for an unlabelled body: ``http.DetectContentType`` of Go 1.19

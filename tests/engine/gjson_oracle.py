@@ -71,7 +71,7 @@ def ask(doc: bytes, paths: list[bytes]) -> tuple[bool, list[tuple[bool, bytes]]]
     return valid, answers
 
 
-# Hand-written cases: gjson's README/SYNTAX examples, every row of ROUTER-SEMANTICS §2.11, the
+# Hand-written cases: gjson's README/SYNTAX examples, the query rules of docs/router-semantics.md ("GJSON"), the
 # differences pygjson had, and odd input. (document, [paths])
 SYNTAX_DOC = (
     '{"name":{"first":"Tom","last":"Anderson"},"age":37,"children":["Sara","Alex","Jack"],'
@@ -190,7 +190,7 @@ CASES: list[tuple[str, list[str]]] = [
             "fav\\.movie|@tostr",
         ],
     ),
-    # ROUTER-SEMANTICS §2.11, row by row.
+    # The query rules of docs/router-semantics.md ("GJSON"), case by case.
     (
         '{"decision_picker":"ERROR","key1":{"name":"abc"}}',
         ["[@this].#(decision_picker==ERROR)", "[@this].#(decision_picker==SUCCESS)"],

@@ -3,7 +3,7 @@
 The run (``tests/engine/differential``) sends at least 2,000 generated requests (``DIFF_REQUESTS``
 for more) to KServe's router built for this machine (``../shared/oracle``) and to the engine as
 ``servegraph`` serves it, plus the deviation set, and expects no divergence except the documented
-deviations (ROUTER-SEMANTICS "Deliberate deviations"). Examples of every divergence class are
+deviations (docs/router-semantics.md, "Deliberate deviations"). Examples of every divergence class are
 written to ``test-artifacts/differential``; ``make differential`` prints the table.
 
 The generator's own guarantees (determinism, coverage, Ensemble timing) are checked without the

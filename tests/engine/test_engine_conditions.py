@@ -1,4 +1,4 @@
-"""GJSON conditions: the verified truth table of ROUTER-SEMANTICS §2.11, as Go gjson v1.18.0."""
+"""GJSON conditions: the rules of docs/router-semantics.md ("GJSON"), as Go gjson v1.18.0."""
 
 from __future__ import annotations
 

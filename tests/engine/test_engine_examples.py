@@ -1,4 +1,4 @@
-"""KServe's own router tests (ROUTER-SEMANTICS §3.1, §3.3) as example graphs on real HTTP servers.
+"""KServe's own router tests (docs/router-semantics.md, "How exactness is checked") as example graphs on real HTTP servers.
 
 Each ``examples/*.yaml`` is one scenario; this single parametrised test runs it against a loopback
 step server (real sockets, keep-alive, the production client from ``make_client``) and checks the

@@ -1,4 +1,4 @@
-"""Header propagation rules (ROUTER-SEMANTICS §2.3, §2.12), checked against KServe's router.
+"""Header propagation rules (docs/router-semantics.md, "Outbound calls"), checked against KServe's router.
 
 The ``oracle_*`` vectors in ``tests/engine/data/`` are what ``../shared/oracle/kserve-router``
 answered (``tests/engine/oracle_vectors.py`` records them); the engine must give the same answers.

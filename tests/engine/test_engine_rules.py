@@ -1,4 +1,4 @@
-"""Router rules of ROUTER-SEMANTICS §2, one behaviour per test, against httpx.MockTransport."""
+"""Router rules of docs/router-semantics.md, one behaviour per test, against httpx.MockTransport."""
 
 from __future__ import annotations
 
@@ -875,9 +875,9 @@ def test_a_loop_fed_a_new_input_every_round_ends_at_the_call_depth_limit(
 ) -> None:
     """KServe follows it until its stack overflows (a crash); the engine stops with a clear cause.
     (The limit is 10,000 levels; 40 here keeps the test short.)"""
-    from execution.engine import runner
+    from execution.engine import calls
 
-    monkeypatch.setattr(runner, "MAX_CALL_DEPTH", 40)
+    monkeypatch.setattr(calls, "MAX_CALL_DEPTH", 40)
     count = {"n": 0}
 
     def counter(request: httpx.Request) -> httpx.Response:

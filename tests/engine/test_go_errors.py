@@ -1,4 +1,4 @@
-"""Go's URL and transport error texts, byte for byte (ROUTER-SEMANTICS §2.3).
+"""Go's URL and transport error texts, byte for byte (docs/router-semantics.md, "Outbound calls").
 
 ``data/go_url_errors.json``: a root Sequence whose one step has ``serviceUrl`` = ``url`` (``{R}``
 is a loopback port nothing listens on, 9 when recorded; ``{S}`` a step server answering

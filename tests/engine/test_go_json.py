@@ -52,7 +52,7 @@ def _name(vector: dict[str, Any]) -> str:
 
 
 def _ensemble_answer(step_body: bytes) -> tuple[int, bytes]:
-    """What the engine's Ensemble does with one step's body (runner._ensemble, one step)."""
+    """What the engine's Ensemble does with one step's body (routers._ensemble, one step)."""
     try:
         parsed = go_unmarshal_object(step_body)
     except GoJsonError as exc:

@@ -15,7 +15,7 @@ Two sets:
   the request leaves (a condition on a countdown answer, or a route the request never takes).
 - **deviation** cases: graphs on which KServe crashes or drops the connection (infinite recursion,
   a zero-step Sequence root, a status 0 reaching the client); the engine must answer 500 with a
-  cause that names the problem (ROUTER-SEMANTICS "Deliberate deviations").
+  cause that names the problem (docs/router-semantics.md, "Deliberate deviations").
 
 Ensemble timing: Go's router collects Ensemble results in index order while *any* step's error
 can arrive first, so the answer depends on arrival order when two steps fail. Generated Ensembles

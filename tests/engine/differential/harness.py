@@ -12,7 +12,7 @@ An answer is compared on status, Content-Type and body bytes. A case with a Spli
 KServe (``crypto/rand``), so its answers are compared as *sets*: the oracle is sampled until its
 reachable answers are seen, the engine (seeded) likewise, and both sets must be equal.
 Where the oracle closes the connection without an answer, KServe crashed or panicked on that
-request; the engine must answer 500 with a cause naming the problem (ROUTER-SEMANTICS
+request; the engine must answer 500 with a cause naming the problem (docs/router-semantics.md,
 "Deliberate deviations"), which :func:`is_deviation_answer` checks.
 """
 

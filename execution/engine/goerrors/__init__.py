@@ -1,0 +1,22 @@
+"""Error causes worded like the Go router's (docs/router-semantics.md, "Outbound calls"), byte for byte where Go decides
+without the network.
+
+KServe's ``callService`` runs ``url.Parse``, ``http.NewRequest`` and ``http.Client.Do``; the first
+failure becomes the cause. :func:`go_url_error` follows those steps for everything Go refuses
+before it sends a packet (Go 1.19 net/url, net/http and net's address checks);
+:func:`go_request_url` is the URL as Go's errors print it; :func:`transport_cause` words a failed
+call. Every case is checked against KServe's router (``tests/engine/data/go_url_errors.json``,
+``go_transport_errors.json``).
+
+The package follows Go's layers: :mod:`.url` (``strconv.Quote`` and ``net/url``), :mod:`.dial`
+(what ``http.NewRequest`` and the dialer refuse before any packet) and :mod:`.transport` (the
+cause of a failed call).
+"""
+
+from __future__ import annotations
+
+from execution.engine.goerrors.dial import go_parse_error, go_url_error
+from execution.engine.goerrors.transport import transport_cause
+from execution.engine.goerrors.url import go_quote, go_request_url
+
+__all__ = ["go_parse_error", "go_quote", "go_request_url", "go_url_error", "transport_cause"]

@@ -1,0 +1,308 @@
+"""The four routers: Sequence, Switch, Splitter and Ensemble, as KServe's router runs them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from execution.engine.calls import _call_step, _condition_data
+from execution.engine.conditions import ConditionResult, document_is_valid, evaluate_condition
+from execution.engine.gojson import (
+    GoJsonError,
+    go_json_dumps,
+    go_unmarshal_object,
+)
+from execution.engine.runstate import (
+    INVALID_RESPONSE,
+    NO_MATCH,
+    NO_SPLIT,
+    RouteError,
+    _ok,
+    _Run,
+    _Where,
+    map_predictions_to_instances,
+)
+from graphs.spec.model import RESPONSE_DATA, Node, Step
+
+
+async def _dispatch(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
+    kind = node.router_type
+    if kind == "Sequence":
+        return await _sequence(run, node, data, where)
+    if kind == "Switch":
+        return await _switch(run, node, data, where)
+    if kind == "Ensemble":
+        return await _ensemble(run, node, data, where)
+    if kind == "Splitter":
+        return await _splitter(run, node, data, where)
+    raise RouteError(500, f"invalid route type: {kind or ''}")
+
+
+# --- routers --------------------------------------------------------------------------------------
+
+
+async def _sequence(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
+    if not node.steps:
+        # KServe returns (nil, 0, nil): an Ensemble above fails to decode the empty body, a Soft step
+        # of a Sequence goes on; only where the status 0 reaches the client does KServe crash.
+        run.empty_node = node.name
+        return b"", 0
+    prev_body = b""
+    prev_status = 0
+    for i, step in enumerate(node.steps):
+        request = prev_body if (step.data == RESPONSE_DATA and i > 0) else data
+        if step.map_predictions_to_instances:
+            request = map_predictions_to_instances(request)
+        matched: ConditionResult | None = None
+        if step.condition:
+            if not document_is_valid(prev_body):
+                _sequence_stop(
+                    run, node, where, i, step, INVALID_RESPONSE, prev_body, None, "invalid-response"
+                )
+                raise RouteError(500, INVALID_RESPONSE)
+            result = evaluate_condition(prev_body, step.condition, valid=True)
+            if not result.matches:
+                _sequence_stop(
+                    run, node, where, i, step, "condition-unmet", prev_body, result, "condition-unmet"
+                )
+                return prev_body, 200
+            matched = result
+        try:
+            prev_body, prev_status = await _call_step(run, node, step, request, where, matched)
+        except RouteError:
+            _skip_rest(run, node, where, i + 1, "after-error")
+            raise
+        if step.is_hard and not _ok(prev_status):
+            skipped = _skip_rest(run, node, where, i + 1, "after-hard-failure")
+            run.emit(
+                "route.decided",
+                where.path,
+                where.parent_step,
+                node.name,
+                {
+                    "router": "Sequence",
+                    "decision": "stop",
+                    "reason": "hard-failure",
+                    "step_index": i,
+                    "status": prev_status,
+                    "skipped": skipped,
+                },
+            )
+            return prev_body, prev_status
+    return prev_body, prev_status
+
+
+def _sequence_stop(
+    run: _Run,
+    node: Node,
+    where: _Where,
+    index: int,
+    step: Step,
+    reason: str,
+    prev_body: bytes,
+    result: ConditionResult | None,
+    skip_reason: str,
+) -> None:
+    cond = _condition_data(step, result)
+    run.emit(
+        "step.skipped",
+        f"{where.path}/{step.index}",
+        where.parent_step,
+        node.name,
+        {"reason": skip_reason, "condition": cond},
+        step,
+    )
+    skipped = [index, *_skip_rest(run, node, where, index + 1, "after-unmet-condition")]
+    run.emit(
+        "route.decided",
+        where.path,
+        where.parent_step,
+        node.name,
+        {
+            "router": "Sequence",
+            "decision": "stop",
+            "reason": reason,
+            "step_index": index,
+            "condition": step.condition,
+            "matches": cond["matches"],
+            "raw": cond["raw"],
+            "evaluated": run.view(prev_body),
+            "skipped": skipped,
+        },
+    )
+
+
+def _skip_rest(run: _Run, node: Node, where: _Where, start: int, reason: str) -> list[int]:
+    skipped: list[int] = []
+    for step in node.steps[start:]:
+        skipped.append(step.index)
+        run.emit(
+            "step.skipped",
+            f"{where.path}/{step.index}",
+            where.parent_step,
+            node.name,
+            {"reason": reason},
+            step,
+        )
+    return skipped
+
+
+async def _switch(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
+    valid = document_is_valid(data)
+    conditions: list[dict[str, Any]] = []
+    chosen: Step | None = None
+    for step in node.steps:
+        result = evaluate_condition(data, step.condition or "", valid=True) if valid else None
+        entry = {"index": step.index, "name": step.name, **_condition_data(step, result)}
+        if result is None:
+            entry["reason"] = "input is not valid JSON"
+        conditions.append(entry)
+        if chosen is None and result is not None and result.matches:
+            chosen = step
+    run.emit(
+        "route.decided",
+        where.path,
+        where.parent_step,
+        node.name,
+        {
+            "router": "Switch",
+            "valid_json": valid,
+            "conditions": conditions,
+            "chosen": chosen.index if chosen is not None else None,
+        },
+    )
+    if chosen is None:
+        raise RouteError(404, NO_MATCH)
+    return await _call_step(run, node, chosen, data, where, None)
+
+
+async def _splitter(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
+    draw = run.rng.randrange(100)  # uniform in [0, 100), KServe v0.19+
+    cumulative: list[int] = []
+    total = 0
+    chosen: Step | None = None
+    for step in node.steps:
+        if step.weight is None and chosen is None:
+            # Deliberate deviation: KServe dereferences the nil weight and crashes (the webhook
+            # refuses such a graph; a test run may still meet one). Past the chosen step Go stops.
+            raise RouteError(500, f'step {step.label} of Splitter node "{node.name}" has no weight')
+        total += step.weight or 0
+        cumulative.append(total)
+        if chosen is None and draw < total:
+            chosen = step
+    run.emit(
+        "route.decided",
+        where.path,
+        where.parent_step,
+        node.name,
+        {
+            "router": "Splitter",
+            "draw": draw,
+            "weights": [step.weight for step in node.steps],
+            "cumulative": cumulative,
+            "chosen": chosen.index if chosen is not None else None,
+        },
+    )
+    if chosen is None:
+        raise RouteError(500, NO_SPLIT)
+    return await _call_step(run, node, chosen, data, where, None)
+
+
+async def _ensemble(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
+    """KServe's Ensemble, including the order in which its goroutines' answers are received.
+
+    Every step runs concurrently and decodes its body into an object. Go then receives the results
+    in step index order, but each wait also listens on one channel shared by every step's errors: an
+    error (a routing error or a body that is not an object) of *any* step that arrives before the
+    awaited step's result ends the node with 500 and that error's cause. So a fast failing step
+    beats a slow Hard failure, and the first error to arrive names the cause. Where Go would find
+    both ready at once (its ``select`` then picks at random), the one that finished first wins.
+    """
+    if not node.steps:
+        return b"{}", 200
+
+    async def member(step: Step) -> tuple[dict[str, Any] | None, int]:
+        body, status = await _call_step(run, node, step, data, where, None)
+        return go_unmarshal_object(body), status
+
+    tasks = [asyncio.create_task(member(step)) for step in node.steps]
+    finished: dict[asyncio.Task[Any], int] = {}  # task -> position in the order of completion
+
+    def record(task: asyncio.Task[Any]) -> None:
+        finished[task] = len(finished)
+
+    for task in tasks:
+        task.add_done_callback(record)
+    try:
+        merged: dict[str, Any] = {}
+        first_error: asyncio.Task[Any] | None = None
+        for i, (step, task) in enumerate(zip(node.steps, tasks, strict=True)):
+            while True:
+                if first_error is None:
+                    first_error = _first_failed(finished)
+                if first_error is not None and (
+                    task not in finished or finished[first_error] <= finished[task]
+                ):
+                    exc = first_error.exception()
+                    cause = exc.cause if isinstance(exc, RouteError) else str(exc)
+                    failed = tasks.index(first_error)
+                    _ensemble_decided(
+                        run,
+                        node,
+                        where,
+                        failed,
+                        node.steps[failed],
+                        tasks,
+                        {"decision": "error", "error": cause},
+                    )
+                    raise RouteError(500, cause)
+                if task in finished:
+                    break
+                await asyncio.wait(
+                    [t for t in tasks if t not in finished], return_when=asyncio.FIRST_COMPLETED
+                )
+            parsed, status = task.result()
+            if step.is_hard and not _ok(status):
+                _ensemble_decided(
+                    run, node, where, i, step, tasks, {"decision": "hard-failure", "status": status}
+                )
+                return go_json_dumps(parsed), status
+            merged[step.key] = parsed
+        return go_json_dumps(merged), 200
+    finally:
+        # Abandoned steps (after an error or a Hard failure, or on cancellation) are cancelled, and
+        # every task is awaited so that its events are out and no exception goes unretrieved.
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _first_failed(finished: Mapping[asyncio.Task[Any], int]) -> asyncio.Task[Any] | None:
+    """The earliest finished task that failed with a routing or decode error, if any."""
+    failed = [
+        task
+        for task in finished
+        if not task.cancelled() and isinstance(task.exception(), (RouteError, GoJsonError))
+    ]
+    return min(failed, key=finished.__getitem__) if failed else None
+
+
+def _ensemble_decided(
+    run: _Run,
+    node: Node,
+    where: _Where,
+    index: int,
+    step: Step,
+    tasks: list[asyncio.Task[Any]],
+    data: dict[str, Any],
+) -> None:
+    abandoned = [i for i, task in enumerate(tasks) if not task.done()]
+    run.emit(
+        "route.decided",
+        where.path,
+        where.parent_step,
+        node.name,
+        {"router": "Ensemble", **data, "step_index": index, "step_name": step.key, "abandoned": abandoned},
+    )
