@@ -261,7 +261,7 @@ export interface StepSkippedData {
   condition?: ConditionData;
 }
 
-/** `route.decided` (engine): A routing decision on a node (`call_id` is the node's); the fields depend on `router`. */
+/** `route.decided` (engine): A routing decision on a node (`call_id` is the node's); the fields depend on `router`. For Sequence and Ensemble, `step_index` (and Ensemble's `step_name`) name the step concerned. */
 export interface RouteDecidedData {
   /** the attempt (1, 2, …) that emitted it */
   attempt: number;
@@ -297,10 +297,6 @@ export interface RouteDecidedData {
   decision?: string;
   /** Sequence: why it stopped */
   reason?: string;
-  /** Sequence, Ensemble: the step concerned */
-  step_index?: number;
-  /** Ensemble: the step's key */
-  step_name?: string;
   /** Sequence, Ensemble: a Hard step's HTTP status */
   status?: number;
   /** Ensemble: the error that ended the node */
