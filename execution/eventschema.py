@@ -26,13 +26,22 @@ from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
+    "BOOL",
     "FAMILIES",
+    "FLOAT",
+    "INT",
+    "JSON",
     "RUN_EVENTS",
+    "STR",
     "EventFamily",
     "EventType",
     "Field",
     "Shape",
     "Type",
+    "list_of",
+    "nullable",
+    "one_of",
+    "shape",
 ]
 
 
@@ -138,6 +147,10 @@ class EventFamily:
             raise ValueError(f"event family {self.name}: an event type is declared twice")
         if sum(e.terminal for e in self.events) != 1:
             raise ValueError(f"event family {self.name}: exactly one event type must be terminal")
+        for event in self.events:
+            fields = [f.name for f in self.fields_of(event)]
+            if len(set(fields)) != len(fields):
+                raise ValueError(f"event {event.name}: a field is declared twice (or is a common one)")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -348,7 +361,9 @@ RUN_EVENTS: Final = EventFamily(
         ),
         EventType(
             "route.decided",
-            "A routing decision on a node (`call_id` is the node's); the fields depend on `router`.",
+            "A routing decision on a node (`call_id` is the node's); the fields depend on `router`. "
+            "For Sequence and Ensemble, `step_index` (and Ensemble's `step_name`) name the step "
+            "concerned.",
             "engine",
             (
                 Field("router", one_of("Sequence", "Switch", "Ensemble", "Splitter"), "the router"),
@@ -360,8 +375,6 @@ RUN_EVENTS: Final = EventFamily(
                 Field("cumulative", list_of(INT), "Splitter: the running sums", optional=True),
                 Field("decision", STR, "Sequence, Ensemble: stop, hard-failure or error", optional=True),
                 Field("reason", STR, "Sequence: why it stopped", optional=True),
-                Field("step_index", INT, "Sequence, Ensemble: the step concerned", optional=True),
-                Field("step_name", STR, "Ensemble: the step's key", optional=True),
                 Field("status", INT, "Sequence, Ensemble: a Hard step's HTTP status", optional=True),
                 Field("error", STR, "Ensemble: the error that ended the node", optional=True),
                 Field("condition", nullable(STR), "Sequence: the condition", optional=True),

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from execution.eventschema import RUN_EVENTS
+from execution.eventschema import INT, RUN_EVENTS, STR, EventFamily, EventType, Field
 from scripts import export_event_types
 
 
@@ -44,3 +45,39 @@ def test_the_script_runs_on_its_own() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_another_family_is_declared_the_same_way() -> None:
+    """A suite run's events, say: a family of its own with its terminal event and its own names."""
+    suite = EventFamily(
+        name="suite",
+        doc="a suite run's events",
+        events=(
+            EventType("suite.started", "the suite began", "worker", (Field("cases", INT, "how many"),)),
+            EventType("suite.finished", "the suite ended", "worker", (), terminal=True),
+        ),
+    )
+    assert suite.terminal == "suite.finished" and suite.names == ("suite.started", "suite.finished")
+    assert suite.trace_names() == ()  # the engine reports none of them
+
+
+@pytest.mark.parametrize(
+    ("events", "problem"),
+    [
+        (
+            (EventType("a.x", "", "web", ()), EventType("a.y", "", "web", ())),
+            "exactly one event type must be terminal",
+        ),
+        (
+            (EventType("a.x", "", "web", (), terminal=True), EventType("a.x", "", "web", ())),
+            "declared twice",
+        ),
+        (
+            (EventType("a.x", "", "engine", (Field("call_id", STR, "again"),), terminal=True),),
+            "a field is declared twice (or is a common one)",
+        ),
+    ],
+)
+def test_a_family_that_contradicts_itself_is_refused(events: tuple[EventType, ...], problem: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        EventFamily("a", "", events, common=(Field("call_id", STR, "where"),), common_sources=("engine",))
