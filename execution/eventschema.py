@@ -96,11 +96,18 @@ class Field:
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """A named object type that fields refer to (a body view, a condition, a response)."""
+    """A named object type that fields refer to (a body view, a condition, a response).
+
+    With a ``base``, it has the base's fields too (before its own ``fields``).
+    """
 
     name: str
     doc: str
     fields: tuple[Field, ...]
+    base: Shape | None = None
+
+    def all_fields(self) -> tuple[Field, ...]:
+        return (*self.base.all_fields(), *self.fields) if self.base is not None else self.fields
 
     @property
     def type(self) -> Type:
@@ -202,8 +209,8 @@ SWITCH_CONDITION: Final = Shape(
     (
         Field("index", INT, "the step's index"),
         Field("name", nullable(STR), "the step's name"),
-        *CONDITION.fields,
     ),
+    base=CONDITION,
 )
 
 RESPONSE: Final = Shape(

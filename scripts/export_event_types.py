@@ -42,18 +42,31 @@ def _fields(fields: tuple[Field, ...]) -> str:
     return "".join(out)
 
 
+def _interface(name: str, doc: str, fields: tuple[Field, ...], base: str | None = None) -> str:
+    extends = f" extends {base}" if base else ""
+    return _doc(doc) + f"export interface {name}{extends} {{\n{_fields(fields)}}}\n"
+
+
 def _shape(shape: Shape) -> str:
-    return _doc(shape.doc) + f"export interface {shape.name} {{\n{_fields(shape.fields)}}}\n"
+    return _interface(shape.name, shape.doc, shape.fields, shape.base.name if shape.base else None)
 
 
 def _family(family: EventFamily) -> str:
     prefix = _pascal(family.name)
     constant = family.name.upper().replace(".", "_")
     out = [f"// ---- {family.name}: {family.doc}\n\n"]
+    common = f"{prefix}EventCommon"
+    if family.common:
+        sources = ", ".join(family.common_sources)
+        out.append(
+            _interface(common, f"What every {family.name} event from {sources} carries.", family.common)
+        )
+        out.append("\n")
     for event in family.events:
         doc = f"`{event.name}` ({event.source}{', terminal' if event.terminal else ''}): {event.doc}"
-        body = _fields(family.fields_of(event))
-        out.append(_doc(doc) + f"export interface {data_interface(event)} {{\n{body}}}\n\n")
+        shared = family.common and event.source in family.common_sources
+        out.append(_interface(data_interface(event), doc, event.fields, common if shared else None))
+        out.append("\n")
     entries = "".join(f'  "{e.name}": {data_interface(e)};\n' for e in family.events)
     out.append(f"/** The `data` of each {family.name} event type. */\n")
     out.append(f"export interface {prefix}EventDataMap {{\n{entries}}}\n\n")

@@ -15,25 +15,18 @@ from typing import Any
 import pytest
 from canvaskit import open_tab
 from playwright.sync_api import Page, Request, Route, expect
-from test_console import CAT, console, demo_graph, start_run, wait_status
+from test_console import CAT, console, demo_graph, stack, start_run, wait_status  # noqa: F401
 
 from execution import demo
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+# `stack` (test_console's fixture): the worker is up and `local` points at the mock model server.
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("stack")]
 
 EVENTS_URL = re.compile(r"/api/runs/[0-9a-f-]+/events/")
 
 
-@pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution import services
-
-    environment, _ = services.ensure_local_environment()
-    return environment
-
-
 def test_a_refused_stream_is_replaced_by_the_stored_events(
-    stack: Any, make_graph: Any, user_page: Page, open_editor: Any
+    make_graph: Any, user_page: Page, open_editor: Any
 ) -> None:
     """Every event stream fails; the console reads the stored events until the run has ended and
     shows the whole run and its answer, without fetching the run for it."""
@@ -65,7 +58,7 @@ def test_a_refused_stream_is_replaced_by_the_stored_events(
 
 
 def test_an_event_type_the_console_does_not_know_is_shown_live_and_replayed(
-    stack: Any, make_graph: Any, user_page: Page, open_editor: Any
+    make_graph: Any, user_page: Page, open_editor: Any
 ) -> None:
     """A stored event of a type this console was not built with (a newer server's) is shown as
     such, whether it arrives on the stream or from the stored events, and the run still ends."""

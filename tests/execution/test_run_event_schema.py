@@ -47,24 +47,6 @@ def test_the_terminal_event_carries_the_answer_as_the_run_api_shows_it(
     assert final["attempt"] == 1 and final["duration_ms"] == shown["duration_ms"]
 
 
-def test_a_failed_answer_is_in_the_terminal_event_too(seeded: Environment, api: APIClient, user: Any) -> None:
-    from graphs import services as graph_services
-
-    graph_services.graph_create(
-        owner=user,
-        manifest={
-            "apiVersion": "serving.kserve.io/v1alpha1",
-            "kind": "InferenceGraph",
-            "metadata": {"name": "nope"},
-            "spec": {"nodes": {"root": {"routerType": "Sequence", "steps": [{"serviceName": "always-404"}]}}},
-        },
-    )
-    run = execute("nope", {})
-    final = stored(run)[-1].data
-    assert final["status"] == "failed" and final["status_code"] == 404 and final["outcome"] == "http-error"
-    assert final["response"]["body"] == {"detail": "Intentional 404 code"}
-
-
 def test_a_run_cancelled_before_it_started_ends_without_an_answer(
     seeded: Environment, api: APIClient
 ) -> None:

@@ -26,19 +26,11 @@ export interface ConditionData {
 }
 
 /** One step's condition of a Switch node and its result. */
-export interface SwitchCondition {
+export interface SwitchCondition extends ConditionData {
   /** the step's index */
   index: number;
   /** the step's name */
   name: string | null;
-  /** the condition as written in the graph */
-  condition: string;
-  /** whether it matched */
-  matches: boolean;
-  /** the value the path found (cut to a few hundred characters) */
-  raw: string | null;
-  /** why it did not match, when known */
-  reason: string | null;
 }
 
 /** The graph's answer exactly as `GET /api/runs/{id}/` shows it under `response`. */
@@ -60,6 +52,26 @@ export interface RunResponse {
 }
 
 // ---- run: A test run's events, on the channel `run:{id}` and at `/api/runs/{id}/events/`.
+
+/** What every run event from engine carries. */
+export interface RunEventCommon {
+  /** the attempt (1, 2, …) that emitted it */
+  attempt: number;
+  /** the call path, unique in a run: `root`, `root/1>node1/0` */
+  call_id: string;
+  /** the `nodeName` step that led into this node */
+  parent_call_id: string | null;
+  /** the node */
+  node: string | null;
+  /** the step's index in its node */
+  step_index: number | null;
+  /** the step's name */
+  step_name: string | null;
+  /** the URL (or node) the step calls */
+  target: string | null;
+  /** when, in seconds since the epoch */
+  at: number;
+}
 
 /** `run.queued` (web): The run was stored and waits for a worker. */
 export interface RunQueuedData {
@@ -114,23 +126,7 @@ export interface RunWorkerStoppingData {
 }
 
 /** `node.started` (engine): A node begins. */
-export interface NodeStartedData {
-  /** the attempt (1, 2, …) that emitted it */
-  attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
-  call_id: string;
-  /** the `nodeName` step that led into this node */
-  parent_call_id: string | null;
-  /** the node */
-  node: string | null;
-  /** the step's index in its node */
-  step_index: number | null;
-  /** the step's name */
-  step_name: string | null;
-  /** the URL (or node) the step calls */
-  target: string | null;
-  /** when, in seconds since the epoch */
-  at: number;
+export interface NodeStartedData extends RunEventCommon {
   /** Sequence, Switch, Ensemble or Splitter */
   router_type: string | null;
   /** what the node received */
@@ -140,23 +136,7 @@ export interface NodeStartedData {
 }
 
 /** `node.finished` (engine): A node ends. */
-export interface NodeFinishedData {
-  /** the attempt (1, 2, …) that emitted it */
-  attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
-  call_id: string;
-  /** the `nodeName` step that led into this node */
-  parent_call_id: string | null;
-  /** the node */
-  node: string | null;
-  /** the step's index in its node */
-  step_index: number | null;
-  /** the step's name */
-  step_name: string | null;
-  /** the URL (or node) the step calls */
-  target: string | null;
-  /** when, in seconds since the epoch */
-  at: number;
+export interface NodeFinishedData extends RunEventCommon {
   /** the node's HTTP status (null on error) */
   status: number | null;
   /** how it ended */
@@ -170,23 +150,7 @@ export interface NodeFinishedData {
 }
 
 /** `step.started` (engine): A step call begins (an HTTP POST, or a `nodeName` step entering its node). */
-export interface StepStartedData {
-  /** the attempt (1, 2, …) that emitted it */
-  attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
-  call_id: string;
-  /** the `nodeName` step that led into this node */
-  parent_call_id: string | null;
-  /** the node */
-  node: string | null;
-  /** the step's index in its node */
-  step_index: number | null;
-  /** the step's name */
-  step_name: string | null;
-  /** the URL (or node) the step calls */
-  target: string | null;
-  /** when, in seconds since the epoch */
-  at: number;
+export interface StepStartedData extends RunEventCommon {
   /** a URL step or a `nodeName` step */
   kind: "http" | "node";
   /** what the step sends */
@@ -204,23 +168,7 @@ export interface StepStartedData {
 }
 
 /** `step.finished` (engine): A step call ends. */
-export interface StepFinishedData {
-  /** the attempt (1, 2, …) that emitted it */
-  attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
-  call_id: string;
-  /** the `nodeName` step that led into this node */
-  parent_call_id: string | null;
-  /** the node */
-  node: string | null;
-  /** the step's index in its node */
-  step_index: number | null;
-  /** the step's name */
-  step_name: string | null;
-  /** the URL (or node) the step calls */
-  target: string | null;
-  /** when, in seconds since the epoch */
-  at: number;
+export interface StepFinishedData extends RunEventCommon {
   /** the step's HTTP status (null without one) */
   status: number | null;
   /** what it answered */
@@ -238,23 +186,7 @@ export interface StepFinishedData {
 }
 
 /** `step.skipped` (engine): A Sequence step that did not run. */
-export interface StepSkippedData {
-  /** the attempt (1, 2, …) that emitted it */
-  attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
-  call_id: string;
-  /** the `nodeName` step that led into this node */
-  parent_call_id: string | null;
-  /** the node */
-  node: string | null;
-  /** the step's index in its node */
-  step_index: number | null;
-  /** the step's name */
-  step_name: string | null;
-  /** the URL (or node) the step calls */
-  target: string | null;
-  /** when, in seconds since the epoch */
-  at: number;
+export interface StepSkippedData extends RunEventCommon {
   /** why it did not run */
   reason: "condition-unmet" | "invalid-response" | "after-unmet-condition" | "after-hard-failure" | "after-error";
   /** the condition evaluated */
@@ -262,23 +194,7 @@ export interface StepSkippedData {
 }
 
 /** `route.decided` (engine): A routing decision on a node (`call_id` is the node's); the fields depend on `router`. For Sequence and Ensemble, `step_index` (and Ensemble's `step_name`) name the step concerned. */
-export interface RouteDecidedData {
-  /** the attempt (1, 2, …) that emitted it */
-  attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
-  call_id: string;
-  /** the `nodeName` step that led into this node */
-  parent_call_id: string | null;
-  /** the node */
-  node: string | null;
-  /** the step's index in its node */
-  step_index: number | null;
-  /** the step's name */
-  step_name: string | null;
-  /** the URL (or node) the step calls */
-  target: string | null;
-  /** when, in seconds since the epoch */
-  at: number;
+export interface RouteDecidedData extends RunEventCommon {
   /** the router */
   router: "Sequence" | "Switch" | "Ensemble" | "Splitter";
   /** Switch: whether the input is JSON */

@@ -10,7 +10,7 @@
  * the missing ones arrive (`hasGap` tells the stream to reopen from `lastSeq`).
  */
 import type { BodyView, RunStatus } from "../../api";
-import { RUN_EVENT_TYPES, type RunResponse } from "../../generated/events";
+import { RUN_EVENT_TYPES, type RunResponse, type SwitchCondition } from "../../generated/events";
 import { issueKey } from "../../graph/queries";
 import { prettyJson } from "./prettyJson";
 
@@ -67,15 +67,6 @@ export interface StepLine {
    * they came: a field the engine adds reaches the step view through here with no other change.
    */
   fields: Record<string, unknown>;
-}
-
-export interface SwitchCondition {
-  index: number;
-  name: string | null;
-  condition: string;
-  matches: boolean;
-  raw: string | null;
-  reason: string | null;
 }
 
 /** A `route.decided` event's data, typed by router (trace.py). */

@@ -5,13 +5,12 @@
  * cancel, run again).
  */
 import { useCallback, useRef, useState } from "react";
-import { ApiError, type Api, type Environment, type Run } from "../../api";
+import { ApiError, type Api, type Run } from "../../api";
 import { describeApiError } from "../../common/ui";
 import type { Issue } from "../../graph/types";
-import type { ConsoleState, RunMarks } from "./console";
 import { headersObject, type Sample } from "./samples";
-import { useRunForm } from "./useRunForm";
-import { useRunStream, type Connection } from "./useRunStream";
+import { useRunForm, type RunForm } from "./useRunForm";
+import { useRunStream, type RunStream } from "./useRunStream";
 
 export type { Connection } from "./useRunStream";
 
@@ -20,38 +19,18 @@ export interface StartProblem {
   issues: Issue[];
 }
 
-export interface RunController {
-  // the request form
-  payload: string;
-  setPayload(text: string): void;
-  payloadError: string | null;
-  environment: string;
-  setEnvironment(name: string): void;
-  environments: Environment[];
-  environmentsError: string | null;
-  headers: [string, string][];
-  setHeaders(rows: [string, string][]): void;
-  samples: Sample[];
-  /** The graph's own samples (from its layout), offered before the browser's. */
-  graphSamples: Sample[];
-  /** The payload of the last run started here, if any. */
-  lastPayload: string | null;
-  saveSample(name: string): void;
-  deleteSample(name: string): void;
-  // the run shown
-  console: ConsoleState;
-  run: Run | null;
-  marks: RunMarks | null;
-  connection: Connection;
-  replay: boolean;
+/** The form's fields as the panel uses them (parsing and remembering stay inside). */
+type FormView = Omit<RunForm, "payloadCheck" | "rememberPayload">;
+/** The run shown, as the panel and the canvas use it. */
+type StreamView = Pick<RunStream, "console" | "run" | "marks" | "connection" | "replay" | "actionError" | "detach">;
+
+export interface RunController extends FormView, StreamView {
   starting: boolean;
   startProblem: StartProblem | null;
   cancelling: boolean;
-  actionError: string | null;
   /** Runs the version `resolveVersion` picks with the form's request. */
   start(): Promise<void>;
   attach(runId: string, options?: { replay?: boolean; run?: Run }): void;
-  detach(): void;
   cancel(): Promise<void>;
   rerun(runId: string): Promise<void>;
 }
@@ -146,33 +125,21 @@ export function useRunController({
     [api, attach, setActionError],
   );
 
+  const { payloadCheck: _parsed, rememberPayload: _remember, ...formView } = form;
   return {
-    payload: form.payload,
-    setPayload: form.setPayload,
-    payloadError: form.payloadError,
-    environment: form.environment,
-    setEnvironment: form.setEnvironment,
-    environments: form.environments,
-    environmentsError: form.environmentsError,
-    headers: form.headers,
-    setHeaders: form.setHeaders,
-    samples: form.samples,
-    graphSamples: form.graphSamples,
-    lastPayload: form.lastPayload,
-    saveSample: form.saveSample,
-    deleteSample: form.deleteSample,
+    ...formView,
     console: stream.console,
     run: stream.run,
     marks: stream.marks,
     connection: stream.connection,
     replay: stream.replay,
+    actionError: stream.actionError,
+    detach: stream.detach,
     starting,
     startProblem,
     cancelling,
-    actionError: stream.actionError,
     start: runNow,
     attach,
-    detach: stream.detach,
     cancel,
     rerun,
   };
