@@ -7,6 +7,7 @@
 import { useCallback, useRef, useState } from "react";
 import { ApiError, type Api, type Run } from "../../api";
 import { describeApiError } from "../../common/ui";
+import { useLatest } from "../../common/useLatest";
 import type { Issue } from "../../graph/types";
 import { headersObject, type Sample } from "./samples";
 import { useRunForm, type RunForm } from "./useRunForm";
@@ -61,10 +62,8 @@ export function useRunController({
     [streamAttach],
   );
 
-  const resolveRef = useRef(resolveVersion);
-  resolveRef.current = resolveVersion;
-  const formRef = useRef(form);
-  formRef.current = form;
+  const resolveRef = useLatest(resolveVersion);
+  const formRef = useLatest(form);
   const startingRef = useRef(false);
 
   const runNow = useCallback(async () => {
