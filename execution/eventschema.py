@@ -32,6 +32,7 @@ __all__ = [
     "INT",
     "JSON",
     "RUN_EVENTS",
+    "RUN_EVENT_TYPES",
     "STR",
     "EventFamily",
     "EventType",
@@ -419,3 +420,6 @@ RUN_EVENTS: Final = EventFamily(
 
 # Every family of events the studio stores and streams (a suite run's comes here too).
 FAMILIES: Final = (RUN_EVENTS,)
+
+# The run event types, in declaration order (the API schema's enum of them).
+RUN_EVENT_TYPES: Final = RUN_EVENTS.names

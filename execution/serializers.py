@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from execution import bodies
-from execution.eventschema import RUN_EVENTS
+from execution.eventschema import RUN_EVENT_TYPES
 from execution.models import Environment, Run, RunStep
 from execution.services import environments
 from execution.testcases.models import TestCase
@@ -135,7 +135,9 @@ class RunEventSerializer(serializers.Serializer):
 
     run = serializers.UUIDField()
     seq = serializers.IntegerField()
-    type = serializers.ChoiceField(choices=RUN_EVENTS.names, help_text="declared in execution/eventschema.py")
+    type = serializers.ChoiceField(
+        choices=RUN_EVENT_TYPES, help_text="the event type, declared in execution/eventschema.py"
+    )
     created_at = serializers.DateTimeField(allow_null=True)
     # DRF takes declared fields off the class, so this does not hide Serializer.data (mypy cannot know)
     data = serializers.JSONField()  # type: ignore[assignment]

@@ -145,12 +145,8 @@ export class ApiError extends Error {
 /** The body of a 409 on save or rollback; the schema calls its diff any object (see `Diff`). */
 export type ConflictBody = Omit<Schemas["Conflict"], "diff" | "latest"> & { diff: Diff | null; latest: Version | null };
 
-/** `GET /api/runs/{id}/events/?format=json`: the stored events in order, and whether the run ended. */
-export interface RunEventLog {
-  run: string;
-  finished: boolean;
-  events: RunEvent[];
-}
+/** `GET /api/runs/{id}/events/?format=json`; each event's `data` typed by its declaration. */
+export type RunEventLog = Omit<Schemas["RunEventLog"], "events"> & { events: RunEvent[] };
 
 export type SaveResult = { status: 200 | 201; version: Version };
 

@@ -94,7 +94,7 @@ export function useRunController({
       startingRef.current = false;
       setStarting(false);
     }
-  }, [api, attach, graph]);
+  }, [api, attach, formRef, graph, resolveRef]);
 
   const { currentRunId, setRun, setActionError } = stream;
   const cancel = useCallback(async () => {
