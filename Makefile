@@ -45,7 +45,11 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 frontend/src/generated/api.ts: $(VENV)/.installed frontend/node_modules/.installed .env scripts/api_types.sh $(shell find config graphs execution -name '*.py' -not -path '*/migrations/*' 2>/dev/null)
 	bash scripts/api_types.sh
 
-frontend/dist/.built: frontend/node_modules/.installed frontend/src/generated/api.ts $(shell find frontend/src frontend/scripts frontend/vite.config.* frontend/tsconfig*.json -type f 2>/dev/null)
+# The run event types follow their one declaration (stdlib only: any python3 will do).
+frontend/src/generated/events.ts: execution/eventschema.py scripts/export_event_types.py
+	$(PYTHON) scripts/export_event_types.py
+
+frontend/dist/.built: frontend/node_modules/.installed frontend/src/generated/api.ts frontend/src/generated/events.ts $(shell find frontend/src frontend/scripts frontend/vite.config.* frontend/tsconfig*.json -type f 2>/dev/null)
 	cd frontend && npm run build --silent
 	touch $@
 
@@ -57,6 +61,7 @@ lint: venv frontend/node_modules/.installed
 	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine, execution.graphtests; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
 	cd frontend && npm run --silent lint
 	bash scripts/api_types.sh --check
+	$(PYTHON) scripts/export_event_types.py --check
 
 bench: setup
 	$(PY) bench/run_all.py

@@ -23,7 +23,12 @@ from config.types import AuthedRequest as Request
 from execution import events, selectors
 from execution.engine.conditions import evaluate_condition
 from execution.models import Environment, Run
-from execution.serializers import EnvironmentOutputSerializer, RunOutputSerializer, RunSummarySerializer
+from execution.serializers import (
+    EnvironmentOutputSerializer,
+    RunEventLogSerializer,
+    RunOutputSerializer,
+    RunSummarySerializer,
+)
 from execution.services import environments, runs
 from graphs import selectors as graph_selectors
 
@@ -330,9 +335,18 @@ class EventStreamRenderer(BaseRenderer):
         return json.dumps(data).encode() if data is not None else b""
 
 
+def _wants_json(request: Request) -> bool:
+    """``?format=json``, or an Accept header that asks for JSON and not for an event stream."""
+    if request.query_params.get("format") == "json":
+        return True
+    accept = request.headers.get("Accept", "")
+    return "application/json" in accept and "text/event-stream" not in accept
+
+
 class RunEventsApi(APIView):
     """The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
-    ``?last_event_id=``), then live ones, ending after ``run.finished``."""
+    ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
+    ``Accept: application/json``): the stored ones after it, as one JSON document, at once."""
 
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
@@ -343,18 +357,34 @@ class RunEventsApi(APIView):
 
     @extend_schema(
         operation_id="runs_events",
-        parameters=[FilterSerializer, OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER)],
-        responses={(200, "text/event-stream"): OpenApiTypes.STR},
+        parameters=[
+            FilterSerializer,
+            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
+            OpenApiParameter("format", str, enum=["json"], description="the stored events as JSON, at once"),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiTypes.STR,
+            (200, "application/json"): RunEventLogSerializer,
+        },
     )
-    def get(self, request: Request, run_id: uuid.UUID) -> StreamingHttpResponse:
+    def get(self, request: Request, run_id: uuid.UUID) -> StreamingHttpResponse | Response:
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")
         header = request.headers.get("Last-Event-ID")
-        filters = self.FilterSerializer(
-            data={"last_event_id": header} if header else _given(request.query_params)
-        )
+        params = {k: v for k, v in _given(request.query_params).items() if k != "format"}
+        filters = self.FilterSerializer(data={"last_event_id": header} if header else params)
         filters.is_valid(raise_exception=True)
         last_event_id = filters.validated_data.get("last_event_id") or 0
+        if _wants_json(request):
+            log = selectors.run_event_log(run_id=run_id, user=request.user, after=last_event_id)
+            document = {
+                "run": run_id,
+                "finished": log.finished,
+                "events": [events.event_payload(event) for event in log.events],
+            }
+            request.accepted_renderer = JSONRenderer()  # whatever the Accept header also allowed
+            request.accepted_media_type = "application/json"
+            return Response(RunEventLogSerializer(document).data)
         try:
             content = events.open_stream(run_id, last_event_id, user_id=request.user.pk)
         except events.StreamLimitReached as exc:

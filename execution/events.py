@@ -38,15 +38,17 @@ from django.db import transaction
 from django.db.models import F
 
 from execution import bus
+from execution.eventschema import RUN_EVENTS
 from execution.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)
 
-FINAL_EVENT = "run.finished"
+FINAL_EVENT = RUN_EVENTS.terminal
 
 
 def event_payload(event: RunEvent) -> dict[str, Any]:
-    """The JSON of one event, as published and as sent in an SSE ``data:`` line."""
+    """The JSON of one event, as published, as sent in an SSE ``data:`` line and as listed by
+    ``GET /api/runs/{id}/events/?format=json``: the stored event as it is."""
     return {
         "run": str(event.run_id),
         "seq": event.seq,

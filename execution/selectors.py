@@ -8,13 +8,15 @@ answered as if it did not exist when read, and refused (403) when a run names it
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db.models import Prefetch, Q, QuerySet
 
 from config.params import int_param
 from execution.errors import InvalidInput, NoSuchThing, NotPermitted
-from execution.models import Environment, Run, RunStep
+from execution.eventschema import RUN_EVENTS
+from execution.models import Environment, Run, RunEvent, RunStep
 from graphs.models import Graph
 
 
@@ -132,3 +134,22 @@ def run_get(*, run_id: uuid.UUID | str, user: User, with_steps: bool = True) -> 
 
 def run_exists(*, run_id: uuid.UUID | str, user: User) -> bool:
     return Run.objects.filter(pk=run_id).exists()
+
+
+@dataclass(frozen=True)
+class EventLog:
+    """A run's stored events after some ``seq``, in order, and whether its terminal one is stored."""
+
+    events: list[RunEvent]
+    finished: bool
+
+
+def run_event_log(*, run_id: uuid.UUID | str, user: User, after: int = 0) -> EventLog:
+    """The stored events of a run after ``after`` (NoSuchThing for no such run)."""
+    if not run_exists(run_id=run_id, user=user):
+        raise NoSuchThing(f"There is no run {run_id}.")
+    stored = RunEvent.objects.filter(run_id=run_id)
+    return EventLog(
+        events=list(stored.filter(seq__gt=after).order_by("seq")),
+        finished=stored.filter(type=RUN_EVENTS.terminal).exists(),
+    )

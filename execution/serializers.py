@@ -3,12 +3,12 @@ steps and saved test cases. Input serializers stay with the API that reads them.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rest_framework import serializers
 
-from config.nesting import MAX_JSON_DEPTH, nesting_exceeds, too_deep_message
+from execution import bodies
+from execution.eventschema import RUN_EVENT_TYPES
 from execution.models import Environment, Run, RunStep
 from execution.services import environments
 from execution.testcases.models import TestCase
@@ -20,37 +20,6 @@ class EnvironmentOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Environment
         fields = ["id", *environments.ENVIRONMENT_FIELDS, "owner", "system", "created_at", "updated_at"]
-
-
-def body_value(text: str | None, content_type: str | None, encoding: str = "utf-8") -> Any:
-    """A stored body for the API: the JSON value when it is JSON, else the text (or base64).
-
-    JSON nested deeper than the limit stays text (see :func:`body_note`): parsing and rendering it
-    would recurse past Python's limit, and a stored body must never make its run unreadable.
-    """
-    if text is None:
-        return None
-    if _is_json_type(content_type, encoding) and not nesting_exceeds(text):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-    return text
-
-
-def body_note(text: str | None, content_type: str | None, encoding: str = "utf-8") -> str | None:
-    """Why :func:`body_value` shows a JSON body as text, or None when it does not."""
-    if text is not None and _is_json_type(content_type, encoding) and nesting_exceeds(text):
-        return too_deep_message("This body", MAX_JSON_DEPTH) + " It is shown as text."
-    return None
-
-
-def _is_json_type(content_type: str | None, encoding: str) -> bool:
-    return encoding == "utf-8" and (content_type or "").split(";")[0].strip().lower().endswith("json")
-
-
-def _with_note(view: dict[str, Any], note: str | None) -> dict[str, Any]:
-    return {**view, "note": note} if note is not None else view
 
 
 class RunStepOutputSerializer(serializers.ModelSerializer):
@@ -119,23 +88,21 @@ class RunOutputSerializer(serializers.ModelSerializer):
 
     def get_request(self, obj: Run) -> dict[str, Any]:
         view = {
-            "body": body_value(obj.request_body, obj.request_content_type),
+            "body": bodies.body_value(obj.request_body, obj.request_content_type),
             "content_type": obj.request_content_type,
             "headers": obj.request_headers,
         }
-        return _with_note(view, body_note(obj.request_body, obj.request_content_type))
+        return bodies.with_note(view, bodies.body_note(obj.request_body, obj.request_content_type))
 
     def get_response(self, obj: Run) -> dict[str, Any]:
-        view = {
-            "status_code": obj.response_status,
-            "content_type": obj.response_content_type,
-            "body": body_value(obj.response_body, obj.response_content_type, obj.response_encoding),
-            "encoding": obj.response_encoding,
-            "size": obj.response_size,
-            "truncated": obj.response_truncated,
-        }
-        note = body_note(obj.response_body, obj.response_content_type, obj.response_encoding)
-        return _with_note(view, note)
+        return bodies.response_view(
+            status_code=obj.response_status,
+            content_type=obj.response_content_type,
+            body=obj.response_body,
+            encoding=obj.response_encoding,
+            size=obj.response_size,
+            truncated=obj.response_truncated,
+        )
 
 
 class RunSummarySerializer(RunOutputSerializer):
@@ -161,3 +128,25 @@ class TestCaseOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = TestCase
         fields = ["id", "graph", "name", "description", "document", "created_by", "created_at", "updated_at"]
+
+
+class RunEventSerializer(serializers.Serializer):
+    """One stored event, exactly as an SSE ``data:`` line carries it (``seq`` is the SSE id)."""
+
+    run = serializers.UUIDField()
+    seq = serializers.IntegerField()
+    type = serializers.ChoiceField(
+        choices=RUN_EVENT_TYPES, help_text="the event type, declared in execution/eventschema.py"
+    )
+    created_at = serializers.DateTimeField(allow_null=True)
+    # DRF takes declared fields off the class, so this does not hide Serializer.data (mypy cannot know)
+    data = serializers.JSONField()  # type: ignore[assignment]
+
+
+class RunEventLogSerializer(serializers.Serializer):
+    """``GET /api/runs/{id}/events/?format=json``: the stored events in order, and whether the
+    run's terminal event is among them."""
+
+    run = serializers.UUIDField()
+    finished = serializers.BooleanField(help_text="whether the run's terminal event is stored")
+    events = RunEventSerializer(many=True)

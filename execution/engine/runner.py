@@ -152,7 +152,7 @@ def _run_finished(
         None,
         None,
         {
-            "status": status,
+            "status_code": status,
             "content_type": content_type,
             "response": run.view(body),
             "error": error,

@@ -30,7 +30,8 @@ Event types (``TraceEvent.type``) and their ``data``:
                    ``skipped`` (indices);
                    Ensemble: ``router``, ``decision`` (``hard-failure`` or ``error``),
                    ``step_index``, ``step_name``, ``status`` / ``error``, ``abandoned`` (indices).
-``run.finished``   the whole request: ``status``, ``content_type``, ``response`` (body view),
+``run.finished``   the whole request: ``status_code`` (the HTTP status; None when cancelled),
+                   ``content_type``, ``response`` (body view),
                    ``error``, ``duration_ms``, ``deadline_s``, ``outcome`` (``ok``, ``http-error``,
                    ``error``, ``timeout``, ``cancelled``), ``warnings``.
 
@@ -50,17 +51,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from execution.eventschema import RUN_EVENTS
+
 __all__ = ["EVENT_TYPES", "EventCallback", "TraceEvent", "body_view"]
 
-EVENT_TYPES: Final = (
-    "node.started",
-    "node.finished",
-    "step.started",
-    "step.finished",
-    "step.skipped",
-    "route.decided",
-    "run.finished",
-)
+# The names come from the one declaration of every run event (execution/eventschema.py), which
+# also declares each event's fields; the docstring above is the engine's side of it.
+EVENT_TYPES: Final = RUN_EVENTS.trace_names()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,28 +7,45 @@ from typing import Any
 
 from django.utils import timezone
 
-from execution import events
+from execution import bodies, events
+from execution.eventschema import RUN_EVENTS
 from execution.models import Run, RunStep
 
 
-def finished_data(fields: Mapping[str, Any], attempt: int) -> dict[str, Any]:
+def finished_data(
+    fields: Mapping[str, Any], attempt: int, engine: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The data of a run's terminal event (execution/eventschema.py) from the run's final fields:
+    the engine's own report (outcome, deadline, warnings, …) when there is one, with the run's
+    status, and its answer as the run API shows it (``response``; None when it ended without one)."""
+    response = None
+    if "response_body" in fields:
+        response = bodies.response_view(
+            status_code=fields.get("response_status"),
+            content_type=fields.get("response_content_type"),
+            body=fields["response_body"],
+            encoding=fields.get("response_encoding", "utf-8"),
+            size=fields.get("response_size"),
+            truncated=bool(fields.get("response_truncated")),
+        )
+    report = dict(engine or {})
     return {
+        **report,
+        "attempt": attempt,
         "status": fields["status"],
         "status_code": fields.get("response_status"),
         "content_type": fields.get("response_content_type"),
+        "response": response,
         "error": fields.get("error", ""),
         "duration_ms": fields.get("duration_ms"),
-        "attempt": attempt,
+        "warnings": list(report.get("warnings") or []),
     }
 
 
 def emit_ended_without_response(run: Run, status: str, error: str, **extra: Any) -> None:
-    """The final ``run.finished`` event of a run that ended before its graph answered."""
-    events.emit(
-        run.pk,
-        "run.finished",
-        {"status": status, "status_code": None, "error": error, "attempt": run.attempt, **extra},
-    )
+    """The terminal event of a run that ended before its graph answered."""
+    final = finished_data({"status": status, "error": error}, run.attempt)
+    events.emit(run.pk, RUN_EVENTS.terminal, {**final, **extra})
 
 
 def close_pending_steps(run: Run, attempt: int, status: str, error: str) -> None:

@@ -24,6 +24,7 @@ from execution import bus, events
 from execution.engine import EngineConfig, GraphResult, TraceEvent, body_view, make_client, run_graph
 from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
+from execution.eventschema import RUN_EVENTS
 from execution.models import DEFAULT_STEP_TIMEOUT, Run
 from execution.services import endings, environments, writes
 from execution.services.steps import StepRecorder
@@ -210,9 +211,9 @@ class _Execution:
         """Store the batch's trace events, act on a cancel in it; the engine's outcome if it ended."""
         trace = [item for item in batch if isinstance(item, TraceEvent)]
         for event in trace:
-            if event.type == "run.finished":
+            if event.type == RUN_EVENTS.terminal:  # stored by _finish, with the run's status
                 self.engine_finished = dict(event.data)
-        self._persist([event for event in trace if event.type != "run.finished"])
+        self._persist([event for event in trace if event.type != RUN_EVENTS.terminal])
         outcome = None
         for item in batch:
             if item is _CANCEL:
@@ -324,7 +325,8 @@ class _Execution:
                     **fields
                 ):
                     endings.close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
-                    events.emit(run.pk, "run.finished", endings.finished_data(fields, self.attempt))
+                    final = endings.finished_data(fields, self.attempt, self.engine_finished)
+                    events.emit(run.pk, RUN_EVENTS.terminal, final)
 
         writes.retry_while_busy(write)
 

@@ -5,6 +5,7 @@
  */
 import type { components } from "./generated/api";
 import type { Issue, JsonObject, Layout } from "./graph/types";
+import type { RunEvent } from "./generated/events";
 
 export interface StudioConfig {
   apiBase: string;
@@ -143,6 +144,9 @@ export class ApiError extends Error {
 
 /** The body of a 409 on save or rollback; the schema calls its diff any object (see `Diff`). */
 export type ConflictBody = Omit<Schemas["Conflict"], "diff" | "latest"> & { diff: Diff | null; latest: Version | null };
+
+/** `GET /api/runs/{id}/events/?format=json`; each event's `data` typed by its declaration. */
+export type RunEventLog = Omit<Schemas["RunEventLog"], "events"> & { events: RunEvent[] };
 
 export type SaveResult = { status: 200 | 201; version: Version };
 
@@ -327,6 +331,11 @@ export class Api {
    * The run's Server-Sent Events (same-origin: the session cookie goes along). Starts after
    * event `after` (0 = from the first); the browser reconnects by itself sending Last-Event-ID.
    */
+  /** The run's stored events after `after`, at once (the console's replay). */
+  runEventLog(id: string, after = 0): Promise<RunEventLog> {
+    return this.json("GET", `runs/${encodeURIComponent(id)}/events/`, { query: { format: "json", last_event_id: after > 0 ? after : undefined } });
+  }
+
   runEvents(id: string, after = 0): EventSource {
     return new EventSource(this.url(`runs/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
   }

@@ -133,6 +133,9 @@ def test_a_non_2xx_answer_fails_the_run_with_the_status(seeded: Environment, use
     run = execute("nope", {})
     assert run.status == "failed" and run.response_status == 404
     assert json.loads(run.response_body) == {"detail": "Intentional 404 code"}
+    final = RunEvent.objects.filter(run=run).last().data  # the terminal event carries the answer too
+    assert final["status"] == "failed" and final["status_code"] == 404 and final["outcome"] == "http-error"
+    assert final["response"]["body"] == {"detail": "Intentional 404 code"}
 
 
 def test_the_guard_refuses_loopback_unless_the_environment_allows_it(seeded: Environment, user: Any) -> None:

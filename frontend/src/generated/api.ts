@@ -466,7 +466,8 @@ export interface paths {
         };
         /**
          * @description The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
-         *     ``?last_event_id=``), then live ones, ending after ``run.finished``.
+         *     ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
+         *     ``Accept: application/json``): the stored ones after it, as one JSON document, at once.
          */
         get: operations["runs_events"];
         put?: never;
@@ -827,6 +828,61 @@ export interface components {
              */
             base_version?: number | null;
         };
+        /** @description One stored event, exactly as an SSE ``data:`` line carries it (``seq`` is the SSE id). */
+        RunEvent: {
+            /** Format: uuid */
+            run: string;
+            seq: number;
+            /**
+             * @description the event type, declared in execution/eventschema.py
+             *
+             *     * `run.queued` - run.queued
+             *     * `run.started` - run.started
+             *     * `run.requeued` - run.requeued
+             *     * `run.warning` - run.warning
+             *     * `run.cancel_requested` - run.cancel_requested
+             *     * `run.worker_stopping` - run.worker_stopping
+             *     * `node.started` - node.started
+             *     * `node.finished` - node.finished
+             *     * `step.started` - step.started
+             *     * `step.finished` - step.finished
+             *     * `step.skipped` - step.skipped
+             *     * `route.decided` - route.decided
+             *     * `run.finished` - run.finished
+             */
+            type: components["schemas"]["RunEventTypeEnum"];
+            /** Format: date-time */
+            created_at: string | null;
+            data: unknown;
+        };
+        /**
+         * @description ``GET /api/runs/{id}/events/?format=json``: the stored events in order, and whether the
+         *     run's terminal event is among them.
+         */
+        RunEventLog: {
+            /** Format: uuid */
+            run: string;
+            /** @description whether the run's terminal event is stored */
+            finished: boolean;
+            events: components["schemas"]["RunEvent"][];
+        };
+        /**
+         * @description * `run.queued` - run.queued
+         *     * `run.started` - run.started
+         *     * `run.requeued` - run.requeued
+         *     * `run.warning` - run.warning
+         *     * `run.cancel_requested` - run.cancel_requested
+         *     * `run.worker_stopping` - run.worker_stopping
+         *     * `node.started` - node.started
+         *     * `node.finished` - node.finished
+         *     * `step.started` - step.started
+         *     * `step.finished` - step.finished
+         *     * `step.skipped` - step.skipped
+         *     * `route.decided` - route.decided
+         *     * `run.finished` - run.finished
+         * @enum {string}
+         */
+        RunEventTypeEnum: "run.queued" | "run.started" | "run.requeued" | "run.warning" | "run.cancel_requested" | "run.worker_stopping" | "node.started" | "node.finished" | "step.started" | "step.finished" | "step.skipped" | "route.decided" | "run.finished";
         RunOutput: {
             /** Format: uuid */
             readonly id: string;
@@ -3488,6 +3544,8 @@ export interface operations {
     runs_events: {
         parameters: {
             query?: {
+                /** @description the stored events as JSON, at once */
+                format?: "json";
                 /** @description Send the events after this one (the Last-Event-ID header wins) */
                 last_event_id?: number;
             };
@@ -3507,6 +3565,7 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                    "application/json": components["schemas"]["RunEventLog"];
                 };
             };
             /** @description The request is malformed: the issues say which field or parameter and why. */

@@ -4,11 +4,11 @@
  * expanding it shows the request sent and the response received), route decisions, and the final
  * response or the reason the run failed. Lines and canvas steps select each other.
  */
-import { useEffect, useMemo, useRef, useState } from "react";
+import { Fragment, useEffect, useMemo, useRef, useState } from "react";
 import type { Selection } from "../../editor/store";
 import { Spinner, formatTime } from "../../common/ui";
 import { CloseIcon, StatusIcon } from "../../common/icons";
-import { describeSkip, failureCause, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
+import { describeSkip, failureCause, otherStepFields, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
 import type { RunController } from "./useRunController";
 
 
@@ -101,6 +101,14 @@ function StepDetails({ line }: { line: StepLine }) {
             </dd>
           </>
         )}
+        {otherStepFields(line).map(([name, value]) => (
+          <Fragment key={name}>
+            <dt className="mono">{name}</dt>
+            <dd className="mono break" data-trace-field={name}>
+              {typeof value === "string" ? value : JSON.stringify(value)}
+            </dd>
+          </Fragment>
+        ))}
       </dl>
       {line.status !== "skipped" && (
         <>
@@ -199,9 +207,10 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
   const startIso = c.startedAt ?? c.queuedAt ?? run?.started_at ?? run?.created_at ?? null;
   const started = startIso ? Date.parse(startIso) : NaN;
   const elapsed = c.finished?.durationMs ?? run?.duration_ms ?? (Number.isNaN(started) ? null : Math.max(0, now - started));
-  const final = run && isTerminal(run.status) ? showValue(run.response?.body, run.response?.size, run.response?.truncated) : null;
-  const finalCode = c.finished?.statusCode ?? run?.response?.status_code ?? null;
-  const finalType = c.finished?.contentType ?? run?.response?.content_type ?? null;
+  const answer = c.finished?.response ?? null;
+  const final = answer ? showValue(answer.body, answer.size, answer.truncated) : null;
+  const finalCode = c.finished?.statusCode ?? null;
+  const finalType = c.finished?.contentType ?? null;
 
   const toggle = (line: StepLine) => {
     setExpanded((prev) => {
@@ -303,7 +312,7 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
             Response <span className={`http-code${finalCode !== null && finalCode >= 400 ? " bad" : ""}`}>{finalCode ?? "—"}</span>
             {finalType && <span className="mono small">{finalType}</span>}
           </div>
-          {final ? <BodyBlock label="Body" body={final} /> : !run || !isTerminal(run.status) ? <Spinner label="Loading the response" /> : null}
+          {final && <BodyBlock label="Body" body={final} />}
         </div>
       )}
     </section>

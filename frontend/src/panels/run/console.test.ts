@@ -1,10 +1,12 @@
 /**
  * The run console's pure parts: events -> console lines and canvas marks, dedupe and ordering,
- * replay from a stored run, run comparison, and the browser-side samples store.
+ * replay from the stored events, run comparison, and the browser-side samples store.
  *
  * `__fixtures__/events.json` holds the event streams of real runs of the demo graphs
  * (execution/demo.py) and two small graphs, recorded from the backend with the mock model server
- * (only timestamps, URLs' host and the worker name were made stable).
+ * (only timestamps, URLs' host and the worker name were made stable). Their `run.finished` carries
+ * the graph's answer (the root node's output) as the backend stores it since the events got one
+ * declaration (execution/eventschema.py).
  */
 import { describe, expect, it } from "vitest";
 import type { Run } from "../../api";
@@ -14,12 +16,13 @@ import hardRunJson from "./__fixtures__/hard-run.json";
 import { compareRuns, sameResponse } from "./compareRuns";
 import {
   emptyConsole,
-  eventsFromRun,
   failureCause,
   formatMs,
   formatSize,
   hasGap,
+  otherStepFields,
   parseEventData,
+  parseEventLog,
   progress,
   reduceEvent,
   reduceEvents,
@@ -239,17 +242,29 @@ describe("canvas marks", () => {
   });
 });
 
-describe("replay from a stored run", () => {
-  it("rebuilds the lines, the failure and the marks from the run's steps", () => {
-    const s = fold(eventsFromRun(hardRun), hardRun.id);
-    expect(stepLines(s).map((l) => [l.callId, l.status, l.statusCode])).toEqual([
+describe("replay from the stored events", () => {
+  it("the JSON listing folds into the same console as the live stream, answer included", () => {
+    const events = streams.hard;
+    const live = events.reduce((s, e) => reduceEvent(s, e), emptyConsole("h"));
+    const log = parseEventLog(JSON.parse(JSON.stringify({ run: "h", finished: true, events })));
+    expect(log?.finished).toBe(true);
+    const replayed = fold(log!.events, "h");
+    expect(replayed).toEqual(live);
+    expect(stepLines(replayed).map((l) => [l.callId, l.status, l.statusCode])).toEqual([
       ["root/0", "ok", 200],
       ["root/1", "failed", 404],
       ["root/2", "skipped", null],
     ]);
-    expect(s.finished).toMatchObject({ status: "failed", statusCode: 404 });
-    expect(failureCause(s)).toContain("root › b (a Hard dependency) answered 404");
-    expect(runMarks(s).steps.get(issueKey("root", 2))?.status).toBe("skipped");
+    expect(replayed.finished).toMatchObject({ status: "failed", statusCode: 404, warnings: [] });
+    expect(replayed.finished?.response?.body).toEqual({ detail: "Intentional 404 code" });
+    expect(failureCause(replayed)).toContain("root › b (a Hard dependency) answered 404");
+    expect(runMarks(replayed).steps.get(issueKey("root", 2))?.status).toBe("skipped");
+  });
+
+  it("a listing that is not one is refused, and what is not an event in it is left out", () => {
+    expect(parseEventLog(null)).toBeNull();
+    expect(parseEventLog({ run: "r", events: [] })).toBeNull();
+    expect(parseEventLog({ run: "r", finished: false, events: [{ seq: 1, type: "run.queued", data: {} }, { nope: 1 }] })?.events).toHaveLength(1);
   });
 
   it("replaying the stored stream gives the same console as watching it live", () => {
@@ -257,6 +272,51 @@ describe("replay from a stored run", () => {
     const live = events.reduce((s, e) => reduceEvent(s, e), emptyConsole("x"));
     const replayed = fold(events, "x");
     expect(replayed).toEqual(live);
+  });
+});
+
+describe("one event schema", () => {
+  const finished = (data: Record<string, unknown>): RunEventMsg => ({ seq: 3, type: "run.finished", data: { attempt: 1, status: "succeeded", status_code: 200, content_type: "application/json", error: "", duration_ms: 5, warnings: [], ...data } });
+  const start: RunEventMsg[] = [
+    { seq: 1, type: "run.queued", data: { version: 1, environment: "local" } },
+    { seq: 2, type: "run.started", data: { attempt: 1 } },
+  ];
+
+  it("run.finished carries the answer as the run API shows it, and the engine's warnings", () => {
+    const response = { status_code: 200, content_type: "application/json", body: { predictions: [1] }, encoding: "utf-8", size: 19, truncated: false };
+    const s = fold([...start, finished({ response, warnings: ["header pattern '[' skipped: missing ]"] })]);
+    expect(s.finished?.response).toEqual(response);
+    expect(s.finished?.warnings).toEqual(["header pattern '[' skipped: missing ]"]);
+    expect(s.lines.filter((l) => l.kind === "note" && l.level === "warn").map((l) => (l as { text: string }).text)).toEqual(["header pattern '[' skipped: missing ]"]);
+    expect(fold([...start, finished({ status: "cancelled", status_code: null, response: null })]).finished?.response).toBeNull();
+  });
+
+  it("an event type the console does not know is shown, not dropped", () => {
+    const s = fold([...start, { seq: 3, type: "run.paused", data: { why: "a newer server" } }]);
+    expect(s.lastSeq).toBe(3);
+    const last = s.lines[s.lines.length - 1];
+    expect(last).toMatchObject({ kind: "note", level: "warn" });
+    expect((last as { text: string }).text).toContain("run.paused");
+    expect((last as { text: string }).text).toContain("a newer server");
+  });
+
+  it("a field the engine adds to its step events reaches the step view, live and replayed", () => {
+    const where = { attempt: 1, call_id: "root/0", parent_call_id: null, node: "root", step_index: 0, step_name: "a", target: "http://m/a", at: 1 };
+    const events: RunEventMsg[] = [
+      ...start,
+      { seq: 3, type: "step.started", data: { ...where, kind: "http", method: "POST", url: "http://m/a", headers: [], request: null, timeout_s: 30 } },
+      { seq: 4, type: "step.finished", data: { ...where, status: 200, response: null, content_type: null, duration_ms: 2, outcome: "ok", error: null, probe: { retries: 2 } } },
+    ];
+    const live = events.reduce((s, e) => reduceEvent(s, e), emptyConsole("p"));
+    const replayed = fold(parseEventLog({ run: "p", finished: false, events })!.events, "p");
+    for (const s of [live, replayed]) {
+      const [step] = stepLines(s);
+      expect(step.fields.probe).toEqual({ retries: 2 });
+      expect(otherStepFields(step)).toEqual([
+        ["probe", { retries: 2 }],
+        ["timeout_s", 30],
+      ]);
+    }
   });
 });
 

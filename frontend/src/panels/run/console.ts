@@ -1,18 +1,23 @@
 /**
- * The run console as a pure model: a run's events (execution/events.py payloads, whose `data`
- * carries the engine's trace fields documented in execution/engine/trace.py) folded into console
- * lines, node results, route decisions and the final outcome. No DOM, no React: the panel renders
- * a `ConsoleState`, the canvas draws `runMarks(state)`, and Vitest tests both.
+ * The run console as a pure model: a run's stored events (declared in execution/eventschema.py,
+ * typed in ../../generated/events.ts) folded into console lines, node results, route decisions and
+ * the final outcome with the graph's answer. The same reducer takes them live (SSE) and replayed
+ * (`GET /api/runs/{id}/events/?format=json`). No DOM, no React: the panel renders a
+ * `ConsoleState`, the canvas draws `runMarks(state)`, and Vitest tests both.
  *
  * Events are applied exactly once and in `seq` order: a repeated `seq` is dropped (a reconnect may
  * resend what was already shown) and an event that arrives after a gap waits in `pending` until
  * the missing ones arrive (`hasGap` tells the stream to reopen from `lastSeq`).
  */
-import type { BodyView, Run, RunStatus } from "../../api";
+import type { BodyView, RunStatus } from "../../api";
+import { RUN_EVENT_TYPES, type RunResponse, type SwitchCondition } from "../../generated/events";
 import { issueKey } from "../../graph/queries";
 import { prettyJson } from "./prettyJson";
 
-/** One event as the SSE `data:` line carries it. */
+/**
+ * One event as the SSE `data:` line and the JSON listing carry it. `type` is a string, not the
+ * generated `RunEventType`: an event the console does not know is shown, not dropped.
+ */
 export interface RunEventMsg {
   seq: number;
   type: string;
@@ -57,15 +62,11 @@ export interface StepLine {
   error: string | null;
   skipReason: string | null;
   condition: ConditionResult | null;
-}
-
-export interface SwitchCondition {
-  index: number;
-  name: string | null;
-  condition: string;
-  matches: boolean;
-  raw: string | null;
-  reason: string | null;
+  /**
+   * Every field of the step's events (`step.started`, then `step.finished` or `step.skipped`) as
+   * they came: a field the engine adds reaches the step view through here with no other change.
+   */
+  fields: Record<string, unknown>;
 }
 
 /** A `route.decided` event's data, typed by router (trace.py). */
@@ -115,6 +116,10 @@ export interface FinishInfo {
   contentType: string | null;
   error: string;
   durationMs: number | null;
+  /** The graph's answer as the run API shows it; null when the run ended without one. */
+  response: RunResponse | null;
+  /** What the engine could not apply as configured (a header pattern it skipped, say). */
+  warnings: string[];
 }
 
 export interface ConsoleState {
@@ -332,6 +337,7 @@ function stepLine(s: ConsoleState, e: RunEventMsg, attempt: number): StepLine {
     error: null,
     skipReason: null,
     condition: null,
+    fields: {},
   };
 }
 
@@ -403,6 +409,7 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
       const line = stepLine(s, e, attempt);
       return putLine(s, {
         ...line,
+        fields: { ...line.fields, ...d },
         stepKind: str(d.kind) ?? line.stepKind,
         method: str(d.method) ?? line.method,
         target: str(d.url) ?? str(d.target) ?? line.target,
@@ -416,6 +423,7 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
       const outcome = str(d.outcome);
       return putLine(s, {
         ...line,
+        fields: { ...line.fields, ...d },
         status: statusOfOutcome(outcome),
         outcome,
         statusCode: num(d.status),
@@ -427,7 +435,7 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
     }
     case "step.skipped": {
       const line = stepLine(s, e, attempt);
-      return putLine(s, { ...line, status: "skipped", outcome: "skipped", skipReason: str(d.reason), condition: conditionResult(d.condition) ?? line.condition });
+      return putLine(s, { ...line, fields: { ...line.fields, ...d }, status: "skipped", outcome: "skipped", skipReason: str(d.reason), condition: conditionResult(d.condition) ?? line.condition });
     }
     case "route.decided": {
       const callId = str(d.call_id) ?? "";
@@ -438,12 +446,43 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
     }
     case "run.finished": {
       const status = (str(d.status) ?? "failed") as RunStatus;
-      const finished: FinishInfo = { status, statusCode: num(d.status_code), contentType: str(d.content_type), error: str(d.error) ?? "", durationMs: num(d.duration_ms) };
-      return { ...closeRunning(s, status, finished.error), status, finished };
+      const finished: FinishInfo = {
+        status,
+        statusCode: num(d.status_code),
+        contentType: str(d.content_type),
+        error: str(d.error) ?? "",
+        durationMs: num(d.duration_ms),
+        response: runResponse(d.response),
+        warnings: Array.isArray(d.warnings) ? d.warnings.filter((w): w is string => typeof w === "string") : [],
+      };
+      let next: ConsoleState = { ...closeRunning(s, status, finished.error), status, finished };
+      for (const [i, warning] of finished.warnings.entries()) next = putLine(next, { kind: "note", key: `note:${e.seq}:${i}`, seq: e.seq, level: "warn", text: warning });
+      return next;
     }
+    case "run.worker_stopping":
+      return s; // what came of it follows: run.requeued, or run.finished
     default:
-      return s;
+      return note(s, e, "warn", `An event this console does not know: ${e.type} (#${e.seq}). ${JSON.stringify(d)}`);
   }
+}
+
+/** Whether the console has a case for an event type (the generated list of declared types). */
+export function isKnownEventType(type: string): boolean {
+  return (RUN_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+function runResponse(v: unknown): RunResponse | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  return {
+    status_code: num(o.status_code),
+    content_type: str(o.content_type),
+    body: o.body,
+    encoding: o.encoding === "base64" ? "base64" : "utf-8",
+    size: num(o.size),
+    truncated: o.truncated === true,
+    ...(str(o.note) !== null ? { note: str(o.note)! } : {}),
+  };
 }
 
 /**
@@ -482,50 +521,49 @@ export function reduceEvents(state: ConsoleState, events: readonly RunEventMsg[]
 /** Parses an SSE `data:` payload; null for anything that is not an event. */
 export function parseEventData(text: string): RunEventMsg | null {
   try {
-    const v = JSON.parse(text) as unknown;
-    if (!v || typeof v !== "object") return null;
-    const o = v as Record<string, unknown>;
-    if (typeof o.seq !== "number" || typeof o.type !== "string") return null;
-    return { seq: o.seq, type: o.type, run: str(o.run) ?? undefined, created_at: str(o.created_at), data: o.data && typeof o.data === "object" ? (o.data as Record<string, unknown>) : {} };
+    return parseEvent(JSON.parse(text) as unknown);
   } catch {
     return null;
   }
 }
 
-// ---- replay from a stored run (when its event stream cannot be read) ----------------------------
+/** An event from its JSON value; null for anything that is not an event. */
+export function parseEvent(v: unknown): RunEventMsg | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.seq !== "number" || typeof o.type !== "string") return null;
+  return { seq: o.seq, type: o.type, run: str(o.run) ?? undefined, created_at: str(o.created_at), data: o.data && typeof o.data === "object" ? (o.data as Record<string, unknown>) : {} };
+}
 
-/**
- * Events equivalent to a stored run's steps and outcome, for the console and the canvas marks.
- * Less detailed than the real stream (no node events, routes only where a step kept one).
- */
-export function eventsFromRun(run: Run): RunEventMsg[] {
-  const out: RunEventMsg[] = [];
-  const push = (type: string, data: Record<string, unknown>, at?: string | null) => out.push({ seq: out.length + 1, type, created_at: at ?? null, data });
-  push("run.queued", { version: run.version, environment: run.environment?.name ?? null, rerun_of: run.rerun_of }, run.created_at);
-  if (run.started_at) push("run.started", { attempt: run.attempt || 1 }, run.started_at);
-  const attempt = run.attempt || 1;
-  const routed = new Set<string>();
-  for (const step of run.steps ?? []) {
-    if (step.attempt !== attempt) continue;
-    const base = { attempt, call_id: step.call_id, parent_call_id: step.parent_call_id, node: step.node, step_index: step.step_index, step_name: step.step_name, target: step.target || null };
-    const nodeCall = step.call_id.slice(0, step.call_id.lastIndexOf("/"));
-    if (step.route && !routed.has(nodeCall)) {
-      routed.add(nodeCall);
-      push("route.decided", { ...step.route, attempt, call_id: nodeCall, node: step.node });
-    }
-    if (step.outcome === "skipped") {
-      push("step.skipped", { ...base, reason: step.error || null, condition: step.condition });
-      continue;
-    }
-    push("step.started", { ...base, kind: step.kind, url: step.target, headers: step.request_headers, request: step.request, condition: step.condition }, step.started_at);
-    if (step.outcome !== "pending") {
-      push("step.finished", { ...base, status: step.status_code, response: step.response, content_type: step.content_type, duration_ms: step.duration_ms, outcome: step.outcome, error: step.error || null }, step.finished_at);
-    }
-  }
-  if (isTerminal(run.status)) {
-    push("run.finished", { status: run.status, status_code: run.response?.status_code ?? null, content_type: run.response?.content_type ?? null, error: run.error ?? "", duration_ms: run.duration_ms }, run.finished_at);
-  }
-  return out;
+/** The JSON listing of a run's stored events (`GET /api/runs/{id}/events/?format=json`). */
+export interface EventLog {
+  run: string;
+  finished: boolean;
+  events: RunEventMsg[];
+}
+
+/** Reads the JSON listing; null for anything that is not one. Events that are not events are left out. */
+export function parseEventLog(value: unknown): EventLog | null {
+  if (!value || typeof value !== "object") return null;
+  const o = value as Record<string, unknown>;
+  if (typeof o.run !== "string" || typeof o.finished !== "boolean" || !Array.isArray(o.events)) return null;
+  const events = o.events.map(parseEvent).filter((e): e is RunEventMsg => e !== null);
+  return { run: o.run, finished: o.finished, events };
+}
+
+// The fields of a step's events the step view shows in its own places (the rest it lists as they came).
+const SHOWN_STEP_FIELDS = new Set([
+  // where the step ran (added by the worker to every trace event)
+  "attempt", "call_id", "parent_call_id", "node", "step_index", "step_name", "target", "at",
+  // step.started, step.finished, step.skipped
+  "kind", "method", "url", "headers", "request", "condition", "status", "response", "content_type", "duration_ms", "outcome", "error", "reason",
+]);
+
+/** The step's trace fields the view has no place of its own for, by name: shown as they came. */
+export function otherStepFields(line: StepLine): [string, unknown][] {
+  return Object.entries(line.fields)
+    .filter(([name, value]) => !SHOWN_STEP_FIELDS.has(name) && value !== null && value !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b));
 }
 
 // ---- derived views ------------------------------------------------------------------------------

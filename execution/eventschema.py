@@ -1,0 +1,425 @@
+"""Every event type a run writes, declared once: names, fields, field types, the terminal one.
+
+The engine (``execution/engine/``) emits the trace events; the web process, the worker and the
+reaper write the lifecycle events (queued, started, cancel, run.finished, …). Each event is stored
+as a ``RunEvent`` row and then sent unchanged: over Server-Sent Events while the run goes on, and
+as JSON for a replay (``GET /api/runs/{id}/events/?format=json``). The console folds both through
+the same reducer, so the stored events are the only truth about a run.
+
+This module is the declaration the rest follows:
+
+- ``execution/engine/trace.py`` takes its list of event types from :data:`RUN_EVENTS`;
+- the SSE stream ends after the family's terminal event (:func:`EventFamily.terminal`);
+- ``scripts/export_event_types.py`` turns it into ``frontend/src/generated/events.ts`` (the event
+  names the browser subscribes to, and one TypeScript interface per event's ``data``); a test fails
+  when the committed file differs from what this declaration generates.
+
+Another family of events (a suite run's, say) is declared the same way: an :class:`EventFamily`
+with its own events, added to :data:`FAMILIES`.
+
+Pure Python: no Django, so the engine and the export script may import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = [
+    "BOOL",
+    "FAMILIES",
+    "FLOAT",
+    "INT",
+    "JSON",
+    "RUN_EVENTS",
+    "RUN_EVENT_TYPES",
+    "STR",
+    "EventFamily",
+    "EventType",
+    "Field",
+    "Shape",
+    "Type",
+    "list_of",
+    "nullable",
+    "one_of",
+    "shape",
+]
+
+
+# --- field types ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    """A JSON value's type, written the way TypeScript writes it (``number | null``, ``string[]``).
+
+    Build them with the helpers below rather than by hand: :data:`STR`, :data:`INT`,
+    :func:`nullable`, :func:`list_of`, :func:`one_of`, :func:`shape`.
+    """
+
+    ts: str
+
+    def __str__(self) -> str:
+        return self.ts
+
+
+STR: Final = Type("string")
+INT: Final = Type("number")  # an integer, but JSON (and TypeScript) know only numbers
+FLOAT: Final = Type("number")
+BOOL: Final = Type("boolean")
+JSON: Final = Type("unknown")  # any JSON value
+STR_PAIRS: Final = Type("[string, string][]")
+
+
+def nullable(t: Type) -> Type:
+    return Type(f"{t.ts} | null")
+
+
+def list_of(t: Type) -> Type:
+    inner = f"({t.ts})" if "|" in t.ts else t.ts
+    return Type(f"{inner}[]")
+
+
+def one_of(*values: str) -> Type:
+    """One of a few strings (``"ok" | "error"``)."""
+    return Type(" | ".join(f'"{v}"' for v in values))
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One key of an event's ``data``. ``optional``: the key may be absent (not only null)."""
+
+    name: str
+    type: Type
+    doc: str
+    optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A named object type that fields refer to (a body view, a condition, a response).
+
+    With a ``base``, it has the base's fields too (before its own ``fields``).
+    """
+
+    name: str
+    doc: str
+    fields: tuple[Field, ...]
+    base: Shape | None = None
+
+    def all_fields(self) -> tuple[Field, ...]:
+        return (*self.base.all_fields(), *self.fields) if self.base is not None else self.fields
+
+    @property
+    def type(self) -> Type:
+        return Type(self.name)
+
+
+def shape(s: Shape) -> Type:
+    return s.type
+
+
+@dataclass(frozen=True, slots=True)
+class EventType:
+    """One event type: its ``type`` name, what it means, who writes it and its ``data`` fields."""
+
+    name: str
+    doc: str
+    source: str  # engine | web | worker | reaper: who writes it
+    fields: tuple[Field, ...]
+    terminal: bool = False
+    in_trace: bool = False  # the engine reports it too (every ``engine`` event is in its trace)
+
+    def field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class EventFamily:
+    """The events of one kind of thing (a run), streamed on one channel and ended by one event.
+
+    ``common`` fields come with every event of the family that comes from ``common_sources`` (the
+    worker adds where a trace event happened to each one the engine reports).
+    """
+
+    name: str
+    doc: str
+    events: tuple[EventType, ...]
+    shapes: tuple[Shape, ...] = ()
+    common: tuple[Field, ...] = ()
+    common_sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [e.name for e in self.events]
+        if len(set(names)) != len(names):
+            raise ValueError(f"event family {self.name}: an event type is declared twice")
+        if sum(e.terminal for e in self.events) != 1:
+            raise ValueError(f"event family {self.name}: exactly one event type must be terminal")
+        for event in self.events:
+            fields = [f.name for f in self.fields_of(event)]
+            if len(set(fields)) != len(fields):
+                raise ValueError(f"event {event.name}: a field is declared twice (or is a common one)")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.events)
+
+    @property
+    def terminal(self) -> str:
+        return next(e.name for e in self.events if e.terminal)
+
+    def get(self, name: str) -> EventType | None:
+        return next((e for e in self.events if e.name == name), None)
+
+    def trace_names(self) -> tuple[str, ...]:
+        """The events the engine reports, in declaration order (its ``EVENT_TYPES``)."""
+        return tuple(e.name for e in self.events if e.source == "engine" or e.in_trace)
+
+    def fields_of(self, event: EventType) -> tuple[Field, ...]:
+        """Every field of ``event``'s stored ``data``: the common ones (if any) and its own."""
+        return (*self.common, *event.fields) if event.source in self.common_sources else event.fields
+
+
+# --- the run's shapes ----------------------------------------------------------------------------
+
+BODY_VIEW: Final = Shape(
+    "BodyView",
+    "At most the trace's cap of a body's bytes, as text (UTF-8) or base64, with its real size.",
+    (
+        Field("body", STR, "the body (or its first bytes)"),
+        Field("encoding", one_of("utf-8", "base64"), "how `body` is written"),
+        Field("size", INT, "the body's real size in bytes"),
+        Field("truncated", BOOL, "whether `body` holds only the first bytes"),
+    ),
+)
+
+CONDITION: Final = Shape(
+    "ConditionData",
+    "A GJSON condition and what it evaluated to on the previous response.",
+    (
+        Field("condition", STR, "the condition as written in the graph"),
+        Field("matches", BOOL, "whether it matched"),
+        Field("raw", nullable(STR), "the value the path found (cut to a few hundred characters)"),
+        Field("reason", nullable(STR), "why it did not match, when known"),
+    ),
+)
+
+SWITCH_CONDITION: Final = Shape(
+    "SwitchCondition",
+    "One step's condition of a Switch node and its result.",
+    (
+        Field("index", INT, "the step's index"),
+        Field("name", nullable(STR), "the step's name"),
+    ),
+    base=CONDITION,
+)
+
+RESPONSE: Final = Shape(
+    "RunResponse",
+    "The graph's answer exactly as `GET /api/runs/{id}/` shows it under `response`.",
+    (
+        Field("status_code", nullable(INT), "the HTTP status"),
+        Field("content_type", nullable(STR), "the response's Content-Type"),
+        Field("body", JSON, "the JSON value for a JSON body, else the text (or base64)"),
+        Field("encoding", one_of("utf-8", "base64"), "how a text `body` is written"),
+        Field("size", nullable(INT), "the body's real size in bytes"),
+        Field("truncated", BOOL, "whether only the first bytes were kept"),
+        Field("note", STR, "why a JSON body is shown as text", optional=True),
+    ),
+)
+
+OUTCOME: Final = one_of("ok", "http-error", "error", "cancelled", "timeout")
+RUN_STATUS: Final = one_of("queued", "running", "succeeded", "failed", "cancelled")
+
+# Where a trace event happened; the worker adds these to the data of every event the engine emits.
+TRACE_WHERE: Final = (
+    Field("attempt", INT, "the attempt (1, 2, …) that emitted it"),
+    Field("call_id", STR, "the call path, unique in a run: `root`, `root/1>node1/0`"),
+    Field("parent_call_id", nullable(STR), "the `nodeName` step that led into this node"),
+    Field("node", nullable(STR), "the node"),
+    Field("step_index", nullable(INT), "the step's index in its node"),
+    Field("step_name", nullable(STR), "the step's name"),
+    Field("target", nullable(STR), "the URL (or node) the step calls"),
+    Field("at", FLOAT, "when, in seconds since the epoch"),
+)
+
+_ATTEMPT = Field("attempt", INT, "the attempt it concerns")
+
+RUN_EVENTS: Final = EventFamily(
+    name="run",
+    doc="A test run's events, on the channel `run:{id}` and at `/api/runs/{id}/events/`.",
+    shapes=(BODY_VIEW, CONDITION, SWITCH_CONDITION, RESPONSE),
+    common=TRACE_WHERE,
+    common_sources=("engine",),
+    events=(
+        EventType(
+            "run.queued",
+            "The run was stored and waits for a worker.",
+            "web",
+            (
+                Field("graph", STR, "the graph's name"),
+                Field("version", INT, "the version run"),
+                Field("environment", STR, "the environment's name"),
+                Field("seed", INT, "the seed of the Splitter draws"),
+                Field("rerun_of", nullable(STR), "the run this one repeats"),
+            ),
+        ),
+        EventType(
+            "run.started",
+            "A worker claimed the run (again, for a later attempt).",
+            "worker",
+            (_ATTEMPT, Field("worker", STR, "the worker's host name")),
+        ),
+        EventType(
+            "run.requeued",
+            "The reaper queued the run again (its worker was stopped, or its message was lost).",
+            "reaper",
+            (
+                Field("reason", STR, "why"),
+                _ATTEMPT,
+                Field("next_attempt", INT, "the attempt that comes next"),
+            ),
+        ),
+        EventType(
+            "run.warning",
+            "Something the run could not do as asked (secret headers expired, say).",
+            "worker",
+            (Field("message", STR, "what happened"),),
+        ),
+        EventType(
+            "run.cancel_requested",
+            "Someone asked to cancel the running run; `run.finished` follows.",
+            "web",
+            (Field("by", STR, "who asked"),),
+        ),
+        EventType(
+            "run.worker_stopping",
+            "The worker running the run was asked to stop (a deploy, a scale-down).",
+            "worker",
+            (_ATTEMPT, Field("reason", STR, "the signal or reason")),
+        ),
+        EventType(
+            "node.started",
+            "A node begins.",
+            "engine",
+            (
+                Field("router_type", nullable(STR), "Sequence, Switch, Ensemble or Splitter"),
+                Field("input", shape(BODY_VIEW), "what the node received"),
+                Field("depth", INT, "how many `nodeName` hops lie above it"),
+            ),
+        ),
+        EventType(
+            "node.finished",
+            "A node ends.",
+            "engine",
+            (
+                Field("status", nullable(INT), "the node's HTTP status (null on error)"),
+                Field("outcome", OUTCOME, "how it ended"),
+                Field("error", nullable(STR), "the cause of an error"),
+                Field("duration_ms", FLOAT, "how long it took"),
+                Field("output", shape(BODY_VIEW), "what it answered (absent on error)", optional=True),
+            ),
+        ),
+        EventType(
+            "step.started",
+            "A step call begins (an HTTP POST, or a `nodeName` step entering its node).",
+            "engine",
+            (
+                Field("kind", one_of("http", "node"), "a URL step or a `nodeName` step"),
+                Field("request", shape(BODY_VIEW), "what the step sends"),
+                Field("condition", shape(CONDITION), "the Sequence condition let it run", optional=True),
+                Field("method", STR, "POST (URL steps)", optional=True),
+                Field("url", STR, "where it posts (URL steps)", optional=True),
+                Field("headers", STR_PAIRS, "headers sent, secrets as ***", optional=True),
+                Field("timeout_s", nullable(FLOAT), "the step's timeout (URL steps)", optional=True),
+            ),
+        ),
+        EventType(
+            "step.finished",
+            "A step call ends.",
+            "engine",
+            (
+                Field("status", nullable(INT), "the step's HTTP status (null without one)"),
+                Field("response", nullable(shape(BODY_VIEW)), "what it answered"),
+                Field("content_type", nullable(STR), "the step's own Content-Type"),
+                Field("duration_ms", FLOAT, "how long it took"),
+                Field("outcome", OUTCOME, "ok (2xx), http-error, error, cancelled or timeout"),
+                Field("error", nullable(STR), "the cause of an error"),
+                Field("redirects", list_of(STR), "the redirects followed (URL steps)", optional=True),
+            ),
+        ),
+        EventType(
+            "step.skipped",
+            "A Sequence step that did not run.",
+            "engine",
+            (
+                Field(
+                    "reason",
+                    one_of(
+                        "condition-unmet",
+                        "invalid-response",
+                        "after-unmet-condition",
+                        "after-hard-failure",
+                        "after-error",
+                    ),
+                    "why it did not run",
+                ),
+                Field("condition", shape(CONDITION), "the condition evaluated", optional=True),
+            ),
+        ),
+        EventType(
+            "route.decided",
+            "A routing decision on a node (`call_id` is the node's); the fields depend on `router`. "
+            "For Sequence and Ensemble, `step_index` (and Ensemble's `step_name`) name the step "
+            "concerned.",
+            "engine",
+            (
+                Field("router", one_of("Sequence", "Switch", "Ensemble", "Splitter"), "the router"),
+                Field("valid_json", BOOL, "Switch: whether the input is JSON", optional=True),
+                Field("conditions", list_of(shape(SWITCH_CONDITION)), "Switch", optional=True),
+                Field("chosen", nullable(INT), "Switch, Splitter: the step taken", optional=True),
+                Field("draw", INT, "Splitter: the number drawn in [0, 100)", optional=True),
+                Field("weights", list_of(nullable(INT)), "Splitter: each step's weight", optional=True),
+                Field("cumulative", list_of(INT), "Splitter: the running sums", optional=True),
+                Field("decision", STR, "Sequence, Ensemble: stop, hard-failure or error", optional=True),
+                Field("reason", STR, "Sequence: why it stopped", optional=True),
+                Field("status", INT, "Sequence, Ensemble: a Hard step's HTTP status", optional=True),
+                Field("error", STR, "Ensemble: the error that ended the node", optional=True),
+                Field("condition", nullable(STR), "Sequence: the condition", optional=True),
+                Field("matches", BOOL, "Sequence: whether it matched", optional=True),
+                Field("raw", nullable(STR), "Sequence: the value the path found", optional=True),
+                Field("evaluated", shape(BODY_VIEW), "Sequence: the response tested", optional=True),
+                Field("skipped", list_of(INT), "Sequence: the steps not run", optional=True),
+                Field("abandoned", list_of(INT), "Ensemble: the steps given up", optional=True),
+            ),
+        ),
+        EventType(
+            "run.finished",
+            "The run ended: the last event of a run, with the graph's answer when there is one. The "
+            "engine reports it with its own `response` (a body view); the worker stores that report "
+            "with the run's `status`, its `attempt` and `response` as the run API shows it.",
+            "worker",
+            (
+                _ATTEMPT,
+                Field("status", RUN_STATUS, "the run's status (succeeded, failed, cancelled)"),
+                Field("status_code", nullable(INT), "the graph's HTTP status (null without an answer)"),
+                Field("content_type", nullable(STR), "the answer's Content-Type"),
+                Field("response", nullable(shape(RESPONSE)), "the answer, as the run API shows it"),
+                Field("error", STR, "why it failed or was cancelled (empty when it did not)"),
+                Field("outcome", OUTCOME, "the engine's outcome", optional=True),
+                Field("duration_ms", nullable(FLOAT), "how long the run took"),
+                Field("deadline_s", FLOAT, "the graph's deadline", optional=True),
+                Field("warnings", list_of(STR), "what the engine could not apply as configured"),
+                Field("by", STR, "who cancelled it before it started", optional=True),
+            ),
+            terminal=True,
+            in_trace=True,
+        ),
+    ),
+)
+
+# Every family of events the studio stores and streams (a suite run's comes here too).
+FAMILIES: Final = (RUN_EVENTS,)
+
+# The run event types, in declaration order (the API schema's enum of them).
+RUN_EVENT_TYPES: Final = RUN_EVENTS.names

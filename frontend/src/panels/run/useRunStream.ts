@@ -1,0 +1,239 @@
+/**
+ * The run being shown and its console, folded from the run's stored events by one reducer.
+ *
+ * Live: one EventSource per run, subscribed to every declared event type (generated from
+ * execution/eventschema.py). The browser reconnects by itself sending Last-Event-ID; the reducer
+ * drops repeated events and holds back events after a gap, in which case the stream is reopened
+ * from the last event applied. The stream is closed after `run.finished`, which carries the
+ * graph's answer: nothing is fetched afterwards.
+ *
+ * Replay: the stored events as JSON (`GET /api/runs/{id}/events/?format=json`) through the same
+ * reducer: when a finished run is opened, when the stream fails, and when a gap stays after the
+ * stream was reopened (an event whose type the stream was not subscribed to: the console then
+ * shows it as unknown instead of losing it).
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Api, Run } from "../../api";
+import { describeApiError } from "../../common/ui";
+import { RUN_EVENT_TYPES } from "../../generated/events";
+import { emptyConsole, hasGap, parseEventData, parseEventLog, reduceEvent, reduceEvents, runMarks, skipGap, type ConsoleState, type RunMarks } from "./console";
+import { rememberRun, rememberedRun, safeStorage } from "./samples";
+
+const RETRY_MS = 2000; // the server's own `retry:` hint
+
+export type Connection = "idle" | "connecting" | "open" | "reconnecting" | "closed";
+
+export interface RunStream {
+  console: ConsoleState;
+  run: Run | null;
+  setRun(run: Run): void;
+  marks: RunMarks | null;
+  connection: Connection;
+  replay: boolean;
+  actionError: string | null;
+  setActionError(message: string | null): void;
+  /** The id of the run shown, at the moment of the call. */
+  currentRunId(): string | null;
+  attach(runId: string, options?: { replay?: boolean; run?: Run }): void;
+  detach(): void;
+}
+
+interface Live {
+  runId: string | null;
+  source: EventSource | null;
+  state: ConsoleState;
+  retry: ReturnType<typeof setTimeout> | null;
+  reopenedAt: number;
+  errors: number;
+}
+
+export function useRunStream({ api, graph }: { api: Api; graph: string }): RunStream {
+  const session = useMemo(() => safeStorage("session"), []);
+  const [consoleState, setConsoleState] = useState<ConsoleState>(() => emptyConsole());
+  const [run, setRunState] = useState<Run | null>(null);
+  const [connection, setConnection] = useState<Connection>("idle");
+  const [replay, setReplay] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+
+  const live = useRef<Live>({ runId: null, source: null, state: emptyConsole(), retry: null, reopenedAt: -1, errors: 0 });
+
+  const close = useCallback(() => {
+    const l = live.current;
+    l.source?.close();
+    l.source = null;
+    if (l.retry) clearTimeout(l.retry);
+    l.retry = null;
+  }, []);
+
+  const commit = useCallback((next: ConsoleState) => {
+    live.current.state = next;
+    setConsoleState(next);
+  }, []);
+
+  const fetchDetail = useCallback(
+    async (runId: string) => {
+      try {
+        const detail = await api.getRun(runId);
+        if (live.current.runId === runId) setRunState(detail);
+      } catch (err) {
+        if (live.current.runId === runId) setActionError(`Could not load run ${runId.slice(0, 8)}: ${describeApiError(err)}`);
+      }
+    },
+    [api],
+  );
+
+  /**
+   * Feeds the stored events after the last one applied through the reducer. Resolves whether the
+   * run has ended, or null when the events could not be read (the reason is shown).
+   */
+  const replayStored = useCallback(
+    async (runId: string): Promise<boolean | null> => {
+      try {
+        const log = parseEventLog(await api.runEventLog(runId, live.current.state.lastSeq));
+        if (live.current.runId !== runId) return null;
+        if (!log) throw new Error("the answer is not a list of events");
+        // The listing holds every stored event: what is still missing was never stored.
+        const next = skipGap(reduceEvents(live.current.state, log.events));
+        commit(next);
+        return next.finished !== null || log.finished;
+      } catch (err) {
+        if (live.current.runId === runId) setActionError(`Could not load the events of run ${runId.slice(0, 8)}: ${describeApiError(err)}`);
+        return null;
+      }
+    },
+    [api, commit],
+  );
+
+  const open = useCallback(
+    (runId: string, after: number) => {
+      close();
+      const l = live.current;
+      if (l.runId !== runId) return;
+      setConnection(after > 0 ? "reconnecting" : "connecting");
+      const source = api.runEvents(runId, after);
+      l.source = source;
+
+      /** The stored events decide: done when the run ended, else the stream goes on after `wait` ms. */
+      const fromStorage = (wait: number) => {
+        close();
+        setConnection("reconnecting");
+        void replayStored(runId).then((finished) => {
+          if (live.current.runId !== runId) return;
+          if (finished === null || finished) {
+            setConnection("closed");
+            return;
+          }
+          l.errors = 0;
+          l.retry = setTimeout(() => open(runId, live.current.state.lastSeq), wait);
+        });
+      };
+
+      const onEvent = (msg: MessageEvent<string>) => {
+        if (l.source !== source) return;
+        const event = parseEventData(msg.data);
+        if (!event) return;
+        l.errors = 0;
+        const next = reduceEvent(l.state, event);
+        if (next === l.state) return;
+        commit(next);
+        if (hasGap(next)) {
+          if (l.reopenedAt !== next.lastSeq) {
+            // Something between lastSeq and the event that came is missing: ask for it again.
+            l.reopenedAt = next.lastSeq;
+            open(runId, next.lastSeq);
+          } else {
+            // Asked again and it still did not come (a type this stream does not subscribe to).
+            fromStorage(0);
+          }
+          return;
+        }
+        if (next.finished) {
+          close();
+          setConnection("closed");
+        }
+      };
+      for (const type of RUN_EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
+      source.onmessage = onEvent; // an event without an `event:` name
+      source.onopen = () => {
+        if (l.source === source) setConnection("open");
+      };
+      source.onerror = () => {
+        if (l.source !== source) return;
+        l.errors += 1;
+        if (source.readyState === EventSource.CLOSED || l.errors >= 3) {
+          // The server refused the stream (or keeps closing it at once): read the stored events.
+          fromStorage(RETRY_MS);
+        } else {
+          setConnection("reconnecting"); // the browser retries by itself with Last-Event-ID
+        }
+      };
+    },
+    [api, close, commit, replayStored],
+  );
+
+  const attach = useCallback(
+    (runId: string, options: { replay?: boolean; run?: Run } = {}) => {
+      close();
+      const l = live.current;
+      l.runId = runId;
+      l.reopenedAt = -1;
+      l.errors = 0;
+      commit(emptyConsole(runId));
+      setRunState(options.run ?? null);
+      setReplay(!!options.replay);
+      setActionError(null);
+      rememberRun(session, graph, runId);
+      if (options.replay) {
+        // A run from the list: its stored events first; a stream only if it is still going on.
+        setConnection("connecting");
+        void replayStored(runId).then((finished) => {
+          if (live.current.runId !== runId) return;
+          if (finished === false) open(runId, live.current.state.lastSeq);
+          else setConnection("closed");
+        });
+      } else {
+        open(runId, 0);
+      }
+      if (!options.run) void fetchDetail(runId);
+    },
+    [close, commit, fetchDetail, graph, open, replayStored, session],
+  );
+
+  const detach = useCallback(() => {
+    close();
+    live.current.runId = null;
+    commit(emptyConsole());
+    setRunState(null);
+    setConnection("idle");
+    setReplay(false);
+    setActionError(null);
+    rememberRun(session, graph, null);
+  }, [close, commit, graph, session]);
+
+  // A reload re-attaches to the run the console showed (its stream replays and goes on live).
+  useEffect(() => {
+    const id = rememberedRun(session, graph);
+    if (id) attach(id);
+    return () => close();
+  }, [session, graph, attach, close]); // once per page: all four are stable for a page's graph
+
+  const setRun = useCallback((updated: Run) => {
+    if (live.current.runId === updated.id) setRunState(updated);
+  }, []);
+
+  const marks = useMemo(() => (consoleState.runId ? runMarks(consoleState) : null), [consoleState]);
+
+  return {
+    console: consoleState,
+    run,
+    setRun,
+    marks,
+    connection,
+    replay,
+    actionError,
+    setActionError,
+    currentRunId: () => live.current.runId,
+    attach,
+    detach,
+  };
+}
