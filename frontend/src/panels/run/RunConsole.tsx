@@ -10,6 +10,7 @@ import { Spinner, formatTime } from "../../common/ui";
 import { CloseIcon, StatusIcon } from "../../common/icons";
 import { describeSkip, failureCause, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
 import type { RunController } from "./useRunController";
+import { JsonTree } from "../../tests/JsonTree";
 
 
 function useNow(active: boolean): number {
@@ -45,7 +46,11 @@ export function BodyBlock({ label, body, meta }: { label: string; body: ShownBod
           {body.truncated ? " (truncated)" : ""}
         </span>
       </div>
-      <pre className={`code-block body-text${body.json ? " json" : ""}`}>{body.text || <span className="muted">(empty)</span>}</pre>
+      {body.json && !body.truncated && body.value !== undefined ? (
+        <JsonTree value={body.value} label={label} listClassName="body-text json" />
+      ) : (
+        <pre className={`code-block body-text${body.json ? " json" : ""}`}>{body.text || <span className="muted">(empty)</span>}</pre>
+      )}
     </div>
   );
 }
