@@ -11,6 +11,8 @@ import { CloseIcon, StatusIcon } from "../../common/icons";
 import { describeSkip, failureCause, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
 import type { RunController } from "./useRunController";
 import { JsonTree } from "../../tests/JsonTree";
+import { SaveAsTestDialog } from "../../tests/SaveAsTestDialog";
+import type { Api, TestCaseRow } from "../../api";
 
 
 function useNow(active: boolean): number {
@@ -164,13 +166,20 @@ function LineView({ line, current, selected, expanded, soft, onToggle }: { line:
   );
 }
 
-export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunController; selection: Selection; onSelectStep: (node: string, index: number) => void }) {
+/** What "Save as test case" needs: the API and where the saved case goes next. */
+export interface SaveAsTest {
+  api: Api;
+  onSaved: (row: TestCaseRow) => void;
+}
+
+export function RunConsole({ ctl, selection, onSelectStep, saveAsTest }: { ctl: RunController; selection: Selection; onSelectStep: (node: string, index: number) => void; saveAsTest?: SaveAsTest }) {
   const c = ctl.console;
   const run = ctl.run;
   const status = c.status ?? run?.status ?? null;
   const inFlight = !!c.runId && !isTerminal(status);
   const now = useNow(inFlight);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const [savingTest, setSavingTest] = useState(false);
   const listRef = useRef<HTMLOListElement>(null);
 
   useEffect(() => setExpanded(new Set()), [c.runId]);
@@ -233,6 +242,11 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
         {inFlight && (
           <button type="button" className="btn btn-small btn-danger" onClick={() => void ctl.cancel()} disabled={ctl.cancelling || c.cancelRequested}>
             Cancel run
+          </button>
+        )}
+        {!inFlight && saveAsTest && (c.finished?.statusCode ?? run?.response?.status_code ?? null) !== null && (
+          <button type="button" className="btn btn-small" onClick={() => setSavingTest(true)} title="Save this run's request and what it answered as a test case of the graph">
+            Save as test case…
           </button>
         )}
         {!inFlight && (
@@ -310,6 +324,18 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
           </div>
           {final ? <BodyBlock label="Body" body={final} /> : !run || !isTerminal(run.status) ? <Spinner label="Loading the response" /> : null}
         </div>
+      )}
+      {saveAsTest && (
+        <SaveAsTestDialog
+          api={saveAsTest.api}
+          runId={c.runId}
+          open={savingTest}
+          onClose={() => setSavingTest(false)}
+          onSaved={(row) => {
+            setSavingTest(false);
+            saveAsTest.onSaved(row);
+          }}
+        />
       )}
     </section>
   );
