@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from canvaskit import open_tab
 from playwright.sync_api import Locator, Page, expect
+from test_accessibility import serious_violations
 
 from execution import demo
 
@@ -75,6 +76,7 @@ def test_a_finished_run_is_saved_as_a_case_with_the_expectations_the_user_kept(
     expect(exps.nth(0)).to_contain_text("The final status is 200")
     expect(exps.nth(1)).to_contain_text("The body contains")
     expect(exps.nth(2)).to_contain_text('Node root routed to step "cat"')
+    assert serious_violations(page) == []
     dialog.get_by_role("button", name=re.compile(r"^Remove: The body contains")).click()
     expect(exps).to_have_count(2)
     dialog.get_by_label("Name").fill("a cat photo")
@@ -120,6 +122,7 @@ def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_is
     expect(second.get_by_label("Path (GJSON)")).to_have_value("predictions.0")
     expect(second.get_by_label("On step's response", exact=False)).to_have_value("root/cat")
     expect(second).to_contain_text(f'predictions.0 in step root/cat\'s response equals "{breed}"')
+    assert serious_violations(page) == []
 
     # A third expectation on a step the graph does not have: the server refuses the case.
     editor.get_by_role("button", name="+ Add expectation").click()
