@@ -128,26 +128,14 @@ export interface RunFilters {
 
 // ---- graph tests (docs/graph-tests.md; execution/testcases/apis.py) ----------------------------
 
-/** A saved test case as `GET /api/graphs/{name}/tests/{id}/` answers it. */
-export interface TestCaseRow {
-  id: number;
-  graph: string;
-  name: string;
-  description: string;
-  /** The case as written: name, description, request, seed, environment, expectations. */
-  document: JsonObject;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
+/**
+ * A saved test case as `GET /api/graphs/{name}/tests/{id}/` answers it (`TestCaseOutput`); its
+ * document (name, description, request, seed, environment, expectations) is read as JSON.
+ */
+export type TestCaseRow = Omit<Schemas["TestCaseOutput"], "document"> & { document: JsonObject };
 
-export interface SaveAsTestInput {
-  name?: string;
-  /** Answer with the document it would write; nothing is saved. */
-  preview?: boolean;
-  /** Record these instead of the captured expectations. */
-  expectations?: unknown[];
-}
+/** What "save run as test" takes: a name, `preview` (answer the document, save nothing), the expectations kept. */
+export type SaveAsTestInput = Partial<Schemas["SaveAsTestInputRequest"]>;
 
 export class ApiError extends Error {
   readonly status: number;
