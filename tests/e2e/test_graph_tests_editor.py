@@ -32,9 +32,9 @@ CAT = {"instances": [{"animal": "cat", "image": "tom.jpg"}]}
 @pytest.fixture
 def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
     """The worker is up and the ``local`` environment points at the session's mock model server."""
-    from execution import services
+    from execution.services import environments
 
-    environment, _ = services.ensure_local_environment()
+    environment, _ = environments.ensure_local_environment()
     return environment
 
 
