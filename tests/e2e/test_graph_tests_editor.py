@@ -48,7 +48,16 @@ def console(page: Page) -> Locator:
     return page.get_by_role("region", name="Run console")
 
 
-def run_cat(page: Page) -> None:
+@pytest.fixture
+def cat_run(stack: Any, switch_graph: Any, user_page: Page, open_editor: Any) -> Page:
+    """The Switch demo open in the editor, after a cat ran through it."""
+    run_cat(user_page, open_editor)
+    return user_page
+
+
+def run_cat(page: Page, open_editor: Any) -> None:
+    """Opens the Switch demo and runs a cat through it (succeeded)."""
+    open_editor(page, "animal-switch")
     open_tab(page, "Run")
     page.get_by_label("Payload (JSON)").fill(json.dumps(CAT))
     page.get_by_role("button", name="Run", exact=True).click()
@@ -56,15 +65,13 @@ def run_cat(page: Page) -> None:
 
 
 def test_a_finished_run_is_saved_as_a_case_with_the_expectations_the_user_kept(
-    stack: Any, switch_graph: Any, user_page: Page, open_editor: Any
+    cat_run: Page, switch_graph: Any
 ) -> None:
     """The dialog lists the status, the body subset and the route; the removed one is not saved;
     the case shows up in the Tests tab."""
     from execution.models import TestCase
 
-    page = user_page
-    open_editor(page, "animal-switch")
-    run_cat(page)
+    page = cat_run
     # The final body is a JSON tree now: its values are rows with their GJSON path.
     final = console(page).locator(".run-final")
     expect(final.get_by_role("treeitem").and_(final.locator('[data-path="predictions.0"]'))).to_be_visible()
@@ -93,16 +100,14 @@ def test_a_finished_run_is_saved_as_a_case_with_the_expectations_the_user_kept(
 
 
 def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_issues_are_pinned(
-    stack: Any, switch_graph: Any, user_page: Page, open_editor: Any
+    cat_run: Page, switch_graph: Any
 ) -> None:
     """Add expectation → pick from a step's response → click the value: the path, the step and the
     value fill the form, and the save stores them. A step the graph lacks comes back as the
     server's issue on that expectation, and nothing is saved."""
     from execution.models import TestCase
 
-    page = user_page
-    open_editor(page, "animal-switch")
-    run_cat(page)
+    page = cat_run
     breed = json.loads(console(page).locator('.run-final [data-path="predictions.0"] .jt-value').inner_text())
 
     open_tab(page, "Tests")
@@ -146,16 +151,12 @@ def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_is
     ]
 
 
-def test_the_json_tree_and_the_case_list_work_from_the_keyboard(
-    stack: Any, switch_graph: Any, user_page: Page, open_editor: Any
-) -> None:
+def test_the_json_tree_and_the_case_list_work_from_the_keyboard(cat_run: Page, switch_graph: Any) -> None:
     """Arrows move through the tree and open and close containers, Enter picks the value; Edit,
     Duplicate and Delete are buttons reached with Tab."""
     from execution.models import TestCase
 
-    page = user_page
-    open_editor(page, "animal-switch")
-    run_cat(page)
+    page = cat_run
     final_tree = console(page).locator(".run-final").get_by_role("tree")
     root = final_tree.get_by_role("treeitem").first
     root.focus()

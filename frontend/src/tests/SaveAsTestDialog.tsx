@@ -9,6 +9,7 @@ import { ApiError, type Api, type TestCaseRow } from "../api";
 import { Modal, Spinner, describeApiError } from "../common/ui";
 import type { JsonObject } from "../graph/types";
 import { describeExpectation, pinIssues, type CaseIssue } from "./expectations";
+import { ProblemBanner } from "./ProblemBanner";
 
 export function SaveAsTestDialog({ api, runId, open, onClose, onSaved }: { api: Api; runId: string; open: boolean; onClose: () => void; onSaved: (row: TestCaseRow) => void }) {
   const [name, setName] = useState("");
@@ -128,23 +129,7 @@ export function SaveAsTestDialog({ api, runId, open, onClose, onSaved }: { api: 
               Restore the {all.length - kept.length} removed
             </button>
           )}
-          {problem && (
-            <div className="error-banner" role="alert">
-              <div>
-                <div>{problem.message}</div>
-                {pinned.rest.length > 0 && (
-                  <ul>
-                    {pinned.rest.map((issue, j) => (
-                      <li key={j}>
-                        {issue.path ? <span className="mono">{issue.path}: </span> : null}
-                        {issue.message}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </div>
-            </div>
-          )}
+          {problem && <ProblemBanner message={problem.message} issues={pinned.rest} />}
           <button type="submit" hidden />
         </form>
       )}

@@ -4,13 +4,14 @@
  * expectation takes its path from a value clicked in the JSON tree of a run's final response or
  * of any step's response; the server's 400 issues are shown on the expectation they name.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { ApiError, downloadBlob, type Api, type Run, type TestCaseRow } from "../api";
 import { ErrorBanner, Modal, Spinner, describeApiError } from "../common/ui";
 import type { JsonObject } from "../graph/types";
 import { isTerminal, showBody, showValue } from "../panels/run/console";
 import { applyPick, copyName, describeExpectation, emptyDraft, fromDraft, KINDS, OPERATORS, pinIssues, STEP_STATES, toDraft, type CaseIssue, type Draft, type Kind } from "./expectations";
 import { JsonTree, type Picked } from "./JsonTree";
+import { ProblemBanner } from "./ProblemBanner";
 import "./tests.css";
 
 const KIND_LABELS: Record<Kind | "json", string> = {
@@ -267,6 +268,19 @@ function ExpectationFields({ draft, index, onChange, issues }: { draft: Draft; i
   }
 }
 
+/** One labelled field of the case editor, with the server's issues about it underneath. */
+function CaseField({ id, label, errors, children }: { id: string; label: string; errors?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="field">
+      <label className="label" htmlFor={id}>
+        {label}
+      </label>
+      {children}
+      {errors}
+    </div>
+  );
+}
+
 function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api: Api; graph: string; shownRun: Run | null; initial: EditorState; onSaved: (row: TestCaseRow) => void; onCancel: () => void }) {
   const [e, setE] = useState(initial);
   const [picking, setPicking] = useState<number | null>(null);
@@ -315,41 +329,22 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
       }}
     >
       <h3 className="case-editor-title">{e.id === null ? "New test case" : `Edit “${initial.name}”`}</h3>
-      <div className="field">
-        <label className="label" htmlFor="case-name">
-          Name
-        </label>
+      <CaseField id="case-name" label="Name" errors={fieldErrors("name")}>
         <input id="case-name" ref={nameRef} className="input input-small" value={e.name} maxLength={200} aria-invalid={caseIssue("name").length > 0 || undefined} onChange={(ev) => setE({ ...e, name: ev.target.value })} />
-        {fieldErrors("name")}
-      </div>
-      <div className="field">
-        <label className="label" htmlFor="case-description">
-          Description
-        </label>
+      </CaseField>
+      <CaseField id="case-description" label="Description">
         <input id="case-description" className="input input-small" value={e.description} onChange={(ev) => setE({ ...e, description: ev.target.value })} />
-      </div>
-      <div className="field">
-        <label className="label" htmlFor="case-request">
-          Request (JSON: payload or raw, content_type, headers)
-        </label>
+      </CaseField>
+      <CaseField id="case-request" label="Request (JSON: payload or raw, content_type, headers)" errors={fieldErrors("request")}>
         <textarea id="case-request" className="textarea mono" rows={5} spellCheck={false} value={e.request} aria-invalid={caseIssue("request").length > 0 || undefined} onChange={(ev) => setE({ ...e, request: ev.target.value })} />
-        {fieldErrors("request")}
-      </div>
+      </CaseField>
       <div className="case-row">
-        <div className="field">
-          <label className="label" htmlFor="case-seed">
-            Seed (Splitters)
-          </label>
+        <CaseField id="case-seed" label="Seed (Splitters)" errors={fieldErrors("seed")}>
           <input id="case-seed" className="input input-small" value={e.seed} inputMode="numeric" aria-invalid={caseIssue("seed").length > 0 || undefined} onChange={(ev) => setE({ ...e, seed: ev.target.value })} />
-          {fieldErrors("seed")}
-        </div>
-        <div className="field">
-          <label className="label" htmlFor="case-environment">
-            Environment
-          </label>
+        </CaseField>
+        <CaseField id="case-environment" label="Environment" errors={fieldErrors("environment")}>
           <input id="case-environment" className="input input-small" value={e.environment} placeholder="the suite's" onChange={(ev) => setE({ ...e, environment: ev.target.value })} />
-          {fieldErrors("environment")}
-        </div>
+        </CaseField>
       </div>
       <datalist id="step-states">
         {STEP_STATES.map((s) => (
@@ -412,23 +407,7 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
           + Add expectation
         </button>
       </fieldset>
-      {problem && (
-        <div className="error-banner" role="alert">
-          <div>
-            <div>{problem.message}</div>
-            {pinned.rest.length > 0 && (
-              <ul>
-                {pinned.rest.map((issue, j) => (
-                  <li key={j}>
-                    {issue.path ? <span className="mono">{issue.path}: </span> : null}
-                    {issue.message}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
-        </div>
-      )}
+      {problem && <ProblemBanner message={problem.message} issues={pinned.rest} />}
       <div className="case-actions">
         <button type="submit" className="btn btn-primary btn-small" disabled={saving || !e.name.trim()} aria-busy={saving || undefined}>
           {saving && <Spinner decorative />}
@@ -644,21 +623,7 @@ export function TestsPanel({ api, graph, shownRun, refreshKey, highlight }: { ap
         }
       >
         <p>Merge adds the file's cases and replaces those with the same name; Replace makes the graph's cases exactly the file's. Nothing changes if the file has a problem.</p>
-        {importProblem && (
-          <div className="error-banner" role="alert">
-            <div>
-              <div>{importProblem.message}</div>
-              <ul>
-                {importProblem.issues.slice(0, 20).map((issue, j) => (
-                  <li key={j}>
-                    {issue.line ? <span className="mono">line {issue.line}{issue.column ? `:${issue.column}` : ""}: </span> : null}
-                    {issue.message}
-                  </li>
-                ))}
-              </ul>
-            </div>
-          </div>
-        )}
+        {importProblem && <ProblemBanner message={importProblem.message} issues={importProblem.issues.slice(0, 20)} />}
       </Modal>
     </div>
   );
