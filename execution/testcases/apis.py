@@ -220,18 +220,49 @@ class TestCaseImportApi(APIView):
 class RunSaveAsTestApi(APIView):
     class SaveAsTestInput(serializers.Serializer):
         name = serializers.CharField(required=False, max_length=200, help_text="Default: run <id prefix>")
+        preview = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="Answer 200 with the case document it would write; nothing is saved",
+        )
+        expectations = serializers.ListField(
+            child=serializers.JSONField(),
+            required=False,
+            help_text="Record these instead of the captured ones (the ones the author kept)",
+        )
+
+    class PreviewOutput(serializers.Serializer):
+        document = serializers.JSONField(help_text="The case as it would be written")
 
     @extend_schema(
         operation_id="runs_save_as_test",
         request=SaveAsTestInput,
-        responses={201: TestCaseOutputSerializer},
-        examples=[OpenApiExample("Named", value={"name": "cat photo, v3"}, request_only=True)],
+        responses={201: TestCaseOutputSerializer, 200: PreviewOutput},
+        examples=[
+            OpenApiExample("Named", value={"name": "cat photo, v3"}, request_only=True),
+            OpenApiExample("Preview", value={"name": "cat photo, v3", "preview": True}, request_only=True),
+            OpenApiExample(
+                "Kept expectations",
+                value={
+                    "name": "cat photo, v3",
+                    "expectations": [{"status": 200}, {"route": "root", "took": "cat"}],
+                },
+                request_only=True,
+            ),
+        ],
     )
     def post(self, request: Request, run_id: str) -> Response:
         """A new case of the run's graph: its request, seed and environment; expecting its status,
-        its body (as a subset) and the routes it took. Prune the expectations afterwards."""
+        its body (as a subset) and the routes it took, or the ``expectations`` given. With
+        ``preview`` the answer is the document it would write (200) and nothing is saved."""
         data = self.SaveAsTestInput(data=request.data)
         data.is_valid(raise_exception=True)
         run = run_selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
-        case = services.test_case_from_run(run=run, user=request.user, name=data.validated_data.get("name"))
+        name = data.validated_data.get("name")
+        if data.validated_data["preview"]:
+            document = services.test_case_document_from_run(run=run, name=name)
+            return Response({"document": document})
+        case = services.test_case_from_run(
+            run=run, user=request.user, name=name, expectations=data.validated_data.get("expectations")
+        )
         return Response(TestCaseOutputSerializer(case).data, status=status.HTTP_201_CREATED)

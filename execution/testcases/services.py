@@ -275,12 +275,10 @@ def _run_events(run: Run) -> list[dict[str, Any]]:
     ]
 
 
-def test_case_from_run(*, run: Run, user: User, name: str | None = None) -> TestCase:
-    """A new case of the run's graph from a finished run: its request, seed and environment, and
-    as expectations its final status, its body as a subset, and the routes it took.
-
-    StateConflict (409) when the run has no response yet; otherwise as :func:`test_case_create`.
-    """
+def test_case_document_from_run(*, run: Run, name: str | None = None) -> dict[str, Any]:
+    """The case document "save run as test" would write for a finished run (nothing is stored):
+    its request, seed and environment; expecting its status, its body as a subset and the routes
+    it took. StateConflict (409) when the run has no response yet."""
     if run.response_status is None:
         raise StateConflict(
             f"Run {run.pk} has no response yet ({run.status}); save it as a test once it has finished."
@@ -288,7 +286,7 @@ def test_case_from_run(*, run: Run, user: User, name: str | None = None) -> Test
     body: bytes | None = None
     if run.response_body is not None and run.response_encoding == "utf-8" and not run.response_truncated:
         body = run.response_body.encode()
-    document = case_document_from_run(
+    return case_document_from_run(
         name=name or f"run {str(run.pk)[:8]}",
         manifest=spec.parse(run.version.manifest),
         request_body=run.request_body.encode(),
@@ -301,4 +299,17 @@ def test_case_from_run(*, run: Run, user: User, name: str | None = None) -> Test
         seed=run.seed,
         environment=run.environment_name or None,
     )
+
+
+def test_case_from_run(
+    *, run: Run, user: User, name: str | None = None, expectations: list[Any] | None = None
+) -> TestCase:
+    """A new case of the run's graph from a finished run (:func:`test_case_document_from_run`).
+
+    ``expectations``, when given, replaces the captured ones (the author kept only some of them);
+    they are checked as any case's. Errors as :func:`test_case_create`.
+    """
+    document = test_case_document_from_run(run=run, name=name)
+    if expectations is not None:
+        document["expectations"] = expectations
     return test_case_create(graph=run.graph, user=user, document=document)

@@ -127,6 +127,17 @@ export interface RunFilters {
   environment?: string;
 }
 
+// ---- graph tests (docs/graph-tests.md; execution/testcases/apis.py) ----------------------------
+
+/**
+ * A saved test case as `GET /api/graphs/{name}/tests/{id}/` answers it (`TestCaseOutput`); its
+ * document (name, description, request, seed, environment, expectations) is read as JSON.
+ */
+export type TestCaseRow = Omit<Schemas["TestCaseOutput"], "document"> & { document: JsonObject };
+
+/** What "save run as test" takes: a name, `preview` (answer the document, save nothing), the expectations kept. */
+export type SaveAsTestInput = Partial<Schemas["SaveAsTestInputRequest"]>;
+
 export class ApiError extends Error {
   readonly status: number;
   readonly body: { detail?: string; issues?: Issue[]; [key: string]: unknown } | null;
@@ -338,6 +349,51 @@ export class Api {
 
   runEvents(id: string, after = 0): EventSource {
     return new EventSource(this.url(`runs/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
+  }
+
+  // ---- graph tests -----------------------------------------------------------------------------
+
+  /** Every case of the graph (all pages; a graph holds at most 1,000). */
+  async listTests(graph: string): Promise<TestCaseRow[]> {
+    let page: Page<TestCaseRow> = await this.json("GET", `graphs/${encodeURIComponent(graph)}/tests/`);
+    const rows = [...page.results];
+    while (page.next) {
+      page = await this.nextPage<TestCaseRow>(page.next);
+      rows.push(...page.results);
+    }
+    return rows;
+  }
+
+  /** Adds a case (201); 400 with issues pinned to the expectation and field, 409 for a taken name. */
+  createTest(graph: string, document: JsonObject): Promise<TestCaseRow> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/tests/`, { json: document });
+  }
+
+  /** Replaces a case's document; errors as for create. */
+  updateTest(graph: string, id: number, document: JsonObject): Promise<TestCaseRow> {
+    return this.json("PUT", `graphs/${encodeURIComponent(graph)}/tests/${id}/`, { json: document });
+  }
+
+  deleteTest(graph: string, id: number): Promise<void> {
+    return this.json("DELETE", `graphs/${encodeURIComponent(graph)}/tests/${id}/`);
+  }
+
+  /** The graph's cases as one `kind: InferenceGraphTest` YAML file. */
+  async exportTests(graph: string): Promise<Blob> {
+    const response = await this.raw("GET", `graphs/${encodeURIComponent(graph)}/tests/export/`, { headers: { Accept: "application/yaml, */*" } });
+    return response.blob();
+  }
+
+  /** Imports a test file, all or nothing: merge (same-named cases replaced) or replace. */
+  importTests(graph: string, text: string, mode: "merge" | "replace"): Promise<{ count: number; cases: TestCaseRow[] }> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/tests/import/`, { body: text, headers: { "Content-Type": "application/yaml" }, query: { mode } });
+  }
+
+  /** A case from a finished run (201), or with `preview` the document it would write (200). */
+  saveRunAsTest(runId: string, input: SaveAsTestInput & { preview: true }): Promise<{ document: JsonObject }>;
+  saveRunAsTest(runId: string, input: SaveAsTestInput): Promise<TestCaseRow>;
+  saveRunAsTest(runId: string, input: SaveAsTestInput): Promise<TestCaseRow | { document: JsonObject }> {
+    return this.json("POST", `runs/${encodeURIComponent(runId)}/save-as-test/`, { json: input });
   }
 }
 

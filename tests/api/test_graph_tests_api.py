@@ -324,3 +324,40 @@ def test_hostile_inputs_get_a_clear_4xx_and_nothing_is_stored(api: APIClient, gr
     regex = {**CASE, "expectations": [{"path": "says", "matches": "^(a+)+$"}]}
     assert api.post(URL, regex, format="json").status_code == 201
     assert list(TestCase.objects.values_list("name", flat=True)) == ["cat"]
+
+
+def test_save_as_test_previews_without_saving_and_records_only_the_kept_expectations(
+    api: APIClient, graph: Graph, user: Any
+) -> None:
+    """The editor's dialog: a preview lists what would be recorded (nothing is stored); the save
+    then records the expectations the user kept, checked like any case."""
+    run = _finished_run(graph, user)
+    preview = api.post(f"/api/runs/{run.pk}/save-as-test/", {"name": "dog", "preview": True}, format="json")
+    assert preview.status_code == 200, preview.data
+    assert preview.json()["document"]["expectations"] == [
+        {"status": 200},
+        {"body": {"says": "woof", "id": 4}, "match": "subset"},
+        {"route": "root", "took": "dog"},
+    ]
+    assert preview.json()["document"]["name"] == "dog"
+    assert not TestCase.objects.exists()
+
+    kept = [{"status": 200}, {"route": "root", "took": "dog"}]
+    response = api.post(
+        f"/api/runs/{run.pk}/save-as-test/", {"name": "dog", "expectations": kept}, format="json"
+    )
+    assert response.status_code == 201, response.data
+    assert TestCase.objects.get(name="dog").document["expectations"] == kept
+
+    bad = api.post(
+        f"/api/runs/{run.pk}/save-as-test/",
+        {"name": "dog 2", "expectations": [{"route": "nowhere", "took": "x"}]},
+        format="json",
+    )
+    assert bad.status_code == 400
+    assert bad.json()["issues"][0]["expectation"] == 0
+    not_a_list = api.post(
+        f"/api/runs/{run.pk}/save-as-test/", {"expectations": {"status": 200}}, format="json"
+    )
+    assert not_a_list.status_code == 400 and "expectations" in str(not_a_list.json())
+    assert list(TestCase.objects.values_list("name", flat=True)) == ["dog"]

@@ -203,7 +203,7 @@ def test_panel_tabs_follow_the_aria_tabs_pattern(user_page: Page, make_graph: An
     make_graph("tabs", nodes=ONE_STEP)
     open_editor(page, "tabs", cards=1)
     tabs = page.get_by_role("tablist", name="Panels").get_by_role("tab")
-    expect(tabs).to_have_count(5)
+    expect(tabs).to_have_count(6)
     expect(page.locator('[role=tab][tabindex="0"]')).to_have_count(1)
     page.get_by_role("tab", name="Properties").focus()
     page.keyboard.press("ArrowRight")
@@ -211,11 +211,11 @@ def test_panel_tabs_follow_the_aria_tabs_pattern(user_page: Page, make_graph: An
     expect(page.get_by_role("tab", name="YAML")).to_have_attribute("aria-selected", "true")
     expect(page.locator("#panel-yaml")).to_be_visible()
     page.keyboard.press("End")
-    assert focused(page) == "tab:tab-run"
+    assert focused(page) == "tab:tab-tests"
     page.keyboard.press("ArrowRight")
     assert focused(page) == "tab:tab-properties"
     page.keyboard.press("ArrowLeft")
-    assert focused(page) == "tab:tab-run"
+    assert focused(page) == "tab:tab-tests"
     page.keyboard.press("Home")
     expect(page.get_by_role("tab", name="Properties")).to_have_attribute("aria-selected", "true")
     expect(page.locator('[role=tab][tabindex="0"]')).to_have_attribute("id", "tab-properties")

@@ -22,6 +22,7 @@ import { ProblemsPanel } from "../panels/ProblemsPanel";
 import { PropertiesPanel } from "../panels/PropertiesPanel";
 import { YamlPanel } from "../panels/YamlPanel";
 import { RunPanel } from "../panels/run/RunPanel";
+import { TestsPanel } from "../tests/TestsPanel";
 import { RunsDialog } from "../panels/run/RunsDialog";
 import { graphSamples } from "../panels/run/samples";
 import { useRunController } from "../panels/run/useRunController";
@@ -65,6 +66,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [historyKey, setHistoryKey] = useState(0);
   const [busy, setBusy] = useState<Busy>(null);
   const [runsOpen, setRunsOpen] = useState(false);
+  const [savedCase, setSavedCase] = useState<{ id: number; key: number } | null>(null);
   const [panelWidth, setPanelWidth] = usePanelWidth(config.user);
 
   const working = s.history.state;
@@ -271,7 +273,24 @@ export function EditorApp({ config }: { config: StudioConfig }) {
           </>
         );
       case "run":
-        return <RunPanel ctl={runs} versionLabel={runTarget.label} selection={s.selection} onSelectStep={selectRunStep} />;
+        return (
+          <RunPanel
+            ctl={runs}
+            versionLabel={runTarget.label}
+            selection={s.selection}
+            onSelectStep={selectRunStep}
+            saveAsTest={{
+              api,
+              onSaved: (row) => {
+                setSavedCase((prev) => ({ id: row.id, key: (prev?.key ?? 0) + 1 }));
+                setNotice({ kind: "ok", text: `Saved the test case “${row.name}”; it is in the Tests tab.` });
+                setTab("tests");
+              },
+            }}
+          />
+        );
+      case "tests":
+        return <TestsPanel api={api} graph={graphName} shownRun={runs.run} refreshKey={savedCase?.key ?? 0} highlight={savedCase?.id ?? null} />;
     }
   };
 

@@ -7,6 +7,7 @@ export const PANEL_TABS = [
   { id: "problems", label: "Problems" },
   { id: "history", label: "History" },
   { id: "run", label: "Run" },
+  { id: "tests", label: "Tests" },
 ] as const;
 export type PanelTab = (typeof PANEL_TABS)[number]["id"];
 

@@ -509,7 +509,8 @@ export interface paths {
         put?: never;
         /**
          * @description A new case of the run's graph: its request, seed and environment; expecting its status,
-         *     its body (as a subset) and the routes it took. Prune the expectations afterwards.
+         *     its body (as a subset) and the routes it took, or the ``expectations`` given. With
+         *     ``preview`` the answer is the document it would write (200) and nothing is saved.
          */
         post: operations["runs_save_as_test"];
         delete?: never;
@@ -815,6 +816,10 @@ export interface components {
             visibility?: components["schemas"]["VisibilityEnum"];
             secret_headers?: string[];
         };
+        PreviewOutput: {
+            /** @description The case as it would be written */
+            document: unknown;
+        };
         /**
          * @description * `viewer` - Viewer
          *     * `editor` - Editor
@@ -1035,6 +1040,13 @@ export interface components {
         SaveAsTestInputRequest: {
             /** @description Default: run <id prefix> */
             name?: string;
+            /**
+             * @description Answer 200 with the case document it would write; nothing is saved
+             * @default false
+             */
+            preview: boolean;
+            /** @description Record these instead of the captured ones (the ones the author kept) */
+            expectations?: unknown[];
         };
         /**
          * @description * `error` - error
@@ -3696,6 +3708,14 @@ export interface operations {
             };
         };
         responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewOutput"];
+                };
+            };
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -10,6 +10,9 @@ import { Spinner, formatTime } from "../../common/ui";
 import { CloseIcon, StatusIcon } from "../../common/icons";
 import { describeSkip, failureCause, otherStepFields, SOFT_NOTE, softFailures, formatMs, formatSize, isTerminal, progress, showBody, showValue, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
 import type { RunController } from "./useRunController";
+import { JsonTree } from "../../tests/JsonTree";
+import { SaveAsTestDialog } from "../../tests/SaveAsTestDialog";
+import type { Api, TestCaseRow } from "../../api";
 
 
 function useNow(active: boolean): number {
@@ -45,7 +48,11 @@ export function BodyBlock({ label, body, meta }: { label: string; body: ShownBod
           {body.truncated ? " (truncated)" : ""}
         </span>
       </div>
-      <pre className={`code-block body-text${body.json ? " json" : ""}`}>{body.text || <span className="muted">(empty)</span>}</pre>
+      {body.json && !body.truncated && body.value !== undefined ? (
+        <JsonTree value={body.value} label={label} listClassName="body-text json" />
+      ) : (
+        <pre className={`code-block body-text${body.json ? " json" : ""}`}>{body.text || <span className="muted">(empty)</span>}</pre>
+      )}
     </div>
   );
 }
@@ -167,13 +174,20 @@ function LineView({ line, current, selected, expanded, soft, onToggle }: { line:
   );
 }
 
-export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunController; selection: Selection; onSelectStep: (node: string, index: number) => void }) {
+/** What "Save as test case" needs: the API and where the saved case goes next. */
+export interface SaveAsTest {
+  api: Api;
+  onSaved: (row: TestCaseRow) => void;
+}
+
+export function RunConsole({ ctl, selection, onSelectStep, saveAsTest }: { ctl: RunController; selection: Selection; onSelectStep: (node: string, index: number) => void; saveAsTest?: SaveAsTest }) {
   const c = ctl.console;
   const run = ctl.run;
   const status = c.status ?? run?.status ?? null;
   const inFlight = !!c.runId && !isTerminal(status);
   const now = useNow(inFlight);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const [savingTest, setSavingTest] = useState(false);
   const listRef = useRef<HTMLOListElement>(null);
 
   useEffect(() => setExpanded(new Set()), [c.runId]);
@@ -237,6 +251,11 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
         {inFlight && (
           <button type="button" className="btn btn-small btn-danger" onClick={() => void ctl.cancel()} disabled={ctl.cancelling || c.cancelRequested}>
             Cancel run
+          </button>
+        )}
+        {!inFlight && saveAsTest && (c.finished?.statusCode ?? run?.response?.status_code ?? null) !== null && (
+          <button type="button" className="btn btn-small" onClick={() => setSavingTest(true)} title="Save this run's request and what it answered as a test case of the graph">
+            Save as test case…
           </button>
         )}
         {!inFlight && (
@@ -314,6 +333,18 @@ export function RunConsole({ ctl, selection, onSelectStep }: { ctl: RunControlle
           </div>
           {final && <BodyBlock label="Body" body={final} />}
         </div>
+      )}
+      {saveAsTest && (
+        <SaveAsTestDialog
+          api={saveAsTest.api}
+          runId={c.runId}
+          open={savingTest}
+          onClose={() => setSavingTest(false)}
+          onSaved={(row) => {
+            setSavingTest(false);
+            saveAsTest.onSaved(row);
+          }}
+        />
       )}
     </section>
   );

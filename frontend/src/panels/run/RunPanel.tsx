@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "react";
 import type { Selection } from "../../editor/store";
 import { Spinner } from "../../common/ui";
 import type { RunController } from "./useRunController";
-import { RunConsole } from "./RunConsole";
+import { RunConsole, type SaveAsTest } from "./RunConsole";
 import { prettyJson } from "./prettyJson";
 import { CloseIcon, RunIcon } from "../../common/icons";
 import "./run.css";
@@ -17,17 +17,19 @@ export function RunPanel({
   versionLabel,
   selection,
   onSelectStep,
+  saveAsTest,
 }: {
   ctl: RunController;
   /** What the Run button runs, e.g. "version 3" or "version 3 (after saving)". */
   versionLabel: string;
   selection: Selection;
   onSelectStep: (node: string, index: number) => void;
+  saveAsTest?: SaveAsTest;
 }) {
   return (
     <div className="run-panel">
       <RunForm ctl={ctl} versionLabel={versionLabel} />
-      <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} />
+      <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} saveAsTest={saveAsTest} />
     </div>
   );
 }

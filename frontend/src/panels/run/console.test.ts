@@ -322,7 +322,7 @@ describe("one event schema", () => {
 
 describe("bodies and numbers", () => {
   it("pretty-prints JSON (an array of numbers on one line), keeps text as it is, and reports sizes", () => {
-    expect(showBody({ body: '{"a":[1,2]}', encoding: "utf-8", size: 11, truncated: false })).toEqual({ text: '{\n  "a": [1, 2]\n}', json: true, size: 11, truncated: false, binary: false });
+    expect(showBody({ body: '{"a":[1,2]}', encoding: "utf-8", size: 11, truncated: false })).toEqual({ text: '{\n  "a": [1, 2]\n}', json: true, size: 11, truncated: false, binary: false, value: { a: [1, 2] } });
     expect(showBody({ body: "plain <b>", encoding: "utf-8", size: 9, truncated: false })).toMatchObject({ text: "plain <b>", json: false });
     expect(showBody({ body: '{"a":', encoding: "utf-8", size: 900, truncated: true })).toMatchObject({ json: false, truncated: true });
     expect(showBody({ body: "AAE=", encoding: "base64", size: 2, truncated: false })).toMatchObject({ binary: true });

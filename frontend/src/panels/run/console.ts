@@ -825,6 +825,8 @@ export interface ShownBody {
   size: number;
   truncated: boolean;
   binary: boolean;
+  /** The parsed value when the body is whole JSON (the console shows it as a tree). */
+  value?: unknown;
 }
 
 /** A body as the console shows it: pretty JSON when it parses, else the raw text. */
@@ -833,7 +835,8 @@ export function showBody(view: BodyView | null | undefined): ShownBody | null {
   if (view.encoding === "base64") return { text: view.body, json: false, size: view.size, truncated: view.truncated, binary: true };
   if (!view.truncated) {
     try {
-      return { text: prettyJson(JSON.parse(view.body)), json: true, size: view.size, truncated: false, binary: false };
+      const value: unknown = JSON.parse(view.body);
+      return { text: prettyJson(value), json: true, size: view.size, truncated: false, binary: false, value };
     } catch {
       /* not JSON: shown as it is */
     }
@@ -849,5 +852,5 @@ export function showValue(value: unknown, size?: number | null, truncated?: bool
     return shown;
   }
   const text = prettyJson(value);
-  return { text, json: true, size: size ?? new TextEncoder().encode(JSON.stringify(value)).length, truncated: !!truncated, binary: false };
+  return { text, json: true, size: size ?? new TextEncoder().encode(JSON.stringify(value)).length, truncated: !!truncated, binary: false, value };
 }

@@ -1,0 +1,200 @@
+"""Graph tests in the editor, in a real browser against the real stack (live server, Redis, a
+Celery worker, the mock model server): a finished run saved as a test case through the console's
+dialog, the Tests tab's list, and an expectation written by clicking a value in the JSON tree of a
+step's response, with the server's issues pinned to the expectation.
+
+Selectors: the console's "Save as test case…" button and its dialog "Save as test case" (list
+"Expectations", "Remove: <sentence>" buttons); the "Tests" tab with the list "Test cases" and
+"Edit <name>" buttons; in the case editor one "Expectation N" item per expectation with its
+"Pick from a response…" button, the picker's "Response to pick from" select and JSON tree (``role=tree``,
+rows ``role=treeitem`` with ``data-path``), and the fields "Path (GJSON)" and "On step's response".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from canvaskit import open_tab
+from playwright.sync_api import Locator, Page, expect
+from test_accessibility import serious_violations
+
+from execution import demo
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+RUN_TIMEOUT_MS = 30_000  # a run on a loaded 2-core machine: queue, worker thread, mock calls
+CAT = {"instances": [{"animal": "cat", "image": "tom.jpg"}]}
+
+
+@pytest.fixture
+def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
+    """The worker is up and the ``local`` environment points at the session's mock model server."""
+    from execution.services import environments
+
+    environment, _ = environments.ensure_local_environment()
+    return environment
+
+
+@pytest.fixture
+def switch_graph(make_graph: Any) -> Any:
+    manifest, layout, description, _request = demo.DEMO_GRAPHS["animal-switch"]
+    return make_graph("animal-switch", manifest["spec"]["nodes"], layout=layout, description=description)
+
+
+def console(page: Page) -> Locator:
+    return page.get_by_role("region", name="Run console")
+
+
+@pytest.fixture
+def cat_run(stack: Any, switch_graph: Any, user_page: Page, open_editor: Any) -> Page:
+    """The Switch demo open in the editor, after a cat ran through it."""
+    run_cat(user_page, open_editor)
+    return user_page
+
+
+def run_cat(page: Page, open_editor: Any) -> None:
+    """Opens the Switch demo and runs a cat through it (succeeded)."""
+    open_editor(page, "animal-switch")
+    open_tab(page, "Run")
+    page.get_by_label("Payload (JSON)").fill(json.dumps(CAT))
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(console(page).locator(".run-status")).to_have_text("succeeded", timeout=RUN_TIMEOUT_MS)
+
+
+def test_a_finished_run_is_saved_as_a_case_with_the_expectations_the_user_kept(
+    cat_run: Page, switch_graph: Any
+) -> None:
+    """The dialog lists the status, the body subset and the route; the removed one is not saved;
+    the case shows up in the Tests tab."""
+    from execution.models import TestCase
+
+    page = cat_run
+    # The final body is a JSON tree now: its values are rows with their GJSON path.
+    final = console(page).locator(".run-final")
+    expect(final.get_by_role("treeitem").and_(final.locator('[data-path="predictions.0"]'))).to_be_visible()
+
+    console(page).get_by_role("button", name="Save as test case…").click()
+    dialog = page.get_by_role("dialog", name="Save as test case")
+    exps = dialog.get_by_role("list", name="Expectations").get_by_role("listitem")
+    expect(exps).to_have_count(3)
+    expect(exps.nth(0)).to_contain_text("The final status is 200")
+    expect(exps.nth(1)).to_contain_text("The body contains")
+    expect(exps.nth(2)).to_contain_text('Node root routed to step "cat"')
+    assert serious_violations(page) == []
+    dialog.get_by_role("button", name=re.compile(r"^Remove: The body contains")).click()
+    expect(exps).to_have_count(2)
+    dialog.get_by_label("Name").fill("a cat photo")
+    dialog.get_by_role("button", name="Save test case").click()
+
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_role("tab", name="Tests")).to_have_attribute("aria-selected", "true")
+    cases = page.get_by_role("list", name="Test cases")
+    expect(cases.locator(".case-item.highlight")).to_contain_text("a cat photo")
+    expect(cases).to_contain_text('Node root routed to step "cat"')
+    case = TestCase.objects.get(graph=switch_graph, name="a cat photo")
+    assert case.document["expectations"] == [{"status": 200}, {"route": "root", "took": "cat"}]
+    assert case.document["request"]["payload"] == CAT
+
+
+def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_issues_are_pinned(
+    cat_run: Page, switch_graph: Any
+) -> None:
+    """Add expectation → pick from a step's response → click the value: the path, the step and the
+    value fill the form, and the save stores them. A step the graph lacks comes back as the
+    server's issue on that expectation, and nothing is saved."""
+    from execution.models import TestCase
+
+    page = cat_run
+    breed = json.loads(console(page).locator('.run-final [data-path="predictions.0"] .jt-value').inner_text())
+
+    open_tab(page, "Tests")
+    page.get_by_role("button", name="New test case").click()
+    editor = page.get_by_role("form", name="New test case")
+    editor.get_by_label("Name", exact=True).fill("cat breed")
+    editor.get_by_label("Request (JSON", exact=False).fill(json.dumps({"payload": CAT}))
+    editor.get_by_role("button", name="+ Add expectation").click()
+    second = editor.get_by_role("listitem", name="Expectation 2")
+    second.get_by_role("button", name="Pick from a response…").click()
+    picker = second.get_by_role("group", name="Pick a value from a run")
+    picker.get_by_label("Response to pick from").select_option(label="Step root/cat")
+    tree = picker.get_by_role("tree", name="Step root/cat")
+    tree.locator('[data-path="predictions.0"]').click()
+
+    expect(picker).to_be_hidden()
+    expect(second.get_by_label("Path (GJSON)")).to_have_value("predictions.0")
+    expect(second.get_by_label("On step's response", exact=False)).to_have_value("root/cat")
+    expect(second).to_contain_text(f'predictions.0 in step root/cat\'s response equals "{breed}"')
+    assert serious_violations(page) == []
+
+    # A third expectation on a step the graph does not have: the server refuses the case.
+    editor.get_by_role("button", name="+ Add expectation").click()
+    third = editor.get_by_role("listitem", name="Expectation 3")
+    third.get_by_label("Path (GJSON)").fill("predictions.0")
+    third.get_by_label("On step's response", exact=False).fill("root/horse")
+    third.get_by_label("Operator").select_option("exists")
+    editor.get_by_role("button", name="Save test case").click()
+    expect(third.locator(".field-error")).to_contain_text("horse")
+    expect(third).to_have_class(re.compile(r"\bhas-issue\b"))
+    expect(second).not_to_have_class(re.compile(r"\bhas-issue\b"))
+    assert not TestCase.objects.filter(graph=switch_graph).exists()
+
+    third.get_by_role("button", name="Remove expectation 3").click()
+    editor.get_by_role("button", name="Save test case").click()
+    expect(page.get_by_role("list", name="Test cases")).to_contain_text("cat breed")
+    case = TestCase.objects.get(graph=switch_graph, name="cat breed")
+    assert case.document["expectations"] == [
+        {"status": 200},
+        {"path": "predictions.0", "step": "root/cat", "equals": breed},
+    ]
+
+
+def test_the_json_tree_and_the_case_list_work_from_the_keyboard(cat_run: Page, switch_graph: Any) -> None:
+    """Arrows move through the tree and open and close containers, Enter picks the value; Edit,
+    Duplicate and Delete are buttons reached with Tab."""
+    from execution.models import TestCase
+
+    page = cat_run
+    final_tree = console(page).locator(".run-final").get_by_role("tree")
+    root = final_tree.get_by_role("treeitem").first
+    root.focus()
+    page.keyboard.press("ArrowDown")  # predictions
+    predictions = final_tree.locator('[data-path="predictions"]')
+    expect(predictions).to_be_focused()
+    page.keyboard.press("ArrowLeft")  # closes it
+    expect(predictions).to_have_attribute("aria-expanded", "false")
+    expect(final_tree.locator('[data-path="predictions.0"]')).to_have_count(0)
+    page.keyboard.press("ArrowRight")  # opens it
+    page.keyboard.press("ArrowRight")  # to its first element
+    expect(final_tree.locator('[data-path="predictions.0"]')).to_be_focused()
+    expect(console(page).locator(".run-final .jt-path")).to_contain_text("predictions.0")
+    # Searching narrows the rows to the matches and their parents.
+    console(page).locator(".run-final").get_by_role("searchbox").fill("zzz-nothing")
+    expect(final_tree.get_by_role("treeitem")).to_have_count(0)
+
+    open_tab(page, "Tests")
+    page.get_by_role("button", name="New test case").click()
+    editor = page.get_by_role("form", name="New test case")
+    editor.get_by_label("Name", exact=True).fill("keyboard")
+    first = editor.get_by_role("listitem", name="Expectation 1")
+    first.get_by_role("button", name="Pick from a response…").press("Enter")
+    tree = first.get_by_role("tree", name="Final response")
+    tree.get_by_role("treeitem").first.focus()
+    page.keyboard.press("End")
+    expect(tree.locator('[data-path="predictions.0"]')).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(first.get_by_label("Path (GJSON)")).to_have_value("predictions.0")
+    editor.get_by_role("button", name="Save test case").press("Enter")
+    cases = page.get_by_role("list", name="Test cases")
+    expect(cases).to_contain_text("keyboard")
+
+    page.get_by_role("button", name="Duplicate keyboard").press("Enter")
+    expect(cases.get_by_role("listitem").filter(has_text="keyboard (copy)")).to_have_count(1)
+    page.get_by_role("button", name="Delete keyboard (copy)").press("Enter")
+    page.get_by_role("dialog", name="Delete the test case?").get_by_role("button", name="Delete").press(
+        "Enter"
+    )
+    expect(page.get_by_role("status").filter(has_text="Deleted “keyboard (copy)”.")).to_be_visible()
+    assert list(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == ["keyboard"]
