@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { applyEdit } from "../graph/edits";
-import { fromManifest, toManifest } from "../graph/manifest";
+import { toManifest } from "../graph/manifest";
+import { graphOf } from "./__fixtures__/graphs";
 import type { GraphState, JsonObject } from "../graph/types";
 import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertModel, moveAlong, type FlowEdit } from "./edits";
 
-function graphOf(nodes: JsonObject): GraphState {
-  return fromManifest({ apiVersion: "serving.kserve.io/v1alpha1", kind: "InferenceGraph", metadata: { name: "g" }, spec: { nodes } }, null);
-}
 
 function nodesAfter(state: GraphState, fe: FlowEdit | null): JsonObject {
   expect(fe).not.toBeNull();
