@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyEdit } from "../graph/edits";
-import { toManifest } from "../graph/manifest";
+import { toLayout, toManifest } from "../graph/manifest";
+import { snapshot } from "../editor/store";
 import { graphOf } from "./__fixtures__/graphs";
 import type { GraphState, JsonObject } from "../graph/types";
 import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertModel, moveAlong, type FlowEdit } from "./edits";
@@ -144,5 +145,20 @@ describe("flow edits: each is the smallest change to the document", () => {
       [1, { x: 0, y: 100 }],
     ]);
     expect(dropIndex("Ensemble", 0, { x: 0, y: 150 }, vertical)).toBe(1);
+  });
+});
+
+describe("moveFlowBoxes", () => {
+  it("keeps Flow positions in the layout under their own key; the Nodes view's positions stay", () => {
+    const g = chain();
+    const moved = applyEdit(g, { type: "moveFlowBoxes", positions: { "root/detect": { x: 5, y: 6 } } });
+    expect(toLayout(moved).flow).toEqual({ boxes: { "root/detect": { x: 5, y: 6 } } });
+    expect(toLayout(moved).nodes).toEqual(toLayout(g).nodes);
+    expect(toManifest(moved)).toEqual(toManifest(g));
+    // A move is an unsaved change; the same position again is no edit.
+    expect(snapshot(moved)).not.toBe(snapshot(g));
+    expect(applyEdit(moved, { type: "moveFlowBoxes", positions: { "root/detect": { x: 5, y: 6 } } })).toBe(moved);
+    const again = applyEdit(moved, { type: "moveFlowBoxes", positions: { "root/embed": { x: 1, y: 1 } } });
+    expect(toLayout(again).flow).toEqual({ boxes: { "root/detect": { x: 5, y: 6 }, "root/embed": { x: 1, y: 1 } } });
   });
 });
