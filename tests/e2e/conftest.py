@@ -40,6 +40,9 @@ EXPECT_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 20_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
+# frontend/src/flow/viewPref.ts: where the editor remembers the Flow / Nodes choice.
+CANVAS_VIEW_KEY = "inference-graph-studio:canvas-view"
+
 PASSWORD = "e2e-password-1"  # a throwaway account in the throwaway test database
 
 
@@ -144,20 +147,35 @@ def page_errors() -> Iterator[PageErrors]:
 def login(
     new_context: Callable[..., BrowserContext], live_server: Any, page_errors: PageErrors
 ) -> Callable[[Any], Page]:
-    """``login(user)`` -> a page in a fresh browser context with ``user``'s session cookie."""
+    """``login(user)`` -> a page in a fresh browser context with ``user``'s session cookie.
 
-    def _login(user: Any) -> Page:
+    The editor opens in the Flow view by default; the browser tests written for the Nodes view's
+    cards start there (the choice the toolbar's switch remembers, set before the page loads unless
+    the test made another). ``login(user, canvas_view=None)`` leaves the default."""
+
+    def _login(user: Any, *, canvas_view: str | None = "nodes") -> Page:
         context = new_context()
         context.add_cookies([session_cookie_for(user, live_server.url)])
+        if canvas_view is not None:
+            context.add_init_script(
+                "try { if (!localStorage.getItem(%(key)r)) localStorage.setItem(%(key)r, %(view)r); } catch (e) {}"
+                % {"key": CANVAS_VIEW_KEY, "view": canvas_view}
+            )
         return page_errors.watch(context.new_page())
 
     return _login
 
 
 @pytest.fixture
-def user_page(login: Callable[[Any], Page], studio_user: Any) -> Page:
-    """A page logged in as ``studio_user`` (nothing opened yet)."""
+def user_page(login: Callable[..., Page], studio_user: Any) -> Page:
+    """A page logged in as ``studio_user`` (nothing opened yet), the editor in the Nodes view."""
     return login(studio_user)
+
+
+@pytest.fixture
+def flow_page(login: Callable[..., Page], studio_user: Any) -> Page:
+    """A page logged in as ``studio_user`` whose editor opens in its default view (Flow)."""
+    return login(studio_user, canvas_view=None)
 
 
 @pytest.fixture

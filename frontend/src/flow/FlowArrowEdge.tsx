@@ -4,12 +4,15 @@ import { memo, useContext } from "react";
 import { shorten } from "../canvas/labels";
 import type { Position } from "../graph/types";
 import { FlowActionsContext } from "./FlowBoxNode";
+import { LABEL_CHARS } from "./layout";
 import type { ArrowKind, InsertPoint } from "./project";
 
 export interface FlowArrowData extends Record<string, unknown> {
   kind: ArrowKind;
   label: string | null;
   points: Position[] | null;
+  /** Where elk put the label (with the "+"), when it routed the arrow. */
+  labelAt: Position | null;
   /** Where "+" inserts a model; null: no "+" on this arrow. */
   insert: InsertPoint | null;
   /** Words for the "+" button: "between A and B". */
@@ -39,6 +42,7 @@ function FlowArrowView({ id, sourceX, sourceY, targetX, targetY, sourcePosition,
   let ly: number;
   if (data?.points && data.points.length >= 2) {
     ({ path, x: lx, y: ly } = polyline(data.points));
+    if (data.labelAt) ({ x: lx, y: ly } = data.labelAt);
   } else {
     [path, lx, ly] = getSmoothStepPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, borderRadius: 6 });
   }
@@ -52,7 +56,7 @@ function FlowArrowView({ id, sourceX, sourceY, targetX, targetY, sourcePosition,
           <div className="flow-arrow-label nodrag nopan" style={{ transform: `translate(-50%, -50%) translate(${lx}px, ${ly}px)` }} data-arrow={id}>
             {data?.label && (
               <span className={`flow-label flow-label-${kind}`} title={data.label}>
-                {shorten(data.label, 28)}
+                {shorten(data.label, LABEL_CHARS)}
               </span>
             )}
             {insert && (

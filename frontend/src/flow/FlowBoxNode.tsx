@@ -60,8 +60,8 @@ export interface FlowGroupData extends Record<string, unknown> {
 export type FlowGroupFlowNode = Node<FlowGroupData, "flowGroup">;
 
 const KIND_TAG: Record<string, string> = {
-  request: "IN",
-  response: "OUT",
+  request: "",
+  response: "",
   step: "",
   ref: "REF",
   call: "CALL",

@@ -29,7 +29,7 @@ type FlowNode = FlowBoxFlowNode | FlowGroupFlowNode;
 
 /** What decides a new layout: the boxes, groups and arrows (not their labels or marks). */
 function structureOf(model: FlowModel): string {
-  return JSON.stringify([model.boxes.map((b) => [b.id, b.kind, b.group]), model.groups.map((g) => [g.id, g.parent, g.collapsed]), model.arrows.map((a) => a.id)]);
+  return JSON.stringify([model.boxes.map((b) => [b.id, b.kind, b.group]), model.groups.map((g) => [g.id, g.parent, g.collapsed]), model.arrows.map((a) => [a.id, a.label, a.insert !== null])]);
 }
 
 function isSelected(box: FlowBox, selection: Selection): boolean {
@@ -184,6 +184,7 @@ export function FlowCanvas({
           kind: a.kind,
           label: a.label,
           points: placed.routes[a.id] ?? null,
+          labelAt: placed.labels[a.id] ?? null,
           insert: plus ? a.insert : null,
           between: `between ${title.get(a.from) ?? a.from} and ${title.get(a.to) ?? a.to}`,
           run: toRun && toRun.status !== "not-reached" && toRun.status !== "not-taken" ? toRun.status : null,

@@ -160,5 +160,9 @@ describe("moveFlowBoxes", () => {
     expect(applyEdit(moved, { type: "moveFlowBoxes", positions: { "root/detect": { x: 5, y: 6 } } })).toBe(moved);
     const again = applyEdit(moved, { type: "moveFlowBoxes", positions: { "root/embed": { x: 1, y: 1 } } });
     expect(toLayout(again).flow).toEqual({ boxes: { "root/detect": { x: 5, y: 6 }, "root/embed": { x: 1, y: 1 } } });
+    // Auto layout in the Flow view forgets the stored positions; with none stored it is no edit.
+    const reset = applyEdit(again, { type: "moveFlowBoxes", positions: {}, reset: true });
+    expect(toLayout(reset).flow).toEqual({ boxes: {} });
+    expect(applyEdit(reset, { type: "moveFlowBoxes", positions: {}, reset: true })).toBe(reset);
   });
 });

@@ -30,6 +30,13 @@ describe("flow layout", () => {
       for (let i = 1; i < route.length; i++) expect(route[i].x === route[i - 1].x || route[i].y === route[i - 1].y).toBe(true);
     }
     expect(Object.keys(a.routes).sort()).toEqual(model.arrows.map((x) => x.id).sort());
+    // Labels get room of their own: no label sits on a box.
+    for (const arrow of model.arrows) {
+      const at = a.labels[arrow.id];
+      if (!arrow.label) continue;
+      expect(at).toBeDefined();
+      for (const r of rects) expect(at.x > r.x && at.x < r.x + r.width && at.y > r.y && at.y < r.y + r.height).toBe(false);
+    }
   });
 
   it("group frames hold their boxes", async () => {

@@ -40,6 +40,21 @@ export interface FlowLayout {
   boxes: Record<string, Position>;
   /** Each arrow's orthogonal route (start, bends, end), when elk routed it. */
   routes: Record<string, Position[]>;
+  /** The centre of each arrow's label (with its "+"), where elk made room for it. */
+  labels: Record<string, Position>;
+}
+
+/** Characters of an arrow's label the view prints (the rest is in its tooltip). */
+export const LABEL_CHARS = 34;
+
+/**
+ * The room an arrow's label takes: its text in the 10.5 px monospace font (6.4 px a character,
+ * measured in headless Chromium) and the "+" button beside it.
+ */
+export function labelSize(label: string | null, plus: boolean): Size | null {
+  if (!label && !plus) return null;
+  const chars = label ? Math.min(Array.from(label).length, LABEL_CHARS) : 0;
+  return { width: (label ? chars * 6.4 + 14 : 0) + (plus ? 24 : 0), height: 20 };
 }
 
 const SEP = "\u0000";
@@ -63,6 +78,8 @@ export function elkGraph(model: FlowModel): ElkNode {
       "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
       "elk.json.edgeCoords": "ROOT",
       "elk.json.shapeCoords": "ROOT",
+      "elk.edgeLabels.placement": "CENTER",
+      "elk.layered.edgeLabels.sideSelection": "ALWAYS_UP",
     },
     children: [],
     edges: [],
@@ -86,7 +103,10 @@ export function elkGraph(model: FlowModel): ElkNode {
     const parent = containers.get(b.group ?? "") ?? root;
     parent.children?.push({ id: b.id, ...BOX_SIZES[b.kind] });
   }
-  root.edges = model.arrows.map((a): ElkExtendedEdge => ({ id: a.id, sources: [a.from], targets: [a.to] }));
+  root.edges = model.arrows.map((a): ElkExtendedEdge => {
+    const size = labelSize(a.label, a.insert !== null && a.kind !== "order");
+    return { id: a.id, sources: [a.from], targets: [a.to], ...(size ? { labels: [{ id: `${a.id}${SEP}label`, text: a.label ?? "+", ...size }] } : {}) };
+  });
   return root;
 }
 
@@ -102,15 +122,18 @@ export async function autoFlowLayout(model: FlowModel, elk: Pick<ELK, "layout">)
   };
   walk(result);
   const routes: Record<string, Position[]> = {};
+  const labels: Record<string, Position> = {};
   const collect = (n: ElkNode) => {
     for (const e of (n.edges ?? []) as ElkExtendedEdge[]) {
       const s = e.sections?.[0];
       if (s) routes[e.id] = [s.startPoint, ...(s.bendPoints ?? []), s.endPoint].map((p) => ({ x: Math.round(p.x), y: Math.round(p.y) }));
+      const l = e.labels?.[0];
+      if (l && l.x !== undefined && l.y !== undefined) labels[e.id] = { x: Math.round(l.x + (l.width ?? 0) / 2), y: Math.round(l.y + (l.height ?? 0) / 2) };
     }
     for (const c of n.children ?? []) collect(c);
   };
   collect(result);
-  return { boxes, routes };
+  return { boxes, routes, labels };
 }
 
 function rectOf(box: FlowBox, p: Position): Rect {
@@ -144,11 +167,14 @@ export function placeBoxes(model: FlowModel, auto: FlowLayout, stored: Readonly<
     placed.push(rectOf(b, p));
   }
   const routes: Record<string, Position[]> = {};
+  const labels: Record<string, Position> = {};
   for (const a of model.arrows) {
     const r = auto.routes[a.id];
-    if (r && !moved.has(a.from) && !moved.has(a.to)) routes[a.id] = r;
+    if (!r || moved.has(a.from) || moved.has(a.to)) continue;
+    routes[a.id] = r;
+    if (auto.labels[a.id]) labels[a.id] = auto.labels[a.id];
   }
-  return { boxes, routes };
+  return { boxes, routes, labels };
 }
 
 /** Each open group's frame: around its boxes and sub-groups, with room for its title. */

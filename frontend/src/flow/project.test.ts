@@ -111,10 +111,10 @@ describe("project: nodeName calls", () => {
       ].sort(),
     );
     const b = m.boxes.find((x) => x.title === "b");
-    expect(b).toMatchObject({ protocol: "v1", dependency: "Hard", condition: "y" });
+    expect(b).toMatchObject({ protocol: "v1", dependency: "Hard", condition: null });
     expect(m.boxes.find((x) => x.title === "pre")?.protocol).toBe("v2");
     expect(m.boxes.find((x) => x.title === "i1")?.mapPredictions).toBe(true);
-    expect(describeBox(b!)).toBe("b, URL http://m/v1/models/b:predict, protocol v1, Hard dependency, condition y");
+    expect(describeBox(b!)).toBe("b, URL http://m/v1/models/b:predict, protocol v1, Hard dependency");
   });
 
   it("a collapsed group is one call box, and the arrows go through it", () => {

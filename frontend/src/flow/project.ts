@@ -304,8 +304,9 @@ class Projector {
       node: node.name,
       group,
       dependency: f.dependency === "Hard" || f.dependency === "Soft" ? f.dependency : null,
-      // A Sequence step's condition is drawn on its arrow; a Switch's on its branch.
-      condition: typeof f.condition === "string" && f.condition !== "" ? f.condition : null,
+      // A Switch step's condition labels its branch; elsewhere it is on the box (and, in a
+      // Sequence, on the arrow into it).
+      condition: type !== "Switch" && typeof f.condition === "string" && f.condition !== "" ? f.condition : null,
       mapPredictions: f.mapPredictionsToInstances === true,
       weight: typeof f.weight === "number" ? f.weight : null,
     };

@@ -35,8 +35,11 @@ export type Edit =
   | { type: "connectNew"; node: string; target: string }
   | { type: "setGraphField"; path: string[]; value: Json | undefined }
   | { type: "moveNodes"; positions: Record<string, Position> }
-  /** Positions of boxes in the Flow view, by box layout key: kept in the layout under `flow`. */
-  | { type: "moveFlowBoxes"; positions: Record<string, Position> }
+  /**
+   * Positions of boxes in the Flow view, by box layout key: kept in the layout under `flow`.
+   * `reset` first forgets every stored position (the automatic layout again).
+   */
+  | { type: "moveFlowBoxes"; positions: Record<string, Position>; reset?: boolean }
   | { type: "paste"; payload: ClipboardPayload; offset: Position }
   | { type: "replaceManifest"; manifest: JsonObject }
   | { type: "batch"; edits: Edit[] };
@@ -281,8 +284,8 @@ export function applyEdit(state: GraphState, edit: Edit): GraphState {
     case "moveFlowBoxes": {
       const flow = isObject(state.layoutExtra.flow) ? (state.layoutExtra.flow as JsonObject) : {};
       const stored = isObject(flow.boxes) ? flow.boxes : {};
-      const boxes: JsonObject = { ...stored };
-      let changed = false;
+      const boxes: JsonObject = edit.reset ? {} : { ...stored };
+      let changed = edit.reset === true && Object.keys(stored).length > 0;
       for (const [key, p] of Object.entries(edit.positions)) {
         const old = stored[key];
         if (isObject(old) && old.x === p.x && old.y === p.y) continue;

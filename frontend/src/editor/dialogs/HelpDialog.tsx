@@ -15,7 +15,9 @@ const SHORTCUTS: [string, string][] = [
   ["Shift+drag", "Select several nodes with a box"],
   ["Ctrl/Shift+click", "Add a node to the selection"],
   ["Esc", "Clear the selection"],
-  ["L", "Auto layout"],
+  ["V", "Switch between the Flow view and the Nodes view"],
+  ["Alt+← / Alt+→", "Flow view: move the focused box earlier or later along its chain"],
+  ["L", "Auto layout (Flow view: forget moved boxes)"],
   ["F", "Fit view"],
   ["?", "This help"],
 ];
