@@ -16,6 +16,7 @@ Fixtures here:
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -157,9 +158,9 @@ def login(
         context = new_context()
         context.add_cookies([session_cookie_for(user, live_server.url)])
         if canvas_view is not None:
+            key, view = json.dumps(CANVAS_VIEW_KEY), json.dumps(canvas_view)
             context.add_init_script(
-                "try { if (!localStorage.getItem(%(key)r)) localStorage.setItem(%(key)r, %(view)r); } catch (e) {}"
-                % {"key": CANVAS_VIEW_KEY, "view": canvas_view}
+                f"try {{ if (!localStorage.getItem({key})) localStorage.setItem({key}, {view}); }} catch (e) {{}}"
             )
         return page_errors.watch(context.new_page())
 

@@ -87,7 +87,9 @@ def test_face_recognition_reads_detect_embed_parallel_match_merge(
     shot(page, "face-recognition")
 
 
-def test_switch_and_splitter_demos_label_their_branches(flow_page: Page, make_graph: Any, live_server: Any) -> None:
+def test_switch_and_splitter_demos_label_their_branches(
+    flow_page: Page, make_graph: Any, live_server: Any
+) -> None:
     page = flow_page
     demo_graph(make_graph, "animal-switch")
     demo_graph(make_graph, "canary")
@@ -136,7 +138,10 @@ def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(
     expect(box(page, "root/3>ensemble/1")).to_have_class(re.compile(r"\bselected\b"))
     text = yaml_text(page)
     assert re.search(r"- name: result-merger\n\s+nodeName: ensemble\n\s+data: \$response", text), text
-    assert re.search(r"ensemble:\n\s+routerType: Ensemble\n\s+steps:\n\s+- name: result-merger\n\s+serviceName: result-merger\n\s+- name: model\n", text), text
+    assert re.search(
+        r"ensemble:\n\s+routerType: Ensemble\n\s+steps:\n\s+- name: result-merger\n\s+serviceName: result-merger\n\s+- name: model\n",
+        text,
+    ), text
     shot(page, "parallel")
 
 
@@ -199,7 +204,9 @@ def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
     return environment
 
 
-def test_a_finished_run_colours_the_boxes(stack: Any, flow_page: Page, make_graph: Any, live_server: Any, shot: Any) -> None:
+def test_a_finished_run_colours_the_boxes(
+    stack: Any, flow_page: Page, make_graph: Any, live_server: Any, shot: Any
+) -> None:
     """Each box of the path shows its outcome and latency; the branch a Switch did not take is grey."""
     page = flow_page
     demo_graph(make_graph, "animal-switch")
@@ -207,7 +214,9 @@ def test_a_finished_run_colours_the_boxes(stack: Any, flow_page: Page, make_grap
     open_tab(page, "Run")
     page.get_by_label("Payload (JSON)").fill('{"instances": [{"animal": "cat", "image": "tom.jpg"}]}')
     page.get_by_role("button", name="Run", exact=True).click()
-    expect(page.get_by_role("region", name="Run console").locator(".run-status")).to_have_text("succeeded", timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_role("region", name="Run console").locator(".run-status")).to_have_text(
+        "succeeded", timeout=RUN_TIMEOUT_MS
+    )
     expect(box(page, "root/0")).to_have_class(re.compile(r"\bflow-run-ok\b"))
     expect(box(page, "root/0").locator(".flow-run-badge")).to_have_text(re.compile(r"\d+(\.\d+)? ?m?s|<1 ms"))
     expect(box(page, "root/1")).to_have_class(re.compile(r"\bflow-run-not-taken\b"))
