@@ -103,6 +103,7 @@ export function FlowCanvas({
     if (!placed) return [];
     const out: FlowNode[] = [];
     const frames = groupFrames(shown, placed.boxes);
+    const collapsedByCall = new Map(shown.groups.filter((g) => g.collapsed && g.call).map((g) => [`${g.call?.node}#${g.call?.index}`, g.id]));
     for (const g of shown.groups) {
       const f = frames.get(g.id);
       if (!f || g.collapsed) continue;
@@ -130,7 +131,6 @@ export function FlowCanvas({
       if (!p) continue;
       const node = box.step ? nodeByName(state, box.step.node) : undefined;
       const type = node ? routerTypeOf(node) : "";
-      const group = box.kind === "call" ? shown.groups.find((g) => g.call?.node === box.step?.node && g.call?.index === box.step?.index && g.collapsed) : undefined;
       out.push({
         id: box.id,
         type: "flowBox",
@@ -150,7 +150,7 @@ export function FlowCanvas({
           issues: boxIssues(box, issues),
           after: box.step && type === "Sequence" ? { node: box.step.node, index: box.step.index + 1 } : null,
           canMove: box.step && node ? [box.step.index > 0, box.step.index < node.steps.length - 1] : [false, false],
-          collapsedGroup: group ? group.id : null,
+          collapsedGroup: box.kind === "call" && box.step ? (collapsedByCall.get(`${box.step.node}#${box.step.index}`) ?? null) : null,
         },
       });
     }
@@ -163,14 +163,14 @@ export function FlowCanvas({
 
   const edges = useMemo<FlowArrow[]>(() => {
     if (!placed) return [];
-    const title = new Map(shown.boxes.map((b) => [b.id, b.title]));
+    const byId = new Map(shown.boxes.map((b) => [b.id, b]));
     const seenInsert = new Set<string>();
     return shown.arrows.map((a) => {
       // One "+" per place in the document, on the first arrow that leads there.
       const key = a.insert ? `${a.insert.node}#${a.insert.index}` : "";
       const plus = !readOnly && a.insert !== null && a.kind !== "order" && !seenInsert.has(key);
       if (plus) seenInsert.add(key);
-      const to = shown.boxes.find((b) => b.id === a.to);
+      const to = byId.get(a.to);
       const toRun = to ? boxRun(to, run) : null;
       return {
         id: a.id,
@@ -186,7 +186,7 @@ export function FlowCanvas({
           points: placed.routes[a.id] ?? null,
           labelAt: placed.labels[a.id] ?? null,
           insert: plus ? a.insert : null,
-          between: `between ${title.get(a.from) ?? a.from} and ${title.get(a.to) ?? a.to}`,
+          between: `between ${byId.get(a.from)?.title ?? a.from} and ${to?.title ?? a.to}`,
           run: toRun && toRun.status !== "not-reached" && toRun.status !== "not-taken" ? toRun.status : null,
         },
       };
