@@ -222,3 +222,49 @@ def test_a_finished_run_colours_the_boxes(
     expect(box(page, "root/1")).to_have_class(re.compile(r"\bflow-run-not-taken\b"))
     expect(box(page, "root:switch")).to_have_class(re.compile(r"\bflow-run-ok\b"))
     shot(page, "run")
+
+
+def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(
+    flow_page: Page, make_graph: Any, live_server: Any
+) -> None:
+    page = flow_page
+    demo_graph(make_graph, "face-recognition")
+    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+    # face-detector dropped past feature-extractor (not past the match group): it runs second.
+    start = centre(box_body(page, "root/0"))
+    past = box(page, "root/1").bounding_box()
+    assert past is not None
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] + 20, start[1] + 5, steps=4)
+    page.mouse.move(past["x"] + past["width"] * 0.9, start[1] + 30, steps=12)
+    page.mouse.up()
+    expect(box(page, "root/0")).to_contain_text("feature-extractor")
+    expect(box(page, "root/1")).to_contain_text("face-detector")
+    text = yaml_text(page)
+    assert (
+        text.index("name: feature-extractor") < text.index("name: face-detector") < text.index("name: match")
+    ), text
+
+    # A box moved a little stays where it was dropped (kept in the layout, an unsaved change).
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/0")).to_contain_text("face-detector")
+    before = box(page, "root/3").bounding_box()
+    assert before is not None
+    s = centre(box_body(page, "root/3"))
+    page.mouse.move(*s)
+    page.mouse.down()
+    page.mouse.move(s[0], s[1] + 60, steps=4)
+    page.mouse.move(s[0], s[1] + 120, steps=8)
+    page.mouse.up()
+    expect(page.get_by_text("Unsaved changes")).to_be_visible()
+    after = box(page, "root/3").bounding_box()
+    assert after is not None and after["y"] > before["y"] + 50
+    expect(box(page, "root/3")).to_contain_text("result-merger")
+
+    # The called node's group collapses into one box and expands again.
+    page.get_by_role("button", name="Collapse match").click()
+    expect(box(page, "root/2")).to_contain_text("match (Ensemble, 2 steps)")
+    expect(box(page, "root/2>match/0")).to_have_count(0)
+    page.get_by_role("button", name="Expand match").click()
+    expect(box(page, "root/2>match/0")).to_be_visible()

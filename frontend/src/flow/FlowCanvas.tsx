@@ -244,6 +244,12 @@ export function FlowCanvas({
         if (!b.step || b.step.node !== box.step.node || b.group !== box.group || !at) continue;
         centers.set(b.step.index, { x: at.x + BOX_SIZES[b.kind].width / 2, y: at.y + BOX_SIZES[b.kind].height / 2 });
       }
+      // A step that calls a node drawn inline is its group's frame.
+      const frames = groupFrames(shown, placed.boxes);
+      for (const g of shown.groups) {
+        const f = frames.get(g.id);
+        if (f && g.call?.node === box.step.node && g.parent === box.group) centers.set(g.call.index, { x: f.x + f.width / 2, y: f.y + f.height / 2 });
+      }
       const size = BOX_SIZES[box.kind];
       const to = node ? dropIndex(routerTypeOf(node), box.step.index, { x: p.x + size.width / 2, y: p.y + size.height / 2 }, centers) : null;
       if (to !== null) {

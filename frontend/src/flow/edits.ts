@@ -128,8 +128,8 @@ export function moveAlong(state: GraphState, ref: StepRef, delta: number): FlowE
 /**
  * Where a box dropped at `at` goes along its chain: the index among its node's steps that the
  * drop point puts it at (by x in a Sequence, which runs left to right; by y among parallel
- * branches, drawn top to bottom), or null when it stays where it is. `centers` holds the centres
- * of the node's step boxes by step index, as drawn.
+ * branches, drawn top to bottom), or null when it stays where it is. `centers` holds the centre
+ * of every step of the node as drawn, by step index (its box, or the frame of the node it calls).
  */
 export function dropIndex(routerType: string, index: number, at: { x: number; y: number }, centers: ReadonlyMap<number, { x: number; y: number }>): number | null {
   const axis = routerType === "Sequence" ? "x" : "y";
