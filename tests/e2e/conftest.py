@@ -234,6 +234,15 @@ def make_graph(studio_user: Any) -> Callable[..., Any]:
 
 
 @pytest.fixture
+def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
+    """The worker is up and the ``local`` environment points at the session's mock model server."""
+    from execution.services import environments
+
+    environment, _ = environments.ensure_local_environment()
+    return environment
+
+
+@pytest.fixture
 def add_version(studio_user: Any) -> Callable[..., Any]:
     """``add_version(graph, nodes, message=...)``: the next version, saved on top of the latest."""
     from graphs import services

@@ -43,14 +43,6 @@ def serious_violations(page: Page) -> list[str]:
     return [str(x) for x in found]
 
 
-@pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution.services import environments
-
-    environment, _ = environments.ensure_local_environment()
-    return environment
-
-
 def test_list_and_editor_pages_have_no_serious_accessibility_violations(
     user_page: Page, make_graph: Any, open_editor: Any, live_server: Any
 ) -> None:

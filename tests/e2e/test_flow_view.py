@@ -37,6 +37,15 @@ def centre(locator: Locator) -> tuple[float, float]:
     return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
 
 
+def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Presses at ``start`` and moves to ``end`` in small steps, as a hand does, then lets go."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] + (end[0] - start[0]) / 4, start[1] + (end[1] - start[1]) / 4, steps=4)
+    page.mouse.move(*end, steps=10)
+    page.mouse.up()
+
+
 def yaml_text(page: Page) -> str:
     open_tab(page, "YAML")
     return page.locator(".cm-content").inner_text()
@@ -196,14 +205,6 @@ def test_keyboard_reaches_the_toggle_the_boxes_and_their_actions(
     assert "face-detector" not in yaml_text(page)
 
 
-@pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution import services
-
-    environment, _ = services.ensure_local_environment()
-    return environment
-
-
 def test_a_finished_run_colours_the_boxes(
     stack: Any, flow_page: Page, make_graph: Any, live_server: Any, shot: Any
 ) -> None:
@@ -234,11 +235,7 @@ def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(
     start = centre(box_body(page, "root/0"))
     past = box(page, "root/1").bounding_box()
     assert past is not None
-    page.mouse.move(*start)
-    page.mouse.down()
-    page.mouse.move(start[0] + 20, start[1] + 5, steps=4)
-    page.mouse.move(past["x"] + past["width"] * 0.9, start[1] + 30, steps=12)
-    page.mouse.up()
+    drag(page, start, (past["x"] + past["width"] * 0.9, start[1] + 30))
     expect(box(page, "root/0")).to_contain_text("feature-extractor")
     expect(box(page, "root/1")).to_contain_text("face-detector")
     text = yaml_text(page)
@@ -252,11 +249,7 @@ def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(
     before = box(page, "root/3").bounding_box()
     assert before is not None
     s = centre(box_body(page, "root/3"))
-    page.mouse.move(*s)
-    page.mouse.down()
-    page.mouse.move(s[0], s[1] + 60, steps=4)
-    page.mouse.move(s[0], s[1] + 120, steps=8)
-    page.mouse.up()
+    drag(page, s, (s[0], s[1] + 120))
     expect(page.get_by_text("Unsaved changes")).to_be_visible()
     after = box(page, "root/3").bounding_box()
     assert after is not None and after["y"] > before["y"] + 50

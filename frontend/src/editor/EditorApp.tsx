@@ -7,7 +7,7 @@
 import { useCallback, useMemo, useReducer, useState } from "react";
 import { Api, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
-import { Canvas } from "../canvas/Canvas";
+import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
 import { FlowCanvas } from "../flow/FlowCanvas";
 import { ConfirmDialog } from "../common/ConfirmDialog";
@@ -212,6 +212,17 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   });
 
   // ---- render -----------------------------------------------------------------------------
+  // Both views of the graph get the same document, selection and marks.
+  const viewProps: GraphViewProps = {
+    state: displayState,
+    selection: s.selection,
+    issues: issueIndex,
+    readOnly,
+    compare: view?.kind === "compare" ? view.cmp.marks : null,
+    run: runs.marks,
+    onEdit: onCanvasEdit,
+    onSelect,
+  };
   const headerStatus = (
     <HeaderStatus
       graphName={graphName}
@@ -320,32 +331,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <Palette disabled={readOnly} canAddStep={!readOnly && selectedNodeName !== null} onAddNode={addNode} onAddStep={addStep} />
         <div className="canvas-wrap">
           <ViewBanners graphName={graphName} lockedVersion={lockedVersion} view={view} onBack={() => showView(null)} onRollback={versions.rollback} />
-          {canvasMode === "flow" ? (
-            <FlowCanvas
-              key={canvasKey}
-              state={displayState}
-              selection={s.selection}
-              issues={issueIndex}
-              readOnly={readOnly}
-              compare={view?.kind === "compare" ? view.cmp.marks : null}
-              run={runs.marks}
-              onEdit={onCanvasEdit}
-              onSelect={onSelect}
-            />
-          ) : (
-            <Canvas
-              key={canvasKey}
-              state={displayState}
-              selection={s.selection}
-              issues={issueIndex}
-              readOnly={readOnly}
-              compare={view?.kind === "compare" ? view.cmp.marks : null}
-              run={runs.marks}
-              onEdit={onCanvasEdit}
-              onSelect={onSelect}
-              onViewport={onViewport}
-            />
-          )}
+          {canvasMode === "flow" ? <FlowCanvas key={canvasKey} {...viewProps} /> : <Canvas key={canvasKey} {...viewProps} onViewport={onViewport} />}
           {(busy === "view" || busy === "compare" || busy === "rollback" || busy === "rebase") && (
             <div className="canvas-busy">
               <Spinner /> Working…

@@ -7,13 +7,11 @@
 import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { getElk } from "../canvas/autoLayout";
-import type { CompareMarks } from "../canvas/Canvas";
+import type { GraphViewProps } from "../canvas/Canvas";
 import { Spinner } from "../common/ui";
-import type { Edit } from "../graph/edits";
-import { nodeByName, routerTypeOf, type IssueIndex } from "../graph/queries";
-import type { GraphState, Position, Viewport } from "../graph/types";
+import { nodeByName, routerTypeOf } from "../graph/queries";
+import type { Position } from "../graph/types";
 import type { Selection } from "../editor/store";
-import type { RunMarks } from "../panels/run/console";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
 import { FlowActionsContext, FlowBoxNode, FlowGroupNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode } from "./FlowBoxNode";
 import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertModel, moveAlong, type FlowEdit } from "./edits";
@@ -38,27 +36,8 @@ function isSelected(box: FlowBox, selection: Selection): boolean {
   return false;
 }
 
-export function FlowCanvas({
-  state,
-  selection,
-  issues,
-  readOnly,
-  compare,
-  run,
-  onEdit,
-  onSelect,
-}: {
-  state: GraphState;
-  selection: Selection;
-  issues: IssueIndex;
-  readOnly: boolean;
-  compare?: CompareMarks | null;
-  run?: RunMarks | null;
-  onEdit: (edit: Edit, select?: Selection, key?: string) => void;
-  onSelect: (selection: Selection) => void;
-  /** The saved viewport is the Nodes view's: the Flow view fits its picture into view instead. */
-  onViewport?: (viewport: Viewport) => void;
-}) {
+/** The saved viewport is the Nodes view's: the Flow view fits its picture into view instead. */
+export function FlowCanvas({ state, selection, issues, readOnly, compare, run, onEdit, onSelect }: GraphViewProps) {
   const live = useRef(state);
   live.current = state;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
