@@ -66,14 +66,18 @@ def demo_graph(make_graph: Any, name: str) -> Any:
     return make_graph(name, manifest["spec"]["nodes"], layout=layout, description=description)
 
 
-def test_face_recognition_reads_detect_embed_parallel_match_merge(
-    flow_page: Page, make_graph: Any, live_server: Any, shot: Any
-) -> None:
+@pytest.fixture
+def face_flow(flow_page: Page, make_graph: Any, live_server: Any) -> Page:
+    """The demo face-recognition graph open in the Flow view."""
+    demo_graph(make_graph, "face-recognition")
+    open_flow(flow_page, f"{live_server.url}/graphs/face-recognition/")
+    return flow_page
+
+
+def test_face_recognition_reads_detect_embed_parallel_match_merge(face_flow: Page, shot: Any) -> None:
     """The demo graph opens in the Flow view and reads as its pipeline, left to right:
     detect → embed → (employees ‖ visitors) → merge → result-merger, the Ensemble a labelled group."""
-    page = flow_page
-    demo_graph(make_graph, "face-recognition")
-    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+    page = face_flow
     expect(view_button(page, "Flow")).to_have_attribute("aria-pressed", "true")
     expect(page.locator(".router-card")).to_have_count(0)
 
@@ -113,14 +117,10 @@ def test_switch_and_splitter_demos_label_their_branches(
     expect(labels.filter(has_text=re.compile(r"^10%$"))).to_have_count(1)
 
 
-def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(
-    flow_page: Page, make_graph: Any, live_server: Any, shot: Any
-) -> None:
+def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(face_flow: Page, shot: Any) -> None:
     """'+' on an arrow inserts a model there (the YAML shows it at once, undo takes it back); a
     parallel branch beside a box wraps it in a new Ensemble."""
-    page = flow_page
-    demo_graph(make_graph, "face-recognition")
-    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+    page = face_flow
 
     page.get_by_role("button", name="Insert a model between face-detector and feature-extractor").click()
     expect(box(page, "root/1")).to_contain_text("model")
@@ -154,12 +154,8 @@ def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(
     shot(page, "parallel")
 
 
-def test_views_toggle_keeps_the_selection_and_is_remembered(
-    flow_page: Page, make_graph: Any, live_server: Any
-) -> None:
-    page = flow_page
-    demo_graph(make_graph, "face-recognition")
-    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+def test_views_toggle_keeps_the_selection_and_is_remembered(face_flow: Page) -> None:
+    page = face_flow
     box_body(page, "root/2>match/1").click()
     expect(box(page, "root/2>match/1")).to_have_class(re.compile(r"\bselected\b"))
 
@@ -177,12 +173,8 @@ def test_views_toggle_keeps_the_selection_and_is_remembered(
     expect(view_button(page, "Nodes")).to_have_attribute("aria-pressed", "true")
 
 
-def test_keyboard_reaches_the_toggle_the_boxes_and_their_actions(
-    flow_page: Page, make_graph: Any, live_server: Any
-) -> None:
-    page = flow_page
-    demo_graph(make_graph, "face-recognition")
-    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+def test_keyboard_reaches_the_toggle_the_boxes_and_their_actions(face_flow: Page) -> None:
+    page = face_flow
     view_button(page, "Flow").focus()
     page.keyboard.press("Tab")
     expect(view_button(page, "Nodes")).to_be_focused()
@@ -225,12 +217,8 @@ def test_a_finished_run_colours_the_boxes(
     shot(page, "run")
 
 
-def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(
-    flow_page: Page, make_graph: Any, live_server: Any
-) -> None:
-    page = flow_page
-    demo_graph(make_graph, "face-recognition")
-    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Page) -> None:
+    page = face_flow
     # face-detector dropped past feature-extractor (not past the match group): it runs second.
     start = centre(box_body(page, "root/0"))
     past = box(page, "root/1").bounding_box()
