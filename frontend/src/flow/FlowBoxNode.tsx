@@ -1,6 +1,6 @@
 /** A box of the Flow view (a model, a decision, a merge, an exit…) and a group's frame. */
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
-import { createContext, memo, useContext, type KeyboardEvent } from "react";
+import { createContext, memo, useContext, useId, type KeyboardEvent } from "react";
 import { worstSeverity } from "../graph/queries";
 import type { Issue } from "../graph/types";
 import type { Mark } from "../canvas/RouterNode";
@@ -85,6 +85,7 @@ function IssuePin({ issues }: { issues: Issue[] }) {
 
 function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
   const actions = useContext(FlowActionsContext);
+  const descId = useId();
   const { box, selected, readOnly, run, mark, issues, after, canMove, collapsedGroup } = data;
   const severity = worstSeverity(issues);
   const classes = ["flow-box", `flow-${box.kind}`];
@@ -116,7 +117,7 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
         role="button"
         tabIndex={0}
         aria-pressed={selected}
-        aria-label={describeBox(box) + (run ? `; run: ${run.text}` : "")}
+        aria-describedby={descId}
         title={box.warning ?? undefined}
         onKeyDown={onKeyDown}
         onClick={(e) => {
@@ -124,6 +125,9 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
           actions.select(box);
         }}
       >
+        <span id={descId} className="visually-hidden">
+          {describeBox(box) + (run ? `; run: ${run.text}` : "")}
+        </span>
         <div className="flow-box-head">
           {KIND_TAG[box.kind] && <span className="flow-tag">{KIND_TAG[box.kind]}</span>}
           <span className="flow-title">{box.title}</span>
