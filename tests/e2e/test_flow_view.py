@@ -13,10 +13,11 @@ import re
 from typing import Any
 
 import pytest
-from canvaskit import card, open_tab, set_field, step_row
+from canvaskit import card, open_tab, save, set_field, step_row
 from playwright.sync_api import Locator, Page, expect
 
 from execution import demo
+from graphs import spec
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -249,3 +250,81 @@ def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Pa
     expect(box(page, "root/2>match/0")).to_have_count(0)
     page.get_by_role("button", name="Expand match").click()
     expect(box(page, "root/2>match/0")).to_be_visible()
+
+
+# The seed's pipeline (step 1 → step 2 → steps 3-1 ‖ 3-2 → step 4) as a KServe user writes it.
+SEED_PIPELINE = {
+    "root": {
+        "routerType": "Sequence",
+        "steps": [
+            {"name": "face-detector", "serviceName": "face-detector"},
+            {"name": "feature-extractor", "serviceName": "feature-extractor", "data": "$response"},
+            {"name": "match", "nodeName": "match", "data": "$response"},
+            {"name": "result-merger", "serviceName": "result-merger", "data": "$response"},
+        ],
+    },
+    "match": {
+        "routerType": "Ensemble",
+        "steps": [
+            {"name": "db-employees", "serviceName": "db-employees"},
+            {"name": "db-visitors", "serviceName": "db-visitors"},
+        ],
+    },
+}
+
+
+def name_model(page: Page, name: str) -> None:
+    """Types the selected box's name and service name in the Properties panel."""
+    open_tab(page, "Properties")
+    set_field(page, "name", name)
+    set_field(page, "serviceName", name)
+
+
+def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
+    flow_page: Page, make_graph: Any, live_server: Any, shot: Any
+) -> None:
+    """From an empty graph: seven clicks in the Flow view give the four-stage pipeline's shape (the
+    rest is typing names); the saved version is the manifest a KServe user writes by hand, valid,
+    and its export validates."""
+    page = flow_page
+    make_graph("seed")
+    open_flow(page, f"{live_server.url}/graphs/seed/")
+    clicks = 0
+
+    def click(locator: Locator) -> None:
+        nonlocal clicks
+        locator.click()
+        clicks += 1
+
+    click(page.get_by_role("button", name="Insert a model between Request and empty Sequence"))
+    name_model(page, "face-detector")
+    click(box(page, "root/0").get_by_role("button", name="+ after"))
+    name_model(page, "feature-extractor")
+    click(box(page, "root/1").get_by_role("button", name="+ after"))
+    name_model(page, "db-employees")
+    click(box(page, "root/2").get_by_role("button", name="‖ parallel"))
+    name_model(page, "db-visitors")
+    # The step that calls the new Ensemble, and the Ensemble itself, get their names.
+    click(
+        page.locator('.flow-group[data-group="root/2>ensemble"]').get_by_role(
+            "button", name="db-employees → ensemble", exact=True
+        )
+    )
+    set_field(page, "name", "match")
+    click(box_body(page, "root/2>ensemble:merge"))
+    page.locator("#node-name").fill("match")
+    page.locator("#node-name").press("Enter")
+    expect(page.locator('.flow-group[data-group="root/2>match"]')).to_be_visible()
+    click(page.get_by_role("button", name="Insert a model between merge and Response"))
+    name_model(page, "result-merger")
+    assert clicks == 7
+    expect(page.locator(".valid-chip")).to_have_text("Valid")
+    shot(page, "built")
+
+    number = save(page, "The seed's pipeline, drawn in the Flow view")
+    version = page.request.get(f"{live_server.url}/api/graphs/seed/versions/{number}/").json()
+    assert version["manifest"]["spec"]["nodes"] == SEED_PIPELINE
+    assert version["valid"] is True
+    exported = page.request.get(f"{live_server.url}/api/graphs/seed/versions/{number}/export/?format=yaml")
+    assert exported.ok, exported.text()
+    assert spec.parse(exported.text()).document["spec"]["nodes"] == SEED_PIPELINE

@@ -12,6 +12,8 @@ import { describeBox, type FlowBox, type FlowGroup, type InsertPoint, type StepR
 
 export interface FlowActions {
   select(box: FlowBox): void;
+  /** Selects the step that calls the group's node (or the node, when no step does). */
+  selectGroup(group: FlowGroup): void;
   insert(at: InsertPoint): void;
   parallel(ref: StepRef): void;
   conditional(ref: StepRef): void;
@@ -24,6 +26,7 @@ export interface FlowActions {
 const noop = () => undefined;
 export const FlowActionsContext = createContext<FlowActions>({
   select: noop,
+  selectGroup: noop,
   insert: noop,
   parallel: noop,
   conditional: noop,
@@ -223,7 +226,9 @@ function FlowGroupView({ data }: NodeProps<FlowGroupFlowNode>) {
         <button type="button" className="btn btn-ghost btn-tiny flow-collapse nodrag" onClick={() => actions.toggleGroup(group.id)} aria-expanded={!group.collapsed} aria-label={`Collapse ${group.title}`}>
           ▾
         </button>
-        <span className="flow-group-title">{group.title}</span>
+        <button type="button" className="flow-group-title nodrag" onClick={() => actions.selectGroup(group)} title={group.call ? "Select the step that calls this node" : "Select this node"}>
+          {group.title}
+        </button>
         <span className="flow-group-type">{group.routerType || "no routerType"}</span>
         <IssuePin issues={issues} />
         {group.warning && (

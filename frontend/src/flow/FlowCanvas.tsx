@@ -99,7 +99,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         zIndex: 0,
         data: {
           group: g,
-          selected: selection.kind === "nodes" && selection.names.includes(g.node),
+          selected: (selection.kind === "nodes" && selection.names.includes(g.node)) || (selection.kind === "step" && g.call?.node === selection.node && g.call.index === selection.index),
           mark: compare?.nodes.get(g.node),
           issues: issues.byNode.get(g.node) ?? [],
         },
@@ -187,6 +187,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         else if (box.node && box.kind !== "exit") onSelect({ kind: "nodes", names: [box.node] });
         else onSelect({ kind: "none" });
       },
+      selectGroup: (group) => onSelect(group.call ? { kind: "step", node: group.call.node, index: group.call.index } : { kind: "nodes", names: [group.node] }),
       insert: (at) => apply(insertModel(live.current, at)),
       parallel: (ref) => apply(addParallel(live.current, ref)),
       conditional: (ref) => apply(addConditional(live.current, ref)),
