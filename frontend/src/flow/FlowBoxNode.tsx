@@ -191,7 +191,7 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
             ‖ parallel
           </button>
           <button type="button" className="btn btn-tiny" onClick={() => actions.conditional(ref)} title="Add a branch taken on a condition (a Switch)">
-            ⑂ condition
+            ◇ condition
           </button>
           <button type="button" className="btn btn-tiny" onClick={() => actions.split(ref)} title="Split the traffic by weight (a Splitter)">
             % split

@@ -4,7 +4,7 @@
  * It takes the same props as the Nodes view's Canvas: selection, run marks, comparison marks and
  * validation issues show in both.
  */
-import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, type Node, type NodeChange } from "@xyflow/react";
+import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { getElk } from "../canvas/autoLayout";
 import type { GraphViewProps } from "../canvas/Canvas";
@@ -140,6 +140,24 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   const [nodes, setNodes] = useState<FlowNode[]>(derived);
   useEffect(() => setNodes(derived), [derived]);
 
+  // A selected box out of view (one just added beside the picture, or selected in a panel) is
+  // brought into view, at the same zoom.
+  const flow = useReactFlow();
+  const canvasRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!placed) return;
+    const box = shown.boxes.find((b) => isSelected(b, selection));
+    const p = box ? placed.boxes[box.id] : undefined;
+    const el = canvasRef.current;
+    if (!box || !p || !el) return;
+    const { x, y, zoom } = flow.getViewport();
+    const size = BOX_SIZES[box.kind];
+    const left = p.x * zoom + x;
+    const top = p.y * zoom + y;
+    if (left >= 0 && top >= 0 && left + size.width * zoom <= el.clientWidth && top + size.height * zoom <= el.clientHeight) return;
+    void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom, duration: 250 });
+  }, [selection, placed, shown, flow]);
+
   const edges = useMemo<FlowArrow[]>(() => {
     if (!placed) return [];
     const byId = new Map(shown.boxes.map((b) => [b.id, b]));
@@ -246,7 +264,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
 
   return (
     <FlowActionsContext.Provider value={actions}>
-      <div className="canvas flow-canvas" data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined}>
+      <div ref={canvasRef} className="canvas flow-canvas" data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined}>
         {placed && (
           <ReactFlow<FlowNode, FlowArrow>
             nodes={nodes}
