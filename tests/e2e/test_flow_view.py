@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from canvaskit import card, open_tab, save, set_field, step_row
 from playwright.sync_api import Locator, Page, expect
+from test_console_rough_edges import SOFT_ENSEMBLE
 
 from execution import demo
 from graphs import spec
@@ -36,6 +37,16 @@ def centre(locator: Locator) -> tuple[float, float]:
     b = locator.bounding_box()
     assert b is not None
     return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+
+
+def run_and_wait(page: Page, payload: str) -> None:
+    """Runs the graph with ``payload`` in the Run tab and waits until the run has succeeded."""
+    open_tab(page, "Run")
+    page.get_by_label("Payload (JSON)").fill(payload)
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_role("region", name="Run console").locator(".run-status")).to_have_text(
+        "succeeded", timeout=RUN_TIMEOUT_MS
+    )
 
 
 def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
@@ -153,6 +164,11 @@ def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(face_flow: Page, s
         text,
     ), text
     shot(page, "parallel")
+    # Undo takes the whole branch back: one edit, the document as it was.
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/3")).to_contain_text("result-merger")
+    assert "ensemble" not in yaml_text(page)
 
 
 def test_views_toggle_keeps_the_selection_and_is_remembered(face_flow: Page) -> None:
@@ -205,17 +221,30 @@ def test_a_finished_run_colours_the_boxes(
     page = flow_page
     demo_graph(make_graph, "animal-switch")
     open_flow(page, f"{live_server.url}/graphs/animal-switch/")
-    open_tab(page, "Run")
-    page.get_by_label("Payload (JSON)").fill('{"instances": [{"animal": "cat", "image": "tom.jpg"}]}')
-    page.get_by_role("button", name="Run", exact=True).click()
-    expect(page.get_by_role("region", name="Run console").locator(".run-status")).to_have_text(
-        "succeeded", timeout=RUN_TIMEOUT_MS
-    )
+    run_and_wait(page, '{"instances": [{"animal": "cat", "image": "tom.jpg"}]}')
     expect(box(page, "root/0")).to_have_class(re.compile(r"\bflow-run-ok\b"))
     expect(box(page, "root/0").locator(".flow-run-badge")).to_have_text(re.compile(r"\d+(\.\d+)? ?m?s|<1 ms"))
     expect(box(page, "root/1")).to_have_class(re.compile(r"\bflow-run-not-taken\b"))
     expect(box(page, "root:switch")).to_have_class(re.compile(r"\bflow-run-ok\b"))
     shot(page, "run")
+
+
+def test_soft_failures_are_marked_apart_and_unreached_boxes_greyed(
+    stack: Any, flow_page: Page, make_graph: Any, live_server: Any, shot: Any
+) -> None:
+    """Both Soft members of an Ensemble fail and the graph goes on: their boxes are marked as soft
+    failures (not as successes, not as failures that stopped the graph); the node no step reaches
+    is greyed as never reached."""
+    page = flow_page
+    make_graph("soft-flow", SOFT_ENSEMBLE)
+    open_flow(page, f"{live_server.url}/graphs/soft-flow/")
+    run_and_wait(page, '{"instances": [1]}')
+    for call_id in ("root/0>match/0", "root/0>match/1"):
+        expect(box(page, call_id)).to_have_class(re.compile(r"\bflow-run-soft-failed\b"))
+        expect(box(page, call_id).locator(".flow-run-badge")).to_contain_text("soft")
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bflow-run-ok\b"))
+    expect(box(page, "spare>spare/0")).to_have_class(re.compile(r"\bflow-run-not-reached\b"))
+    shot(page, "soft")
 
 
 def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Page) -> None:
