@@ -8,16 +8,18 @@ end) and drives Debian's Chromium with Playwright.
 
 Graphs: a 20-node baseline, 500 nodes / 600 steps and 1,000 nodes / 1,200 steps. Every node is
 on a grid in the saved layout; the nodes form chains fanning out of the root (every node reachable,
-every node with at least one step). Each graph is opened two ways: ``fit`` (no saved viewport: the
-editor fits the whole graph, every card on screen) and ``zoom 1`` (a saved viewport at 100 %, as
-after a person panned around and saved).
+every node with at least one step). Each graph is opened three ways: ``fit`` (the Nodes view, no
+saved viewport: the editor fits the whole graph, every card on screen), ``zoom 1`` (the Nodes view
+with a saved viewport at 100 %, as after a person panned around and saved) and ``flow`` (the Flow
+view, the editor's default, which always fits its picture: one box per model, each called node a
+group inside its caller's, laid out by elkjs in a web worker).
 
 Measures, per page load (medians over ``--runs`` loads):
 - time to interactive: navigation start → the first animation frame in which the cards are
   rendered and measured (no ``visibility: hidden`` node left, the loading message gone, and as
   many ``.router-card`` as nodes, or, when the editor renders only the cards in view, a card
-  count that holds for three frames), plus the frame after it: painted, the canvas then answers
-  input;
+  count that holds for three frames; in the Flow view: laid out, and a ``.flow-box`` count that
+  holds for three frames), plus the frame after it: painted, the canvas then answers input;
 - pan: the mouse presses on an empty spot of the canvas and drags (8 strokes of 240 px in 24
   moves each) while the page records the intervals between ``requestAnimationFrame`` callbacks;
   p50/p95/max of those intervals, pooled over the runs. At 60 Hz a frame is 16.7 ms, so p95 at the
@@ -83,13 +85,15 @@ READY_JS = """
     }).observe({ type: "longtask", buffered: true });
   } catch (e) {}
   const expected = () => Number(window.__benchExpected || 0);
+  const selector = () => window.__benchSelector || ".router-card";
   // Frames (timestamps) since the card count last changed while the canvas looked complete.
   let streak = [], lastCount = -1;
   const check = () => {
     const now = performance.now();
-    const cards = document.querySelectorAll(".router-card").length;
+    const cards = document.querySelectorAll(selector()).length;
     const complete =
       !document.querySelector(".center-message") &&
+      !document.querySelector(".flow-canvas:not([data-laid-out])") &&
       cards > 0 &&
       !document.querySelector('.react-flow__node[style*="visibility: hidden"]');
     if (!complete) {
@@ -220,7 +224,7 @@ class Scenario:
     graph: str
     nodes: int
     steps: int
-    view: str  # "fit" or "zoom 1"
+    view: str  # "fit" or "zoom 1" (the Nodes view) or "flow" (the Flow view)
     tti_ms: list[float] = field(default_factory=list)
     parse_ms: list[float] = field(default_factory=list)  # navigation start → DOMContentLoaded end
     frames: list[float] = field(default_factory=list)
@@ -299,6 +303,8 @@ def prepare_database(
                 codes = sorted({i["code"] for i in graph.latest_version.issues})
                 print(f"  note: {name} has issues {codes}", file=sys.stderr)
             graphs.append((name, nodes, steps, view))
+            if view == "fit":
+                graphs.append((name, nodes, steps, "flow"))
     client = Client()
     client.force_login(user)
     return client.cookies[settings.SESSION_COOKIE_NAME].value, graphs
@@ -344,7 +350,13 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 
 def measure(page: Any, base: str, scenario: Scenario) -> None:
-    page.add_init_script(f"window.__benchExpected = {scenario.nodes};\n{READY_JS}")
+    flow = scenario.view == "flow"
+    # The editor remembers the view in localStorage (frontend/src/flow/viewPref.ts).
+    page.add_init_script(
+        f"localStorage.setItem('inference-graph-studio:canvas-view', '{'flow' if flow else 'nodes'}');\n"
+        f"window.__benchExpected = {0 if flow else scenario.nodes};\n"
+        f"window.__benchSelector = '{'.flow-box' if flow else '.router-card'}';\n{READY_JS}"
+    )
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
     page.goto(f"{base}/graphs/{scenario.graph}/", wait_until="commit")

@@ -16,6 +16,7 @@ Fixtures here:
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -39,6 +40,9 @@ CHROMIUM = "/usr/bin/chromium"
 EXPECT_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 20_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+# frontend/src/flow/viewPref.ts: where the editor remembers the Flow / Nodes choice.
+CANVAS_VIEW_KEY = "inference-graph-studio:canvas-view"
 
 PASSWORD = "e2e-password-1"  # a throwaway account in the throwaway test database
 
@@ -144,20 +148,35 @@ def page_errors() -> Iterator[PageErrors]:
 def login(
     new_context: Callable[..., BrowserContext], live_server: Any, page_errors: PageErrors
 ) -> Callable[[Any], Page]:
-    """``login(user)`` -> a page in a fresh browser context with ``user``'s session cookie."""
+    """``login(user)`` -> a page in a fresh browser context with ``user``'s session cookie.
 
-    def _login(user: Any) -> Page:
+    The editor opens in the Flow view by default; the browser tests written for the Nodes view's
+    cards start there (the choice the toolbar's switch remembers, set before the page loads unless
+    the test made another). ``login(user, canvas_view=None)`` leaves the default."""
+
+    def _login(user: Any, *, canvas_view: str | None = "nodes") -> Page:
         context = new_context()
         context.add_cookies([session_cookie_for(user, live_server.url)])
+        if canvas_view is not None:
+            key, view = json.dumps(CANVAS_VIEW_KEY), json.dumps(canvas_view)
+            context.add_init_script(
+                f"try {{ if (!localStorage.getItem({key})) localStorage.setItem({key}, {view}); }} catch (e) {{}}"
+            )
         return page_errors.watch(context.new_page())
 
     return _login
 
 
 @pytest.fixture
-def user_page(login: Callable[[Any], Page], studio_user: Any) -> Page:
-    """A page logged in as ``studio_user`` (nothing opened yet)."""
+def user_page(login: Callable[..., Page], studio_user: Any) -> Page:
+    """A page logged in as ``studio_user`` (nothing opened yet), the editor in the Nodes view."""
     return login(studio_user)
+
+
+@pytest.fixture
+def flow_page(login: Callable[..., Page], studio_user: Any) -> Page:
+    """A page logged in as ``studio_user`` whose editor opens in its default view (Flow)."""
+    return login(studio_user, canvas_view=None)
 
 
 @pytest.fixture
@@ -212,6 +231,15 @@ def make_graph(studio_user: Any) -> Callable[..., Any]:
         )
 
     return _make
+
+
+@pytest.fixture
+def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
+    """The worker is up and the ``local`` environment points at the session's mock model server."""
+    from execution.services import environments
+
+    environment, _ = environments.ensure_local_environment()
+    return environment
 
 
 @pytest.fixture

@@ -43,14 +43,6 @@ def serious_violations(page: Page) -> list[str]:
     return [str(x) for x in found]
 
 
-@pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution.services import environments
-
-    environment, _ = environments.ensure_local_environment()
-    return environment
-
-
 def test_list_and_editor_pages_have_no_serious_accessibility_violations(
     user_page: Page, make_graph: Any, open_editor: Any, live_server: Any
 ) -> None:
@@ -64,6 +56,20 @@ def test_list_and_editor_pages_have_no_serious_accessibility_violations(
     assert serious_violations(page) == []
     page.get_by_role("tab", name="YAML").click()
     expect(page.locator(".cm-content")).to_be_visible()
+    assert serious_violations(page) == []
+
+
+def test_flow_view_has_no_serious_accessibility_violations(
+    flow_page: Page, make_graph: Any, live_server: Any
+) -> None:
+    """The editor's default view, its boxes, group frame, arrow labels and a selected box's actions."""
+    page = flow_page
+    make_graph("a11y-flow", nodes=SWITCH)
+    page.goto(f"{live_server.url}/graphs/a11y-flow/")
+    expect(page.locator(".flow-canvas[data-laid-out] .flow-group")).to_be_visible()
+    assert serious_violations(page) == []
+    page.locator('.flow-box[data-box="root/0"] .flow-box-body').click()
+    expect(page.get_by_role("toolbar", name="Actions for greet")).to_be_visible()
     assert serious_violations(page) == []
 
 

@@ -44,15 +44,6 @@ HARD = {
 
 
 @pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    """The worker is up and the ``local`` environment points at the session's mock model server."""
-    from execution.services import environments
-
-    environment, _ = environments.ensure_local_environment()
-    return environment
-
-
-@pytest.fixture
 def slow_environment(stack: Any, mock_server: Any) -> Any:
     """``slow``: the mock model server with ``latency_ms`` on every call (name -> ms)."""
     from execution.models import Environment

@@ -40,14 +40,6 @@ SOFT_ENSEMBLE = {
 }
 
 
-@pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    from execution.services import environments
-
-    environment, _ = environments.ensure_local_environment()
-    return environment
-
-
 def test_soft_failures_are_marked_apart_and_unreached_nodes_greyed(
     stack: Any, make_graph: Any, user_page: Page, open_editor: Any, shot: Any
 ) -> None:

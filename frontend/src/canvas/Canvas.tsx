@@ -79,29 +79,21 @@ export function paletteStep(state: GraphState, nodeName: string, target: TargetK
   return step;
 }
 
-export function Canvas({
-  state,
-  selection,
-  issues,
-  readOnly,
-  compare,
-  run,
-  onEdit,
-  onSelect,
-  onViewport,
-}: {
+/** What both views of the graph (this Nodes view and the Flow view, src/flow/) are given. */
+export interface GraphViewProps {
   state: GraphState;
   selection: Selection;
   issues: IssueIndex;
   readOnly: boolean;
   compare?: CompareMarks | null;
-  /** Marks of the run shown in the console, drawn over the cards. */
+  /** Marks of the run shown in the console, drawn over the cards or boxes. */
   run?: RunMarks | null;
   /** `key`: edits with the same key in one burst merge into one undo step (graph/history.ts). */
   onEdit: (edit: Edit, select?: Selection, key?: string) => void;
   onSelect: (selection: Selection) => void;
-  onViewport: (viewport: Viewport) => void;
-}) {
+}
+
+export function Canvas({ state, selection, issues, readOnly, compare, run, onEdit, onSelect, onViewport }: GraphViewProps & { onViewport: (viewport: Viewport) => void }) {
   const flow = useReactFlow<RouterFlowNode, Edge>();
   const live = useRef(state);
   live.current = state;

@@ -12,7 +12,7 @@ import type { GraphState, Position } from "../graph/types";
 
 let elk: ElkApi | null = null;
 
-function getElk(): ElkApi {
+export function getElk(): ElkApi {
   elk ??= new ELK({ workerUrl });
   return elk;
 }

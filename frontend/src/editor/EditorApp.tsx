@@ -7,8 +7,9 @@
 import { useCallback, useMemo, useReducer, useState } from "react";
 import { Api, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
-import { Canvas } from "../canvas/Canvas";
+import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
+import { FlowCanvas } from "../flow/FlowCanvas";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Spinner, errorText } from "../common/ui";
 import { canRedo, canUndo } from "../graph/history";
@@ -32,6 +33,7 @@ import { ViewBanners } from "./banners/ViewBanners";
 import { ConflictDialog } from "./dialogs/ConflictDialog";
 import { HelpDialog } from "./dialogs/HelpDialog";
 import { RunConfirmDialog } from "./dialogs/RunConfirmDialog";
+import { useCanvasMode } from "./hooks/useCanvasMode";
 import { useCanvasView } from "./hooks/useCanvasView";
 import { useClipboard } from "./hooks/useClipboard";
 import { useGraphLoader } from "./hooks/useGraphLoader";
@@ -68,6 +70,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [runsOpen, setRunsOpen] = useState(false);
   const [savedCase, setSavedCase] = useState<{ id: number; key: number } | null>(null);
   const [panelWidth, setPanelWidth] = usePanelWidth(config.user);
+  const [canvasMode, setCanvasMode, toggleCanvasMode] = useCanvasMode();
 
   const working = s.history.state;
   const readOnly = lockedVersion !== null || view !== null;
@@ -120,6 +123,11 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   // ---- auto layout / view ---------------------------------------------------------------------
   const autoLayout = async () => {
     if (readOnly) return;
+    if (canvasMode === "flow") {
+      onEdit({ type: "moveFlowBoxes", positions: {}, reset: true });
+      setTimeout(() => fitView(300), 50);
+      return;
+    }
     setBusy("layout");
     try {
       const positions = await computeAutoLayout(working, measuredSizes());
@@ -199,12 +207,24 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     help: () => setHelpOpen(true),
     fitView,
     autoLayout: () => void autoLayout(),
+    toggleView: toggleCanvasMode,
     readOnly,
     dialogOpen,
     runBlocked: dialogOpen || runTarget.asking || runsOpen,
   });
 
   // ---- render -----------------------------------------------------------------------------
+  // Both views of the graph get the same document, selection and marks.
+  const viewProps: GraphViewProps = {
+    state: displayState,
+    selection: s.selection,
+    issues: issueIndex,
+    readOnly,
+    compare: view?.kind === "compare" ? view.cmp.marks : null,
+    run: runs.marks,
+    onEdit: onCanvasEdit,
+    onSelect,
+  };
   const headerStatus = (
     <HeaderStatus
       graphName={graphName}
@@ -306,6 +326,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         onUndo={() => dispatch({ type: "undo" })}
         onRedo={() => dispatch({ type: "redo" })}
         onAutoLayout={() => void autoLayout()}
+        canvasView={canvasMode}
+        onCanvasView={setCanvasMode}
         onFitView={fitView}
         onHelp={() => setHelpOpen(true)}
         message={saver.message}
@@ -328,18 +350,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         <Palette disabled={readOnly} canAddStep={!readOnly && selectedNodeName !== null} onAddNode={addNode} onAddStep={addStep} />
         <div className="canvas-wrap">
           <ViewBanners graphName={graphName} lockedVersion={lockedVersion} view={view} onBack={() => showView(null)} onRollback={versions.rollback} />
-          <Canvas
-            key={canvasKey}
-            state={displayState}
-            selection={s.selection}
-            issues={issueIndex}
-            readOnly={readOnly}
-            compare={view?.kind === "compare" ? view.cmp.marks : null}
-            run={runs.marks}
-            onEdit={onCanvasEdit}
-            onSelect={onSelect}
-            onViewport={onViewport}
-          />
+          {canvasMode === "flow" ? <FlowCanvas key={canvasKey} {...viewProps} /> : <Canvas key={canvasKey} {...viewProps} onViewport={onViewport} />}
           {(busy === "view" || busy === "compare" || busy === "rollback" || busy === "rebase") && (
             <div className="canvas-busy">
               <Spinner /> Working…

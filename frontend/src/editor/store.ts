@@ -38,10 +38,10 @@ export type Action =
   /** Rebase: `state` (latest + replayed edits) becomes the working copy on base `base`. */
   | { type: "rebased"; base: number; baseState: GraphState; edits: Edit[] };
 
-/** What decides "unsaved": the manifest and the node positions (not the viewport). */
+/** What decides "unsaved": the manifest and the positions of both views (not the viewport). */
 export function snapshot(state: GraphState): string {
   const layout = toLayout(state);
-  return JSON.stringify([toManifest(state), layout.nodes]);
+  return JSON.stringify([toManifest(state), layout.nodes, layout.flow ?? null]);
 }
 
 /** A saved version as a graph state, its keys in export order (the server sends them sorted). */

@@ -35,6 +35,11 @@ export type Edit =
   | { type: "connectNew"; node: string; target: string }
   | { type: "setGraphField"; path: string[]; value: Json | undefined }
   | { type: "moveNodes"; positions: Record<string, Position> }
+  /**
+   * Positions of boxes in the Flow view, by box layout key: kept in the layout under `flow`.
+   * `reset` first forgets every stored position (the automatic layout again).
+   */
+  | { type: "moveFlowBoxes"; positions: Record<string, Position>; reset?: boolean }
   | { type: "paste"; payload: ClipboardPayload; offset: Position }
   | { type: "replaceManifest"; manifest: JsonObject }
   | { type: "batch"; edits: Edit[] };
@@ -275,6 +280,19 @@ export function applyEdit(state: GraphState, edit: Edit): GraphState {
         return { ...n, position: { x: p.x, y: p.y } };
       });
       return changed ? { ...state, nodes } : state;
+    }
+    case "moveFlowBoxes": {
+      const flow = isObject(state.layoutExtra.flow) ? (state.layoutExtra.flow as JsonObject) : {};
+      const stored = isObject(flow.boxes) ? flow.boxes : {};
+      const boxes: JsonObject = edit.reset ? {} : { ...stored };
+      let changed = edit.reset === true && Object.keys(stored).length > 0;
+      for (const [key, p] of Object.entries(edit.positions)) {
+        const old = stored[key];
+        if (isObject(old) && old.x === p.x && old.y === p.y) continue;
+        boxes[key] = { x: p.x, y: p.y };
+        changed = true;
+      }
+      return changed ? { ...state, layoutExtra: { ...state.layoutExtra, flow: { ...flow, boxes } } } : state;
     }
     case "paste":
       return paste(state, edit.payload, edit.offset);

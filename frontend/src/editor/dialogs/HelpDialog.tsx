@@ -15,7 +15,9 @@ const SHORTCUTS: [string, string][] = [
   ["Shift+drag", "Select several nodes with a box"],
   ["Ctrl/Shift+click", "Add a node to the selection"],
   ["Esc", "Clear the selection"],
-  ["L", "Auto layout"],
+  ["V", "Switch between the Flow view and the Nodes view"],
+  ["Alt+← / Alt+→", "Flow view: move the focused box earlier or later along its chain"],
+  ["L", "Auto layout (Flow view: forget moved boxes)"],
   ["F", "Fit view"],
   ["?", "This help"],
 ];
@@ -35,7 +37,13 @@ export function HelpDialog({ open, onClose }: { open: boolean; onClose: () => vo
           ))}
         </tbody>
       </table>
-      <h4>On the canvas</h4>
+      <h4>In the Flow view (the default)</h4>
+      <ul className="help-list">
+        <li>Each model is a box; arrows show where its answer goes. A called node's boxes sit in a group (▾ collapses it).</li>
+        <li>Click + on an arrow to insert a model there. Select a box for its actions: + after, parallel (an Ensemble), condition (a Switch), split (a Splitter), move, delete.</li>
+        <li>Drag a box past its neighbour to reorder the chain; drag it elsewhere and it stays where you put it (L forgets the moves).</li>
+      </ul>
+      <h4>In the Nodes view</h4>
       <ul className="help-list">
         <li>Drag Sequence, Switch, Ensemble or Splitter from the palette onto the canvas.</li>
         <li>Drag Service, URL or Node steps into a card; drag steps inside a card to reorder them.</li>

@@ -16,6 +16,8 @@ export interface ShortcutActions {
   help: () => void;
   fitView: () => void;
   autoLayout: () => void;
+  /** Switch between the Flow and the Nodes view. */
+  toggleView: () => void;
   readOnly: boolean;
   /** A dialog is open: only Ctrl+S still works (and Ctrl+Enter when `runBlocked` is false). */
   dialogOpen: boolean;
@@ -84,6 +86,8 @@ function handleKey(e: KeyboardEvent, a: ShortcutActions) {
     a.fitView();
   } else if (!mod && !e.altKey && key === "l") {
     a.autoLayout();
+  } else if (!mod && !e.altKey && key === "v") {
+    a.toggleView();
   }
 }
 

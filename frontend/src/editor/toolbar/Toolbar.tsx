@@ -1,6 +1,8 @@
 import { useRef } from "react";
 import { ExportIcon, FitIcon, HistoryIcon, ImportIcon, LayoutIcon, RedoIcon, RunsIcon, UndoIcon } from "../../common/icons";
 import { Spinner } from "../../common/ui";
+import { ViewToggle } from "../../flow/ViewToggle";
+import type { CanvasView } from "../../flow/viewPref";
 import type { Busy } from "../types";
 
 interface ToolbarProps {
@@ -12,6 +14,9 @@ interface ToolbarProps {
   onUndo: () => void;
   onRedo: () => void;
   onAutoLayout: () => void;
+  /** Flow (boxes and arrows) or Nodes (router cards). */
+  canvasView: CanvasView;
+  onCanvasView: (view: CanvasView) => void;
   onFitView: () => void;
   onHelp: () => void;
   /** The version message typed next to Save. */
@@ -46,7 +51,10 @@ export function Toolbar(p: ToolbarProps) {
         </button>
       </div>
       <div className="tool-group">
-        <button type="button" className="btn btn-tool" onClick={p.onAutoLayout} disabled={p.readOnly || p.busy === "layout"} title="Arrange the cards automatically (L)">
+        <ViewToggle view={p.canvasView} onView={p.onCanvasView} />
+      </div>
+      <div className="tool-group">
+        <button type="button" className="btn btn-tool" onClick={p.onAutoLayout} disabled={p.readOnly || p.busy === "layout"} title={p.canvasView === "flow" ? "Forget moved boxes: the automatic layout again (L)" : "Arrange the cards automatically (L)"}>
           <LayoutIcon />
           <span>Auto layout</span>
         </button>

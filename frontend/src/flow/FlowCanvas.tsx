@@ -1,0 +1,308 @@
+/**
+ * The Flow view: the graph as boxes and arrows (project.ts), laid out by elkjs (layout.ts, in a
+ * web worker, off the render path), edited through the same edits as the Nodes view (edits.ts).
+ * It takes the same props as the Nodes view's Canvas: selection, run marks, comparison marks and
+ * validation issues show in both.
+ */
+import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { getElk } from "../canvas/autoLayout";
+import type { GraphViewProps } from "../canvas/Canvas";
+import { Spinner } from "../common/ui";
+import { nodeByName, routerTypeOf } from "../graph/queries";
+import type { Position } from "../graph/types";
+import type { Selection } from "../editor/store";
+import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
+import { FlowActionsContext, FlowBoxNode, FlowGroupNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode } from "./FlowBoxNode";
+import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertModel, moveAlong, type FlowEdit } from "./edits";
+import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
+import { boxIssues, boxMark, boxRun } from "./marks";
+import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
+import "./flow.css";
+
+const nodeTypes = { flowBox: FlowBoxNode, flowGroup: FlowGroupNode };
+const edgeTypes = { flowArrow: FlowArrowEdge };
+
+type FlowNode = FlowBoxFlowNode | FlowGroupFlowNode;
+
+/** What decides a new layout: the boxes, groups and arrows (not their labels or marks). */
+function structureOf(model: FlowModel): string {
+  return JSON.stringify([model.boxes.map((b) => [b.id, b.kind, b.group]), model.groups.map((g) => [g.id, g.parent, g.collapsed]), model.arrows.map((a) => [a.id, a.label, a.insert !== null])]);
+}
+
+function isSelected(box: FlowBox, selection: Selection): boolean {
+  if (selection.kind === "step") return box.step !== null && box.step.node === selection.node && box.step.index === selection.index;
+  if (selection.kind === "nodes") return box.step === null && box.node !== null && box.kind !== "exit" && selection.names.includes(box.node);
+  return false;
+}
+
+/** The saved viewport is the Nodes view's: the Flow view fits its picture into view instead. */
+export function FlowCanvas({ state, selection, issues, readOnly, compare, run, onEdit, onSelect }: GraphViewProps) {
+  const live = useRef(state);
+  live.current = state;
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  // Keyed on `state.nodes`: a pan changes only the viewport and must not rebuild the picture.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
+  const model = useMemo(() => project(state, { collapsed }), [state.nodes, collapsed]);
+  const structure = useMemo(() => structureOf(model), [model]);
+
+  // The layout of the last structure elk has finished with; the picture shows that structure's
+  // model until the next layout arrives (a few milliseconds), so no box ever flashes at 0,0.
+  const [laid, setLaid] = useState<{ structure: string; layout: FlowLayout } | null>(null);
+  const [layoutError, setLayoutError] = useState<string | null>(null);
+  const modelRef = useRef(model);
+  modelRef.current = model;
+  useEffect(() => {
+    let cancelled = false;
+    autoFlowLayout(modelRef.current, getElk())
+      .then((layout) => {
+        if (!cancelled) {
+          setLaid({ structure, layout });
+          setLayoutError(null);
+        }
+      })
+      .catch((err: unknown) => {
+        if (!cancelled) setLayoutError(err instanceof Error ? err.message : String(err));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [structure]);
+
+  const current = laid !== null && laid.structure === structure;
+  // The model drawn: the current one once its layout is there, else the last one laid out.
+  const shownModel = useRef<FlowModel>(model);
+  if (current) shownModel.current = model;
+  const shown = current ? model : shownModel.current;
+
+  const stored = useMemo(() => readFlowLayout(state.layoutExtra.flow), [state.layoutExtra]);
+  const placed = useMemo(() => (laid ? placeBoxes(shown, laid.layout, stored) : null), [shown, laid, stored]);
+
+  const derived = useMemo<FlowNode[]>(() => {
+    if (!placed) return [];
+    const out: FlowNode[] = [];
+    const frames = groupFrames(shown, placed.boxes);
+    const collapsedByCall = new Map(shown.groups.filter((g) => g.collapsed && g.call).map((g) => [`${g.call?.node}#${g.call?.index}`, g.id]));
+    for (const g of shown.groups) {
+      const f = frames.get(g.id);
+      if (!f || g.collapsed) continue;
+      out.push({
+        id: `group:${g.id}`,
+        type: "flowGroup",
+        position: { x: f.x, y: f.y },
+        width: f.width,
+        height: f.height,
+        style: { width: f.width, height: f.height },
+        draggable: false,
+        selectable: false,
+        focusable: false,
+        zIndex: 0,
+        data: {
+          group: g,
+          selected: (selection.kind === "nodes" && selection.names.includes(g.node)) || (selection.kind === "step" && g.call?.node === selection.node && g.call.index === selection.index),
+          mark: compare?.nodes.get(g.node),
+          issues: issues.byNode.get(g.node) ?? [],
+        },
+      });
+    }
+    for (const box of shown.boxes) {
+      const p = placed.boxes[box.id];
+      if (!p) continue;
+      const node = box.step ? nodeByName(state, box.step.node) : undefined;
+      const type = node ? routerTypeOf(node) : "";
+      out.push({
+        id: box.id,
+        type: "flowBox",
+        position: p,
+        ...BOX_SIZES[box.kind],
+        style: BOX_SIZES[box.kind],
+        draggable: !readOnly && box.step !== null,
+        selectable: false,
+        focusable: false,
+        zIndex: 1,
+        data: {
+          box,
+          selected: isSelected(box, selection),
+          readOnly,
+          run: boxRun(box, run),
+          mark: boxMark(box, compare),
+          issues: boxIssues(box, issues),
+          after: box.step && type === "Sequence" ? { node: box.step.node, index: box.step.index + 1 } : null,
+          canMove: box.step && node ? [box.step.index > 0, box.step.index < node.steps.length - 1] : [false, false],
+          collapsedGroup: box.kind === "call" && box.step ? (collapsedByCall.get(`${box.step.node}#${box.step.index}`) ?? null) : null,
+        },
+      });
+    }
+    return out;
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
+  }, [placed, shown, state.nodes, selection, issues, readOnly, compare, run]);
+
+  const [nodes, setNodes] = useState<FlowNode[]>(derived);
+  useEffect(() => setNodes(derived), [derived]);
+
+  // A selected box out of view (one just added beside the picture, or selected in a panel) is
+  // brought into view, at the same zoom.
+  const flow = useReactFlow();
+  const canvasRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!placed) return;
+    const box = shown.boxes.find((b) => isSelected(b, selection));
+    const p = box ? placed.boxes[box.id] : undefined;
+    const el = canvasRef.current;
+    if (!box || !p || !el) return;
+    const { x, y, zoom } = flow.getViewport();
+    const size = BOX_SIZES[box.kind];
+    const left = p.x * zoom + x;
+    const top = p.y * zoom + y;
+    if (left >= 0 && top >= 0 && left + size.width * zoom <= el.clientWidth && top + size.height * zoom <= el.clientHeight) return;
+    void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom, duration: 250 });
+  }, [selection, placed, shown, flow]);
+
+  const edges = useMemo<FlowArrow[]>(() => {
+    if (!placed) return [];
+    const byId = new Map(shown.boxes.map((b) => [b.id, b]));
+    const seenInsert = new Set<string>();
+    return shown.arrows.map((a) => {
+      // One "+" per place in the document, on the first arrow that leads there.
+      const key = a.insert ? `${a.insert.node}#${a.insert.index}` : "";
+      const plus = !readOnly && a.insert !== null && a.kind !== "order" && !seenInsert.has(key);
+      if (plus) seenInsert.add(key);
+      const to = byId.get(a.to);
+      const toRun = to ? boxRun(to, run) : null;
+      return {
+        id: a.id,
+        source: a.from,
+        target: a.to,
+        type: "flowArrow",
+        selectable: false,
+        deletable: false,
+        markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },
+        data: {
+          kind: a.kind,
+          label: a.label,
+          points: placed.routes[a.id] ?? null,
+          labelAt: placed.labels[a.id] ?? null,
+          insert: plus ? a.insert : null,
+          between: `between ${byId.get(a.from)?.title ?? a.from} and ${to?.title ?? a.to}`,
+          run: toRun && toRun.status !== "not-reached" && toRun.status !== "not-taken" ? toRun.status : null,
+        },
+      };
+    });
+  }, [placed, shown, readOnly, run]);
+
+  const apply = useCallback(
+    (fe: FlowEdit | null) => {
+      if (!fe || readOnly) return;
+      onEdit(fe.edit, fe.select ? { kind: "step", node: fe.select.node, index: fe.select.index } : { kind: "none" });
+    },
+    [onEdit, readOnly],
+  );
+
+  const actions = useMemo<FlowActions>(
+    () => ({
+      select: (box) => {
+        if (box.step) onSelect({ kind: "step", node: box.step.node, index: box.step.index });
+        else if (box.node && box.kind !== "exit") onSelect({ kind: "nodes", names: [box.node] });
+        else onSelect({ kind: "none" });
+      },
+      selectGroup: (group) => onSelect(group.call ? { kind: "step", node: group.call.node, index: group.call.index } : { kind: "nodes", names: [group.node] }),
+      insert: (at) => apply(insertModel(live.current, at)),
+      parallel: (ref) => apply(addParallel(live.current, ref)),
+      conditional: (ref) => apply(addConditional(live.current, ref)),
+      split: (ref) => apply(addSplit(live.current, ref)),
+      remove: (ref) => apply(deleteBox(live.current, ref)),
+      move: (ref, delta) => apply(moveAlong(live.current, ref, delta)),
+      toggleGroup: (id) =>
+        setCollapsed((prev) => {
+          const next = new Set(prev);
+          if (next.has(id)) next.delete(id);
+          else next.add(id);
+          return next;
+        }),
+    }),
+    [apply, onSelect],
+  );
+
+  const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {
+    // Only drags move boxes here; selection is the editor's (see `actions.select`).
+    const moves = changes.filter((c) => c.type === "position" || c.type === "dimensions");
+    if (moves.length) setNodes((prev) => applyNodeChanges(moves, prev));
+  }, []);
+
+  const onNodeDragStop = useCallback(
+    (_: unknown, dragged: Node) => {
+      const box = shown.boxes.find((b) => b.id === dragged.id);
+      if (!box?.step || !placed) return;
+      const p: Position = { x: Math.round(dragged.position.x), y: Math.round(dragged.position.y) };
+      const node = nodeByName(live.current, box.step.node);
+      // Dropped past a sibling along its chain: the step moves there in the document.
+      const centers = new Map<number, Position>();
+      for (const b of shown.boxes) {
+        const at = placed.boxes[b.id];
+        if (!b.step || b.step.node !== box.step.node || b.group !== box.group || !at) continue;
+        centers.set(b.step.index, { x: at.x + BOX_SIZES[b.kind].width / 2, y: at.y + BOX_SIZES[b.kind].height / 2 });
+      }
+      // A step that calls a node drawn inline is its group's frame.
+      const frames = groupFrames(shown, placed.boxes);
+      for (const g of shown.groups) {
+        const f = frames.get(g.id);
+        if (f && g.call?.node === box.step.node && g.parent === box.group) centers.set(g.call.index, { x: f.x + f.width / 2, y: f.y + f.height / 2 });
+      }
+      const size = BOX_SIZES[box.kind];
+      const to = node ? dropIndex(routerTypeOf(node), box.step.index, { x: p.x + size.width / 2, y: p.y + size.height / 2 }, centers) : null;
+      if (to !== null) {
+        apply(moveAlong(live.current, box.step, to - box.step.index));
+        setNodes(derived);
+        return;
+      }
+      onEdit({ type: "moveFlowBoxes", positions: { [box.layoutKey]: p } });
+    },
+    [shown, placed, apply, onEdit, derived],
+  );
+
+  const boxCount = shown.boxes.length;
+
+  return (
+    <FlowActionsContext.Provider value={actions}>
+      <div ref={canvasRef} className="canvas flow-canvas" data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined}>
+        {placed && (
+          <ReactFlow<FlowNode, FlowArrow>
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            edgeTypes={edgeTypes}
+            onNodesChange={onNodesChange}
+            onNodeDragStop={onNodeDragStop}
+            onPaneClick={() => onSelect({ kind: "none" })}
+            fitView
+            fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
+            minZoom={0.1}
+            maxZoom={2.5}
+            nodesDraggable={!readOnly}
+            nodesConnectable={false}
+            elementsSelectable={false}
+            nodesFocusable={false}
+            edgesFocusable={false}
+            deleteKeyCode={null}
+            onlyRenderVisibleElements={boxCount >= 200}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
+            <Controls showInteractive={false} position="bottom-left" />
+            {boxCount >= 12 && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
+          </ReactFlow>
+        )}
+        {!placed && !layoutError && (
+          <div className="canvas-busy" role="status">
+            <Spinner /> Laying out the flow…
+          </div>
+        )}
+        {layoutError && (
+          <div className="canvas-busy" role="alert">
+            The flow could not be laid out: {layoutError}
+          </div>
+        )}
+      </div>
+    </FlowActionsContext.Provider>
+  );
+}

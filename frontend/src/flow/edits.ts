@@ -1,0 +1,139 @@
+/**
+ * What the Flow view's buttons do, as edits of the graph model (graph/edits.ts): each one is the
+ * smallest change to the InferenceGraph document that gives the picture the user asked for, so
+ * undo/redo, the rebase after a save conflict and the YAML panel treat it like any other edit.
+ * Pure: each function returns the edit and the step to select after it, or null when it does not
+ * apply.
+ */
+import { uniqueName, type Edit } from "../graph/edits";
+import { freeSpot } from "../graph/placement";
+import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
+import type { GraphState, JsonObject, NodeState, RouterType } from "../graph/types";
+import type { InsertPoint, StepRef } from "./project";
+
+export interface FlowEdit {
+  edit: Edit;
+  /** The step to select afterwards (the one added, or where the moved step went). */
+  select: StepRef | null;
+}
+
+/** The first free step name `base`, `base-2`… in `node`. */
+function stepNameIn(node: NodeState | undefined, base: string): string {
+  return uniqueName(base, (node?.steps ?? []).map((s) => s.fields.name).filter((n): n is string => typeof n === "string"));
+}
+
+/** A new model step: a name and an empty serviceName for the user to fill in (validation says so). */
+function newModel(node: NodeState | undefined, extra: JsonObject = {}): JsonObject {
+  return { name: stepNameIn(node, "model"), serviceName: "", ...extra };
+}
+
+/**
+ * "+" on an arrow: a model inserted at `at` in a Sequence. It takes the previous step's answer
+ * (`data: $response`) and, inserted first, hands its own answer to the step that was first.
+ */
+export function insertModel(state: GraphState, at: InsertPoint): FlowEdit | null {
+  const node = nodeByName(state, at.node);
+  if (!node || routerTypeOf(node) !== "Sequence" || at.index < 0 || at.index > node.steps.length) return null;
+  const step = newModel(node, at.index > 0 ? { data: "$response" } : {});
+  const edits: Edit[] = [{ type: "addStep", node: at.node, index: at.index, step }];
+  const next = node.steps[at.index];
+  if (at.index === 0 && next && next.fields.data === undefined) {
+    edits.push({ type: "setStepField", node: at.node, index: 1, field: "data", value: "$response" });
+  }
+  return { edit: edits.length === 1 ? edits[0] : { type: "batch", edits }, select: { node: at.node, index: at.index } };
+}
+
+/** The keys a branch moved into a new router keeps: its name and its target. */
+function branchOf(fields: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(fields)) if (k === "name" || k === "serviceName" || k === "serviceUrl" || k === "nodeName") out[k] = v;
+  return out;
+}
+
+/**
+ * Puts the box `ref` and a new model side by side under a new router of `routerType`: the step
+ * becomes a call of the new node (keeping its own name, data, condition, dependency…), the new
+ * node holds the step's target and the new model.
+ */
+function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: JsonObject, added: JsonObject): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  const step = node?.steps[ref.index];
+  if (!node || !step || stepTarget(step.fields) === null) return null;
+  const name = uniqueName(routerType.toLowerCase(), state.nodes.map((n) => n.name));
+  const steps = [{ ...branchOf(step.fields), ...branch }, added];
+  const position = freeSpot(state, { x: node.position.x + 300, y: node.position.y }, steps);
+  return {
+    edit: {
+      type: "batch",
+      edits: [
+        { type: "addNode", routerType, name, position, steps },
+        { type: "setStepTarget", node: ref.node, index: ref.index, kind: "nodeName", value: name },
+      ],
+    },
+    select: { node: name, index: 1 },
+  };
+}
+
+/** A parallel branch beside the box: one more Ensemble step, or a new Ensemble around the box. */
+export function addParallel(state: GraphState, ref: StepRef): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  if (!node || !node.steps[ref.index]) return null;
+  if (routerTypeOf(node) === "Ensemble") {
+    return { edit: { type: "addStep", node: ref.node, index: ref.index + 1, step: newModel(node) }, select: { node: ref.node, index: ref.index + 1 } };
+  }
+  const taken = node.steps[ref.index].fields.name;
+  return wrap(state, ref, "Ensemble", {}, { name: uniqueName("model", typeof taken === "string" ? [taken] : []), serviceName: "" });
+}
+
+/** A conditional branch: one more Switch step, or a new Switch around the box. */
+export function addConditional(state: GraphState, ref: StepRef): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  if (!node || !node.steps[ref.index]) return null;
+  if (routerTypeOf(node) === "Switch") {
+    return { edit: { type: "addStep", node: ref.node, index: ref.index + 1, step: newModel(node, { condition: "" }) }, select: { node: ref.node, index: ref.index + 1 } };
+  }
+  const taken = node.steps[ref.index].fields.name;
+  return wrap(state, ref, "Switch", { condition: "" }, { name: uniqueName("model", typeof taken === "string" ? [taken] : []), serviceName: "", condition: "" });
+}
+
+/**
+ * A weighted split: one more Splitter step (weight 0, so the sum stays what it was), or a new
+ * Splitter around the box that sends half the traffic to each.
+ */
+export function addSplit(state: GraphState, ref: StepRef): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  if (!node || !node.steps[ref.index]) return null;
+  if (routerTypeOf(node) === "Splitter") {
+    return { edit: { type: "addStep", node: ref.node, index: ref.index + 1, step: newModel(node, { weight: 0 }) }, select: { node: ref.node, index: ref.index + 1 } };
+  }
+  const taken = node.steps[ref.index].fields.name;
+  return wrap(state, ref, "Splitter", { weight: 50 }, { name: uniqueName("model", typeof taken === "string" ? [taken] : []), serviceName: "", weight: 50 });
+}
+
+/** Deletes the box's step. */
+export function deleteBox(state: GraphState, ref: StepRef): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  if (!node || !node.steps[ref.index]) return null;
+  return { edit: { type: "removeStep", node: ref.node, index: ref.index }, select: null };
+}
+
+/** Moves the box's step `delta` places along its chain (earlier when negative). */
+export function moveAlong(state: GraphState, ref: StepRef, delta: number): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  const to = ref.index + delta;
+  if (!node || !node.steps[ref.index] || to < 0 || to >= node.steps.length || delta === 0) return null;
+  return { edit: { type: "moveStep", node: ref.node, from: ref.index, to }, select: { node: ref.node, index: to } };
+}
+
+/**
+ * Where a box dropped at `at` goes along its chain: the index among its node's steps that the
+ * drop point puts it at (by x in a Sequence, which runs left to right; by y among parallel
+ * branches, drawn top to bottom), or null when it stays where it is. `centers` holds the centre
+ * of every step of the node as drawn, by step index (its box, or the frame of the node it calls).
+ */
+export function dropIndex(routerType: string, index: number, at: { x: number; y: number }, centers: ReadonlyMap<number, { x: number; y: number }>): number | null {
+  const axis = routerType === "Sequence" ? "x" : "y";
+  let rank = 0;
+  for (const [i, c] of centers) if (i !== index && c[axis] < at[axis]) rank++;
+  return rank === index ? null : rank;
+}

@@ -1,0 +1,359 @@
+"""The Flow view (issue 12): the editor's default picture of a graph, one box per model and arrows
+for the data, edited directly, with a run's outcome on the boxes.
+
+Selectors: ``.flow-box[data-box=CALL-ID]`` (a box; its id is the run console's call id, e.g.
+``root/2>match/1``), its ``.flow-box-body`` (the focusable button), ``.flow-group[data-group=ID]``
+(a called node's frame), ``.flow-arrow-label`` (an arrow's label and "+" button) and the toolbar's
+"Canvas view" group with its "Flow" and "Nodes" buttons.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from canvaskit import card, open_tab, save, set_field, step_row
+from playwright.sync_api import Locator, Page, expect
+from test_console_rough_edges import SOFT_ENSEMBLE
+
+from execution import demo
+from graphs import spec
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+RUN_TIMEOUT_MS = 30_000
+
+
+def box(page: Page, call_id: str) -> Locator:
+    return page.locator(f'.flow-box[data-box="{call_id}"]')
+
+
+def box_body(page: Page, call_id: str) -> Locator:
+    return box(page, call_id).locator(".flow-box-body")
+
+
+def centre(locator: Locator) -> tuple[float, float]:
+    b = locator.bounding_box()
+    assert b is not None
+    return b["x"] + b["width"] / 2, b["y"] + b["height"] / 2
+
+
+def run_and_wait(page: Page, payload: str) -> None:
+    """Runs the graph with ``payload`` in the Run tab and waits until the run has succeeded."""
+    open_tab(page, "Run")
+    page.get_by_label("Payload (JSON)").fill(payload)
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_role("region", name="Run console").locator(".run-status")).to_have_text(
+        "succeeded", timeout=RUN_TIMEOUT_MS
+    )
+
+
+def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Presses at ``start`` and moves to ``end`` in small steps, as a hand does, then lets go."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] + (end[0] - start[0]) / 4, start[1] + (end[1] - start[1]) / 4, steps=4)
+    page.mouse.move(*end, steps=10)
+    page.mouse.up()
+
+
+def yaml_text(page: Page) -> str:
+    open_tab(page, "YAML")
+    return page.locator(".cm-content").inner_text()
+
+
+def view_button(page: Page, name: str) -> Locator:
+    return page.get_by_role("group", name="Canvas view").get_by_role("button", name=name, exact=True)
+
+
+def open_flow(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator(".flow-canvas[data-laid-out]")).to_be_visible()
+    expect(box(page, "request")).to_be_visible()
+
+
+def demo_graph(make_graph: Any, name: str) -> Any:
+    manifest, layout, description, _request = demo.DEMO_GRAPHS[name]
+    return make_graph(name, manifest["spec"]["nodes"], layout=layout, description=description)
+
+
+@pytest.fixture
+def face_flow(flow_page: Page, make_graph: Any, live_server: Any) -> Page:
+    """The demo face-recognition graph open in the Flow view."""
+    demo_graph(make_graph, "face-recognition")
+    open_flow(flow_page, f"{live_server.url}/graphs/face-recognition/")
+    return flow_page
+
+
+def test_face_recognition_reads_detect_embed_parallel_match_merge(face_flow: Page, shot: Any) -> None:
+    """The demo graph opens in the Flow view and reads as its pipeline, left to right:
+    detect → embed → (employees ‖ visitors) → merge → result-merger, the Ensemble a labelled group."""
+    page = face_flow
+    expect(view_button(page, "Flow")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(".router-card")).to_have_count(0)
+
+    chain = ["request", "root/0", "root/1", "root/2>match/0", "root/2>match:merge", "root/3", "response"]
+    xs = [centre(box(page, c))[0] for c in chain]
+    assert xs == sorted(xs) and len(set(xs)) == len(xs), xs
+    # The two databases are matched at once: one above the other, in the same column.
+    (ex, ey), (vx, vy) = centre(box(page, "root/2>match/0")), centre(box(page, "root/2>match/1"))
+    assert abs(ex - vx) < 60 and abs(ey - vy) > 40
+    expect(box(page, "root/0")).to_contain_text("face-detector")
+    expect(box(page, "root/2>match/1")).to_contain_text("face-db-visitors")
+    expect(box(page, "root/2>match:merge")).to_contain_text("{db-employees, db-visitors}")
+    group = page.locator('.flow-group[data-group="root/2>match"]')
+    expect(group).to_contain_text("match")
+    expect(group).to_contain_text("Ensemble")
+    # The fan-in arrows are labelled with the keys of the merged answer.
+    labels = page.locator(".flow-arrow-label .flow-label")
+    expect(labels.filter(has_text=re.compile(r"^db-employees$"))).to_have_count(1)
+    expect(labels.filter(has_text=re.compile(r"^db-visitors$"))).to_have_count(1)
+    shot(page, "face-recognition")
+
+
+def test_switch_and_splitter_demos_label_their_branches(
+    flow_page: Page, make_graph: Any, live_server: Any
+) -> None:
+    page = flow_page
+    demo_graph(make_graph, "animal-switch")
+    demo_graph(make_graph, "canary")
+    open_flow(page, f"{live_server.url}/graphs/animal-switch/")
+    labels = page.locator(".flow-arrow-label .flow-label")
+    expect(labels.filter(has_text='if instances.#(animal=="cat")')).to_have_count(1)
+    expect(labels.filter(has_text='if instances.#(animal=="dog")')).to_have_count(1)
+    expect(labels.filter(has_text="no match")).to_have_count(1)
+    expect(box(page, "root:nomatch")).to_contain_text("nothing matched → 404")
+    open_flow(page, f"{live_server.url}/graphs/canary/")
+    expect(labels.filter(has_text=re.compile(r"^90%$"))).to_have_count(1)
+    expect(labels.filter(has_text=re.compile(r"^10%$"))).to_have_count(1)
+
+
+def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(face_flow: Page, shot: Any) -> None:
+    """'+' on an arrow inserts a model there (the YAML shows it at once, undo takes it back); a
+    parallel branch beside a box wraps it in a new Ensemble."""
+    page = face_flow
+
+    page.get_by_role("button", name="Insert a model between face-detector and feature-extractor").click()
+    expect(box(page, "root/1")).to_contain_text("model")
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bselected\b"))
+    open_tab(page, "Properties")
+    set_field(page, "serviceName", "face-aligner")
+    expect(box(page, "root/1")).to_contain_text("face-aligner")
+    text = yaml_text(page)
+    assert re.search(r"- name: model\n\s+serviceName: face-aligner\n\s+data: \$response", text), text
+    assert text.index("face-detector") < text.index("face-aligner") < text.index("feature-extractor")
+
+    # Undo (twice: the field, then the insertion) restores the document.
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/1")).to_contain_text("feature-extractor")
+    assert "name: model" not in yaml_text(page)
+
+    box_body(page, "root/3").click()
+    box(page, "root/3").get_by_role("button", name="‖ parallel").click()
+    group = page.locator('.flow-group[data-group="root/3>ensemble"]')
+    expect(group).to_contain_text("Ensemble")
+    expect(box(page, "root/3>ensemble/0")).to_contain_text("result-merger")
+    expect(box(page, "root/3>ensemble/1")).to_have_class(re.compile(r"\bselected\b"))
+    text = yaml_text(page)
+    assert re.search(r"- name: result-merger\n\s+nodeName: ensemble\n\s+data: \$response", text), text
+    assert re.search(
+        r"ensemble:\n\s+routerType: Ensemble\n\s+steps:\n\s+- name: result-merger\n\s+serviceName: result-merger\n\s+- name: model\n",
+        text,
+    ), text
+    shot(page, "parallel")
+    # Undo takes the whole branch back: one edit, the document as it was.
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/3")).to_contain_text("result-merger")
+    assert "ensemble" not in yaml_text(page)
+
+
+def test_views_toggle_keeps_the_selection_and_is_remembered(face_flow: Page) -> None:
+    page = face_flow
+    box_body(page, "root/2>match/1").click()
+    expect(box(page, "root/2>match/1")).to_have_class(re.compile(r"\bselected\b"))
+
+    page.keyboard.press("v")
+    expect(view_button(page, "Nodes")).to_have_attribute("aria-pressed", "true")
+    expect(step_row(page, "match", 1)).to_have_class(re.compile(r"\bselected\b"))
+
+    # Selected in the Nodes view, shown in the Flow view; the choice survives a reload.
+    step_row(page, "root", 0).locator(".step-name").click()
+    view_button(page, "Flow").click()
+    expect(box(page, "root/0")).to_have_class(re.compile(r"\bselected\b"))
+    view_button(page, "Nodes").click()
+    page.reload()
+    expect(card(page, "root")).to_be_visible()
+    expect(view_button(page, "Nodes")).to_have_attribute("aria-pressed", "true")
+
+
+def test_keyboard_reaches_the_toggle_the_boxes_and_their_actions(face_flow: Page) -> None:
+    page = face_flow
+    view_button(page, "Flow").focus()
+    page.keyboard.press("Tab")
+    expect(view_button(page, "Nodes")).to_be_focused()
+
+    body = box_body(page, "root/0")
+    body.focus()
+    page.keyboard.press("Enter")
+    expect(box(page, "root/0")).to_have_class(re.compile(r"\bselected\b"))
+    # Alt+→ moves the box later along its chain (the document's step order).
+    page.keyboard.press("Alt+ArrowRight")
+    expect(box(page, "root/1")).to_contain_text("face-detector")
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bselected\b"))
+    # Tab goes from the box to its actions; Delete removes the step.
+    box_body(page, "root/1").focus()
+    page.keyboard.press("Tab")
+    expect(box(page, "root/1").get_by_role("button", name="+ after")).to_be_focused()
+    box(page, "root/1").get_by_role("button", name="Delete face-detector").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".flow-box").filter(has_text="face-detector")).to_have_count(0)
+    assert "face-detector" not in yaml_text(page)
+
+
+def test_a_finished_run_colours_the_boxes(
+    stack: Any, flow_page: Page, make_graph: Any, live_server: Any, shot: Any
+) -> None:
+    """Each box of the path shows its outcome and latency; the branch a Switch did not take is grey."""
+    page = flow_page
+    demo_graph(make_graph, "animal-switch")
+    open_flow(page, f"{live_server.url}/graphs/animal-switch/")
+    run_and_wait(page, '{"instances": [{"animal": "cat", "image": "tom.jpg"}]}')
+    expect(box(page, "root/0")).to_have_class(re.compile(r"\bflow-run-ok\b"))
+    expect(box(page, "root/0").locator(".flow-run-badge")).to_have_text(re.compile(r"\d+(\.\d+)? ?m?s|<1 ms"))
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bflow-run-not-taken\b"))
+    expect(box(page, "root:switch")).to_have_class(re.compile(r"\bflow-run-ok\b"))
+    shot(page, "run")
+
+
+def test_soft_failures_are_marked_apart_and_unreached_boxes_greyed(
+    stack: Any, flow_page: Page, make_graph: Any, live_server: Any, shot: Any
+) -> None:
+    """Both Soft members of an Ensemble fail and the graph goes on: their boxes are marked as soft
+    failures (not as successes, not as failures that stopped the graph); the node no step reaches
+    is greyed as never reached."""
+    page = flow_page
+    make_graph("soft-flow", SOFT_ENSEMBLE)
+    open_flow(page, f"{live_server.url}/graphs/soft-flow/")
+    run_and_wait(page, '{"instances": [1]}')
+    for call_id in ("root/0>match/0", "root/0>match/1"):
+        expect(box(page, call_id)).to_have_class(re.compile(r"\bflow-run-soft-failed\b"))
+        expect(box(page, call_id).locator(".flow-run-badge")).to_contain_text("soft")
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bflow-run-ok\b"))
+    expect(box(page, "spare>spare/0")).to_have_class(re.compile(r"\bflow-run-not-reached\b"))
+    shot(page, "soft")
+
+
+def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Page) -> None:
+    page = face_flow
+    # face-detector dropped past feature-extractor (not past the match group): it runs second.
+    start = centre(box_body(page, "root/0"))
+    past = box(page, "root/1").bounding_box()
+    assert past is not None
+    drag(page, start, (past["x"] + past["width"] * 0.9, start[1] + 30))
+    expect(box(page, "root/0")).to_contain_text("feature-extractor")
+    expect(box(page, "root/1")).to_contain_text("face-detector")
+    text = yaml_text(page)
+    assert (
+        text.index("name: feature-extractor") < text.index("name: face-detector") < text.index("name: match")
+    ), text
+
+    # A box moved a little stays where it was dropped (kept in the layout, an unsaved change).
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/0")).to_contain_text("face-detector")
+    before = box(page, "root/3").bounding_box()
+    assert before is not None
+    s = centre(box_body(page, "root/3"))
+    drag(page, s, (s[0], s[1] + 120))
+    expect(page.get_by_text("Unsaved changes")).to_be_visible()
+    after = box(page, "root/3").bounding_box()
+    assert after is not None and after["y"] > before["y"] + 50
+    expect(box(page, "root/3")).to_contain_text("result-merger")
+
+    # The called node's group collapses into one box and expands again.
+    page.get_by_role("button", name="Collapse match").click()
+    expect(box(page, "root/2")).to_contain_text("match (Ensemble, 2 steps)")
+    expect(box(page, "root/2>match/0")).to_have_count(0)
+    page.get_by_role("button", name="Expand match").click()
+    expect(box(page, "root/2>match/0")).to_be_visible()
+
+
+# The seed's pipeline (step 1 → step 2 → steps 3-1 ‖ 3-2 → step 4) as a KServe user writes it.
+SEED_PIPELINE = {
+    "root": {
+        "routerType": "Sequence",
+        "steps": [
+            {"name": "face-detector", "serviceName": "face-detector"},
+            {"name": "feature-extractor", "serviceName": "feature-extractor", "data": "$response"},
+            {"name": "match", "nodeName": "match", "data": "$response"},
+            {"name": "result-merger", "serviceName": "result-merger", "data": "$response"},
+        ],
+    },
+    "match": {
+        "routerType": "Ensemble",
+        "steps": [
+            {"name": "db-employees", "serviceName": "db-employees"},
+            {"name": "db-visitors", "serviceName": "db-visitors"},
+        ],
+    },
+}
+
+
+def name_model(page: Page, name: str) -> None:
+    """Types the selected box's name and service name in the Properties panel."""
+    open_tab(page, "Properties")
+    set_field(page, "name", name)
+    set_field(page, "serviceName", name)
+
+
+def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
+    flow_page: Page, make_graph: Any, live_server: Any, shot: Any
+) -> None:
+    """From an empty graph: seven clicks in the Flow view give the four-stage pipeline's shape (the
+    rest is typing names); the saved version is the manifest a KServe user writes by hand, valid,
+    and its export validates."""
+    page = flow_page
+    make_graph("seed")
+    open_flow(page, f"{live_server.url}/graphs/seed/")
+    clicks = 0
+
+    def click(locator: Locator) -> None:
+        nonlocal clicks
+        locator.click()
+        clicks += 1
+
+    click(page.get_by_role("button", name="Insert a model between Request and empty Sequence"))
+    name_model(page, "face-detector")
+    click(box(page, "root/0").get_by_role("button", name="+ after"))
+    name_model(page, "feature-extractor")
+    click(box(page, "root/1").get_by_role("button", name="+ after"))
+    name_model(page, "db-employees")
+    click(box(page, "root/2").get_by_role("button", name="‖ parallel"))
+    name_model(page, "db-visitors")
+    # The step that calls the new Ensemble, and the Ensemble itself, get their names.
+    click(
+        page.locator('.flow-group[data-group="root/2>ensemble"]').get_by_role(
+            "button", name="db-employees → ensemble", exact=True
+        )
+    )
+    set_field(page, "name", "match")
+    click(box_body(page, "root/2>ensemble:merge"))
+    page.locator("#node-name").fill("match")
+    page.locator("#node-name").press("Enter")
+    expect(page.locator('.flow-group[data-group="root/2>match"]')).to_be_visible()
+    click(page.get_by_role("button", name="Insert a model between merge and Response"))
+    name_model(page, "result-merger")
+    assert clicks == 7
+    expect(page.locator(".valid-chip")).to_have_text("Valid")
+    shot(page, "built")
+
+    number = save(page, "The seed's pipeline, drawn in the Flow view")
+    version = page.request.get(f"{live_server.url}/api/graphs/seed/versions/{number}/").json()
+    assert version["manifest"]["spec"]["nodes"] == SEED_PIPELINE
+    assert version["valid"] is True
+    exported = page.request.get(f"{live_server.url}/api/graphs/seed/versions/{number}/export/?format=yaml")
+    assert exported.ok, exported.text()
+    assert spec.parse(exported.text()).document["spec"]["nodes"] == SEED_PIPELINE
