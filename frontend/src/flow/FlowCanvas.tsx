@@ -164,7 +164,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     const seenInsert = new Set<string>();
     return shown.arrows.map((a) => {
       // One "+" per place in the document, on the first arrow that leads there.
-      const key = a.insert ? `${a.insert.node}#${a.insert.index}` : "";
+      const key = a.insert ? `${a.insert.node}#${a.insert.index}#${a.insert.wrap ?? ""}` : "";
       const plus = !readOnly && a.insert !== null && a.kind !== "order" && !seenInsert.has(key);
       if (plus) seenInsert.add(key);
       const to = byId.get(a.to);

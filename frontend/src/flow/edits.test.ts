@@ -57,9 +57,30 @@ describe("flow edits: each is the smallest change to the document", () => {
     expect(nodesAfter(empty, insertModel(empty, { node: "root", index: 0 }))).toEqual({ root: { routerType: "Sequence", steps: [{ name: "model", serviceName: "" }] } });
   });
 
+  it("'+' into a Switch branch: the branch (keeping its condition) calls a new Sequence, the new model first", () => {
+    const sw = graphOf({ root: { routerType: "Switch", steps: [{ name: "a", serviceName: "a", condition: "x" }] } });
+    const fe = insertModel(sw, { node: "root", index: 0, wrap: "before" });
+    expect(fe?.select).toEqual({ node: "sequence", index: 0 });
+    expect(nodesAfter(sw, fe)).toEqual({
+      root: { routerType: "Switch", steps: [{ name: "a", nodeName: "sequence", condition: "x" }] },
+      sequence: { routerType: "Sequence", steps: [{ name: "model", serviceName: "" }, { name: "a", serviceName: "a", data: "$response" }] },
+    });
+  });
+
+  it("'+' out of an Ensemble branch: the new model takes the branch's answer, before the merge", () => {
+    const ens = graphOf({ root: { routerType: "Ensemble", steps: [{ name: "a", serviceName: "a" }, { name: "b", serviceName: "b" }] } });
+    const fe = insertModel(ens, { node: "root", index: 1, wrap: "after" });
+    expect(fe?.select).toEqual({ node: "sequence", index: 1 });
+    expect(nodesAfter(ens, fe)).toEqual({
+      root: { routerType: "Ensemble", steps: [{ name: "a", serviceName: "a" }, { name: "b", nodeName: "sequence" }] },
+      sequence: { routerType: "Sequence", steps: [{ name: "b", serviceName: "b" }, { name: "model", serviceName: "", data: "$response" }] },
+    });
+  });
+
   it("'+' does not apply outside a Sequence or out of range", () => {
     const sw = graphOf({ root: { routerType: "Switch", steps: [{ name: "a", serviceName: "a", condition: "x" }] } });
     expect(insertModel(sw, { node: "root", index: 0 })).toBeNull();
+    expect(insertModel(chain(), { node: "root", index: 0, wrap: "before" })).toBeNull();
     expect(insertModel(chain(), { node: "root", index: 3 })).toBeNull();
     expect(insertModel(chain(), { node: "nope", index: 0 })).toBeNull();
   });

@@ -32,6 +32,7 @@ function newModel(node: NodeState | undefined, extra: JsonObject = {}): JsonObje
  * (`data: $response`) and, inserted first, hands its own answer to the step that was first.
  */
 export function insertModel(state: GraphState, at: InsertPoint): FlowEdit | null {
+  if (at.wrap) return insertInBranch(state, at, at.wrap);
   const node = nodeByName(state, at.node);
   if (!node || routerTypeOf(node) !== "Sequence" || at.index < 0 || at.index > node.steps.length) return null;
   const step = newModel(node, at.index > 0 ? { data: "$response" } : {});
@@ -55,12 +56,13 @@ function branchOf(fields: JsonObject): JsonObject {
  * becomes a call of the new node (keeping its own name, data, condition, dependency…), the new
  * node holds the step's target and the new model.
  */
-function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: JsonObject, added: JsonObject): FlowEdit | null {
+function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: JsonObject, added: JsonObject, addedFirst = false): FlowEdit | null {
   const node = nodeByName(state, ref.node);
   const step = node?.steps[ref.index];
   if (!node || !step || stepTarget(step.fields) === null) return null;
   const name = uniqueName(routerType.toLowerCase(), state.nodes.map((n) => n.name));
-  const steps = [{ ...branchOf(step.fields), ...branch }, added];
+  const moved = { ...branchOf(step.fields), ...branch };
+  const steps = addedFirst ? [added, moved] : [moved, added];
   const position = freeSpot(state, { x: node.position.x + 300, y: node.position.y }, steps);
   return {
     edit: {
@@ -70,8 +72,22 @@ function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: J
         { type: "setStepTarget", node: ref.node, index: ref.index, kind: "nodeName", value: name },
       ],
     },
-    select: { node: name, index: 1 },
+    select: { node: name, index: addedFirst ? 0 : 1 },
   };
+}
+
+/**
+ * "+" on a branch's arrow (into a Switch or Splitter branch, or out of an Ensemble branch): the
+ * branch calls a new Sequence of the new model and what the branch called, in the arrow's order.
+ */
+function insertInBranch(state: GraphState, at: InsertPoint, where: "before" | "after"): FlowEdit | null {
+  const node = nodeByName(state, at.node);
+  const step = node?.steps[at.index];
+  if (!node || !step || routerTypeOf(node) === "Sequence") return null;
+  const taken = step.fields.name;
+  const added: JsonObject = { name: uniqueName("model", typeof taken === "string" ? [taken] : []), serviceName: "" };
+  if (where === "before") return wrap(state, at, "Sequence", { data: "$response" }, added, true);
+  return wrap(state, at, "Sequence", {}, { ...added, data: "$response" });
 }
 
 /** A parallel branch beside the box: one more Ensemble step, or a new Ensemble around the box. */

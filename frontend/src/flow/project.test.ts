@@ -182,7 +182,12 @@ describe("project: edges of the document", () => {
     expect(by("feature-extractor", "db-visitors")?.insert).toEqual({ node: "root", index: 2 });
     expect(by("merge", "result-merger")?.insert).toEqual({ node: "root", index: 3 });
     expect(by("result-merger", "Response")?.insert).toEqual({ node: "root", index: 4 });
-    expect(by("db-employees", "merge")?.insert).toBeNull();
+    // Out of an Ensemble branch: after that branch (it then calls a new Sequence).
+    expect(by("db-employees", "merge")?.insert).toEqual({ node: "match", index: 0, wrap: "after" });
+    const sw = project(graphOf(ANIMAL_SWITCH));
+    const into = sw.arrows.find((a) => a.to === "root/1");
+    expect(into?.insert).toEqual({ node: "root", index: 1, wrap: "before" });
+    expect(sw.arrows.find((a) => a.kind === "exit")?.insert).toBeNull();
   });
 
   it("a step without a target and an unknown router type are drawn with warnings", () => {

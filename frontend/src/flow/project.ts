@@ -68,10 +68,15 @@ export interface FlowBox {
 
 export type ArrowKind = "data" | "order" | "branch" | "exit" | "merge";
 
-/** Where the "+" on an arrow inserts a step: `index` of Sequence `node`. */
+/**
+ * Where the "+" on an arrow inserts a model: at `index` of Sequence `node`; or, with `wrap`,
+ * before or after branch `index` of a Switch, Splitter or Ensemble `node` (the branch then calls a
+ * new Sequence of the two).
+ */
 export interface InsertPoint {
   node: string;
   index: number;
+  wrap?: "before" | "after";
 }
 
 export interface FlowArrow {
@@ -253,7 +258,7 @@ class Projector {
         });
         node.steps.forEach((step, i) => {
           const outs = this.expandStep(node, i, inputs.map((s) => ({ ...s })), prefix, keyPrefix, group, stack);
-          this.connect(outs, merge.id, { label: mergeKey(step.fields, i), kind: "merge" });
+          this.connect(outs, merge.id, { label: mergeKey(step.fields, i), kind: "merge", insert: { node: node.name, index: i, wrap: "after" } });
         });
         return [{ box: merge.id, kind: "data", label: null, insert: null }];
       }
@@ -273,7 +278,7 @@ class Projector {
             sum += w ?? 0;
             label = w === null ? "no weight" : `${w}%`;
           }
-          outs.push(...this.expandStep(node, i, [{ box: decision.id, kind: "branch", label, insert: null }], prefix, keyPrefix, group, stack));
+          outs.push(...this.expandStep(node, i, [{ box: decision.id, kind: "branch", label, insert: { node: node.name, index: i, wrap: "before" } }], prefix, keyPrefix, group, stack));
         });
         if (isSwitch) {
           const exit = this.box({ ...base, id: `${nodeId}:nomatch`, kind: "exit", title: atRoot ? "nothing matched → 404" : "nothing matched → 500", subtitle: atRoot ? "the graph answers 404" : "a nested Switch without a match fails its caller", layoutKey: `${nodeKey}:nomatch` });
