@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from canvaskit import open_tab
 from playwright.sync_api import Page, Request, Route, expect
-from test_console import CAT, console, demo_graph, stack, start_run, wait_status  # noqa: F401
+from test_console import CAT, console, demo_graph, start_run, wait_status
 
 from execution import demo
 
