@@ -19,7 +19,7 @@ from test_console import CAT, console, demo_graph, start_run, wait_status
 
 from execution import demo
 
-# `stack` (test_console's fixture): the worker is up and `local` points at the mock model server.
+# `stack` (conftest.py): the worker is up and `local` points at the mock model server.
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("stack")]
 
 EVENTS_URL = re.compile(r"/api/runs/[0-9a-f-]+/events/")
