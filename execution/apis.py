@@ -33,7 +33,7 @@ from execution.services import environments, runs
 from graphs import selectors as graph_selectors
 
 # Seconds a client refused an event stream (429) waits: streams end with their runs, or after
-# RUN_SSE_MAX_SECONDS; the console falls back to reading the run meanwhile.
+# RUN_SSE_MAX_SECONDS; the console reads the stored events (?format=json) meanwhile.
 SSE_RETRY_AFTER = 5
 
 

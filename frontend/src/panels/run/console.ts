@@ -10,7 +10,7 @@
  * the missing ones arrive (`hasGap` tells the stream to reopen from `lastSeq`).
  */
 import type { BodyView, RunStatus } from "../../api";
-import { RUN_EVENT_TYPES, type RunResponse, type SwitchCondition } from "../../generated/events";
+import type { RunResponse, SwitchCondition } from "../../generated/events";
 import { issueKey } from "../../graph/queries";
 import { prettyJson } from "./prettyJson";
 
@@ -464,11 +464,6 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
     default:
       return note(s, e, "warn", `An event this console does not know: ${e.type} (#${e.seq}). ${JSON.stringify(d)}`);
   }
-}
-
-/** Whether the console has a case for an event type (the generated list of declared types). */
-export function isKnownEventType(type: string): boolean {
-  return (RUN_EVENT_TYPES as readonly string[]).includes(type);
 }
 
 function runResponse(v: unknown): RunResponse | null {
