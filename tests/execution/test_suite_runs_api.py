@@ -132,9 +132,14 @@ def test_cases_start_as_slots_free_up_and_each_is_judged_from_its_run(
     events = list(SuiteEvent.objects.filter(suite_id=suite["id"]).values_list("seq", "type"))
     assert [seq for seq, _ in events] == list(range(1, len(events) + 1))
     assert events[0][1] == "suite.started" and events[-1][1] == "suite.finished"
-    # JSON of the stored events, as the stream sends them
-    final = SuiteEvent.objects.get(suite_id=suite["id"], type="suite.finished").payload()
+    # The stored events as one JSON document, as the stream sends them
+    listed = demo_api.get(f"/api/suite-runs/{suite['id']}/events/?format=json").json()
+    assert listed["suite"] == suite["id"] and listed["finished"] is True
+    assert [(e["seq"], e["type"]) for e in listed["events"]] == events
+    final = listed["events"][-1]
     assert final["data"]["status"] == "failed" and final["data"]["counts"]["finished"] == 7
+    after = demo_api.get(f"/api/suite-runs/{suite['id']}/events/?format=json&last_event_id={len(events) - 1}")
+    assert [e["seq"] for e in after.json()["events"]] == [len(events)]
     # the green state: failed, on the current case set; nothing passed yet
     graph = demo_api.get(f"/api/graphs/{GRAPH}/").json()
     assert graph["latest_version"]["tests"]["status"] == "failed"
