@@ -1,13 +1,22 @@
-"""Graph tests benchmark, in-process (what ``testgraph FILE --cases`` does): cases per second.
+"""Graph tests benchmark: a suite in-process (``testgraph FILE --cases``) and through Celery.
 
-    python bench/bench_graphtests.py [--cases N] [--repeats R]
+    python bench/bench_graphtests.py [--cases N] [--repeats R] [--step-ms MS] [--no-celery]
 
 A suite of N cases (default 200, the issue's size) of the face-recognition demo (its three demo
 cases, repeated under new names) runs against the mock model server, which serves from a child
-process so that its threads do not compete with the engine for this process's GIL. Printed: the
-suite's wall time, cases per second, and the ratio against a baseline of the same requests
-through the engine alone (no expectations judged), all medians over repeats after a warm-up.
-Nothing is asserted; the goal (>= 100 cases/s on this machine class, issue 11) is printed beside.
+process so that its threads do not compete with the engine (or the worker) for this process's GIL.
+
+1. In-process: the suite's wall time, cases per second, and the ratio against a baseline of the same
+   requests through the engine alone (no expectations judged), medians over repeats after a warm-up.
+   Goal: >= 100 cases/s on this machine class (issue 11).
+2. Through Celery, with ``make run``'s defaults (a threads worker of 8, ``SUITE_CONCURRENCY`` 8,
+   SQLite, Redis): one suite run of the N stored cases (``execution.suites``: every case a run)
+   in an environment whose every model call takes ``--step-ms`` on the mock server. The bound is
+   N x critical path / concurrency, the critical path being the graph's 4 calls in a row (the
+   Ensemble's two calls overlap). Printed: wall time, cases per second, bound / wall (goal: >= 0.8),
+   and the ratio against a baseline in the same run: the same N requests as plain runs.
+
+Nothing is asserted; the goals are printed beside the figures.
 """
 
 from __future__ import annotations
@@ -16,9 +25,10 @@ import argparse
 import asyncio
 import copy
 import multiprocessing
-import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -42,15 +52,7 @@ def _suite(count: int) -> Any:
 
     from execution.graphtests import load_suite
 
-    document = yaml.safe_load((ROOT / "execution" / "demotests" / "face-recognition.tests.yaml").read_text())
-    base = document["cases"]
-    cases = []
-    for i in range(count):
-        case = copy.deepcopy(base[i % len(base)])
-        case["name"] = f"{case['name']} #{i}"
-        cases.append(case)
-    document["cases"] = cases
-    return load_suite(yaml.safe_dump(document))
+    return load_suite(yaml.safe_dump(_suite_document(count)))
 
 
 async def _once(manifest: Any, suite: Any, config: Any, judge: bool) -> float:
@@ -76,54 +78,172 @@ async def _once(manifest: Any, suite: Any, config: Any, judge: bool) -> float:
         return time.perf_counter() - started
 
 
+# Calls in a row on the face-recognition demo's longest path: detect, extract, the Ensemble (its two
+# database calls at once), merge.
+CRITICAL_CALLS = 4
+
+
+def _suite_document(count: int) -> dict[str, Any]:
+    import yaml
+
+    document = yaml.safe_load((ROOT / "execution" / "demotests" / "face-recognition.tests.yaml").read_text())
+    base = document["cases"]
+    cases = []
+    for i in range(count):
+        case = copy.deepcopy(base[i % len(base)])
+        case["name"] = f"{case['name']} #{i}"
+        cases.append(case)
+    document["cases"] = cases
+    return dict(document)
+
+
+def _through_celery(args: argparse.Namespace, mock_url: str, redis_port: int) -> list[tuple[str, str, str]]:
+    """Figure 2 of the module docstring; Django is set up (bench_runs.setup_django) already."""
+    import yaml
+    from celery.contrib.testing.worker import start_worker
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import transaction
+
+    import execution.tasks  # noqa: F401 - registers the tasks
+    from config.celery_app import app
+    from execution import demo
+    from execution.models import Environment, Run
+    from execution.services import runs
+    from execution.suites import services as suites
+    from execution.suites.models import SuiteRun
+    from execution.testcases import services as cases
+    from graphs.models import Graph
+
+    call_command("migrate", verbosity=0)
+    list(demo.seed())
+    user = get_user_model().objects.get(username=demo.DEMO_USER)
+    graph = Graph.objects.select_related("latest_version").get(name="face-recognition")
+    text = yaml.safe_dump(_suite_document(args.cases))
+    cases.test_cases_import(graph=graph, user=user, text=text.encode(), mode="replace")
+    slow = Environment.objects.create(
+        name="bench-slow",
+        visibility="shared",
+        url_template=f"{mock_url}/v1/models/{{name}}:predict?latency_ms={args.step_ms}",
+        allow_loopback=True,
+    )
+    concurrency = settings.SUITE_CONCURRENCY
+    assert graph.latest_version is not None
+
+    def one_suite(case_ids: list[int] | None) -> tuple[float, SuiteRun]:
+        began = time.perf_counter()
+        suite = suites.suite_start(
+            graph=graph, version=graph.latest_version, user=user, environment=slow, case_ids=case_ids
+        )
+        while not SuiteRun.objects.filter(pk=suite.pk, status__in=SuiteRun.TERMINAL).exists():
+            time.sleep(0.01)
+        return time.perf_counter() - began, SuiteRun.objects.get(pk=suite.pk)
+
+    def plain_runs() -> float:
+        """The baseline: the same requests as plain runs, all queued at once (the worker's 8
+        threads bound them as the suite run's concurrency bounds its cases), nothing judged."""
+        began = time.perf_counter()
+        with transaction.atomic():  # enqueued together when this commits
+            ids = [
+                runs.run_create(
+                    graph=graph,
+                    version=graph.latest_version,
+                    user=user,
+                    payload=row.document["request"]["payload"],
+                    environment=slow,
+                )[0].pk
+                for row in graph.test_cases.all()
+            ]
+        while Run.objects.filter(pk__in=ids).exclude(status__in=Run.TERMINAL).exists():
+            time.sleep(0.01)
+        return time.perf_counter() - began
+
+    with start_worker(app, pool="threads", concurrency=8, perform_ping_check=False, loglevel="ERROR"):
+        ids = list(graph.test_cases.order_by("name").values_list("pk", flat=True))
+        one_suite(ids[:concurrency])  # warm-up: connections, imports
+        wall, suite = one_suite(None)
+        baseline = plain_runs()
+    bound = args.cases * CRITICAL_CALLS * args.step_ms / 1000 / concurrency
+    return [
+        (f"suite run of {args.cases} cases through Celery: wall", f"{wall:.2f} s", ""),
+        (
+            f"  bound ({args.cases} x {CRITICAL_CALLS} x {args.step_ms} ms / {concurrency})",
+            f"{bound:.2f} s",
+            "",
+        ),
+        ("  bound / wall", f"{bound / wall:.2f}", ">= 0.8"),
+        ("  cases per second (Celery)", f"{args.cases / wall:.1f}", ""),
+        ("  outcome", f"{suite.status} {suite.passed}/{suite.total}", "passed"),
+        (f"  the same {args.cases} requests as plain runs: wall", f"{baseline:.2f} s", ""),
+        ("  suite wall / plain-runs wall", f"{wall / baseline:.2f}", ""),
+    ]
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--step-ms", type=int, default=50, help="latency of every model call (Celery part)")
+    parser.add_argument("--no-celery", action="store_true", help="only the in-process figures")
     args = parser.parse_args()
-    # Django only to read the demo manifest from execution/demo.py; the suite itself runs without it.
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
-    import django
+    from bench_runs import free_port, setup_django
 
-    django.setup()
-    from execution import demo
-    from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig, UrlGuard
-    from graphs import spec
+    from execution import localredis
 
+    workdir = Path(tempfile.mkdtemp(prefix="bench-graphtests-"))
+    redis_port = free_port()
+    redis_proc = localredis.start(redis_port)
     parent, child = multiprocessing.Pipe()
     proc = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
     proc.start()
     port = parent.recv()
     try:
-        config = EngineConfig(
-            url_template=f"http://127.0.0.1:{port}/v1/models/{{name}}:predict",
-            guard=UrlGuard(allow_loopback=True),
-            body_cap=DEFAULT_MAX_RESPONSE_BYTES,
-        )
-        manifest = spec.parse(demo.demo_manifest("face-recognition"))
-        suite = _suite(args.cases)
-        asyncio.run(_once(manifest, suite, config, judge=True))  # warm-up
-        judged_s: list[float] = []
-        bare_s: list[float] = []
-        for _ in range(args.repeats):  # interleaved, so that a busy moment of the machine hits both
-            judged_s.append(asyncio.run(_once(manifest, suite, config, True)))
-            bare_s.append(asyncio.run(_once(manifest, suite, config, False)))
-        judged, bare = statistics.median(judged_s), statistics.median(bare_s)
-    finally:
+        setup_django(workdir, redis_port, f"http://127.0.0.1:{port}")
+        rows = _in_process(args, port)
+        if not args.no_celery:
+            rows += _through_celery(args, f"http://127.0.0.1:{port}", redis_port)
+    finally:  # never leave a server behind, whatever failed
         parent.send("stop")
         proc.join(timeout=10)
-    rows = [
-        (f"suite of {args.cases} face-recognition cases: wall", f"{judged:.3f} s", ""),
-        ("  cases per second (in-process, testgraph FILE)", f"{args.cases / judged:.0f}", ">= 100"),
-        ("  the same requests, engine only: cases per second", f"{args.cases / bare:.0f}", ""),
-        ("  suite wall / engine-only wall", f"{judged / bare:.3f}", ""),
-    ]
+        redis_proc.terminate()
+        redis_proc.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'value':>10}  goal")
     print("-" * (width + 22))
     for name, value, goal in rows:
         print(f"{name:<{width}}  {value:>10}  {goal}")
-    print(f"(medians of {args.repeats} repeats; mock model server in a child process)")
+    print(f"(in-process: medians of {args.repeats} repeats; mock model server in a child process)")
+
+
+def _in_process(args: argparse.Namespace, port: int) -> list[tuple[str, str, str]]:
+    from execution import demo
+    from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig, UrlGuard
+    from graphs import spec
+
+    config = EngineConfig(
+        url_template=f"http://127.0.0.1:{port}/v1/models/{{name}}:predict",
+        guard=UrlGuard(allow_loopback=True),
+        body_cap=DEFAULT_MAX_RESPONSE_BYTES,
+    )
+    manifest = spec.parse(demo.demo_manifest("face-recognition"))
+    suite = _suite(args.cases)
+    asyncio.run(_once(manifest, suite, config, judge=True))  # warm-up
+    judged_s: list[float] = []
+    bare_s: list[float] = []
+    for _ in range(args.repeats):  # interleaved, so that a busy moment of the machine hits both
+        judged_s.append(asyncio.run(_once(manifest, suite, config, True)))
+        bare_s.append(asyncio.run(_once(manifest, suite, config, False)))
+    judged, bare = statistics.median(judged_s), statistics.median(bare_s)
+    return [
+        (f"suite of {args.cases} face-recognition cases: wall", f"{judged:.3f} s", ""),
+        ("  cases per second (in-process, testgraph FILE)", f"{args.cases / judged:.0f}", ">= 100"),
+        ("  the same requests, engine only: cases per second", f"{args.cases / bare:.0f}", ""),
+        ("  suite wall / engine-only wall", f"{judged / bare:.3f}", ""),
+    ]
 
 
 if __name__ == "__main__":

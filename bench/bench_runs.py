@@ -88,7 +88,9 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) -> None:
+def setup_django(workdir: Path, redis_port: int, mock_url: str) -> None:
+    """Django on a throwaway SQLite database in ``workdir``, with this Redis and mock model server
+    (``make run``'s settings otherwise); call before anything imports Django's models."""
     os.environ.update(
         {
             "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -97,7 +99,7 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
             "DATABASE_URL": f"sqlite:///{workdir / 'bench.sqlite3'}",
             "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
             "CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
-            "MOCKMODELS_URL": mock.url,
+            "MOCKMODELS_URL": mock_url,
             "RUN_EVENTS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
             "DJANGO_LOG_LEVEL": "ERROR",
         }
@@ -105,6 +107,11 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) 
     import django
 
     django.setup()
+
+
+def _bench(args: argparse.Namespace, workdir: Path, redis_port: int, mock: Any) -> None:
+    setup_django(workdir, redis_port, mock.url)
+    import django
     from celery.contrib.testing.worker import start_worker
     from celery.signals import task_prerun
     from django.core.management import call_command

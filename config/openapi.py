@@ -85,7 +85,22 @@ _BY_OPERATION: Final[dict[str, dict[str, str]]] = {
         "413": "The manifest is larger than the studio's limits (size, nodes, steps, depth).",
     },
     "graphs_versions_rollback": {"409": "Stale base version (as for a save)."},
-    "graphs_versions_export": {"422": "The version has errors KServe would reject; `issues` lists them."},
+    "graphs_versions_export": {
+        "422": "The version has errors KServe would reject; `issues` lists them.",
+        "409": "The graph requires passing tests and this version has no passing suite run on the "
+        "current cases (`code: tests_required`, `last_passing_version`); force=1&reason=... overrides.",
+    },
+    "graphs_suite_runs_create": {
+        "409": "The graph has no test cases to run.",
+        "422": "The version has errors KServe would reject; `issues` lists them.",
+    },
+    "graphs_suite_runs_compare": {
+        "409": "The graph has no test cases to run.",
+        "422": "A version has errors KServe would reject; `issues` lists them.",
+    },
+    "suite_runs_events": {
+        "429": "Too many open event streams; close one, or retry after `Retry-After` seconds."
+    },
     "graphs_import": {"413": "More documents, or a larger body, than one import takes."},
     "graphs_runs_create": {
         "422": "The version has errors KServe would reject; `issues` lists them.",
@@ -173,6 +188,22 @@ _EXAMPLES: Final[dict[str, dict[str, Any]]] = {
             "environment": "local",
             "seed": 42,
         }
+    },
+}
+
+
+# Examples of error answers whose body carries more than the error shape, by operationId and status.
+_ERROR_EXAMPLES: Final[dict[tuple[str, str], dict[str, Any]]] = {
+    ("graphs_versions_export", "409"): {
+        "detail": "Version 4 of 'face-recognition' has no passing suite run on the current test cases, "
+        "and the graph requires one before export. Run its suite, or export with force=1&reason=... "
+        "(audited).",
+        "code": "tests_required",
+        "last_passing_version": 3,
+    },
+    ("graphs_suite_runs_create", "409"): {
+        "detail": "Graph 'pets' has no test cases yet: add one (or save a run as a test) first.",
+        "code": "no_cases",
     },
 }
 
@@ -362,6 +393,10 @@ def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bo
                 responses.setdefault(
                     code, _error_response(code, description, operation.get("operationId", ""))
                 )
+                example = _ERROR_EXAMPLES.get((operation.get("operationId", ""), code))
+                if example is not None:
+                    media = responses[code]["content"]["application/json"]
+                    media.setdefault("examples", {"example": {"value": example}})
             content = operation.get("requestBody", {}).get("content", {})
             for content_type, example in _EXAMPLES.get(operation.get("operationId", ""), {}).items():
                 if content_type in content:

@@ -147,8 +147,14 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.openapi.postprocess"],
-    # Named after what they are rather than after the field ("type" would give TypeEnum).
-    "ENUM_NAME_OVERRIDES": {"RunEventTypeEnum": "execution.eventschema.RUN_EVENT_TYPES"},
+    # Named after what they are rather than after the field ("type" would give TypeEnum; runs and
+    # suite runs both have a "status", each with its own values, a run's keeping StatusEnum).
+    "ENUM_NAME_OVERRIDES": {
+        "RunEventTypeEnum": "execution.eventschema.RUN_EVENT_TYPES",
+        "SuiteEventTypeEnum": "execution.eventschema.SUITE_EVENTS.names",
+        "StatusEnum": "execution.models.Run.Status",
+        "SuiteRunStatusEnum": "execution.suites.models.SuiteRun.Status",
+    },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -219,6 +225,9 @@ RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then th
 # server's threads per process (scripts/run.sh: gunicorn --threads 64, leaving 16 for requests).
 RUN_SSE_MAX_STREAMS = env.int("RUN_SSE_MAX_STREAMS", default=48)
 RUN_SSE_MAX_STREAMS_PER_USER = env.int("RUN_SSE_MAX_STREAMS_PER_USER", default=10)  # a few tabs each
+# Suite runs: cases of one suite run in flight at once (each one a run on the workers). `make run`
+# starts a worker with 8 threads; a suite that takes them all leaves nothing for single runs.
+SUITE_CONCURRENCY = env.int("SUITE_CONCURRENCY", default=8)
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-runs": {
         "task": "execution.reap_runs",

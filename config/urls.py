@@ -43,4 +43,5 @@ urlpatterns = [
     path("api/", include("graphs.urls")),
     path("api/", include("execution.urls")),
     path("api/", include("execution.testcases.urls")),
+    path("api/", include("execution.suites.urls")),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from django.http import StreamingHttpResponse
@@ -343,6 +343,12 @@ def _wants_json(request: Request) -> bool:
     return "application/json" in accept and "text/event-stream" not in accept
 
 
+class EventsQuery(serializers.Serializer):
+    last_event_id = DbIntegerField(
+        required=False, help_text="Send the events after this one (the Last-Event-ID header wins)"
+    )
+
+
 class RunEventsApi(APIView):
     """The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
     ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
@@ -350,15 +356,10 @@ class RunEventsApi(APIView):
 
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
-    class FilterSerializer(serializers.Serializer):
-        last_event_id = DbIntegerField(
-            required=False, help_text="Send the events after this one (the Last-Event-ID header wins)"
-        )
-
     @extend_schema(
         operation_id="runs_events",
         parameters=[
-            FilterSerializer,
+            EventsQuery,
             OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
             OpenApiParameter("format", str, enum=["json"], description="the stored events as JSON, at once"),
         ],
@@ -370,28 +371,40 @@ class RunEventsApi(APIView):
     def get(self, request: Request, run_id: uuid.UUID) -> StreamingHttpResponse | Response:
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")
-        header = request.headers.get("Last-Event-ID")
-        params = {k: v for k, v in _given(request.query_params).items() if k != "format"}
-        filters = self.FilterSerializer(data={"last_event_id": header} if header else params)
-        filters.is_valid(raise_exception=True)
-        last_event_id = filters.validated_data.get("last_event_id") or 0
-        if _wants_json(request):
-            log = selectors.run_event_log(run_id=run_id, user=request.user, after=last_event_id)
-            document = {
-                "run": run_id,
-                "finished": log.finished,
-                "events": [events.event_payload(event) for event in log.events],
-            }
-            request.accepted_renderer = JSONRenderer()  # whatever the Accept header also allowed
-            request.accepted_media_type = "application/json"
-            return Response(RunEventLogSerializer(document).data)
-        try:
-            content = events.open_stream(run_id, last_event_id, user_id=request.user.pk)
-        except events.StreamLimitReached as exc:
-            raise exceptions.Throttled(
-                wait=SSE_RETRY_AFTER, detail=f"Too many event streams: {exc}. Close one and try again."
-            ) from exc
-        response = StreamingHttpResponse(content, content_type="text/event-stream")
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
-        return response
+        return event_log_response(
+            request,
+            stream=lambda last: events.open_stream(run_id, last, user_id=request.user.pk),
+            listing=lambda last: RunEventLogSerializer(_run_event_log(run_id, request, last)).data,
+        )
+
+
+def _run_event_log(run_id: uuid.UUID, request: Request, after: int) -> dict[str, Any]:
+    log = selectors.run_event_log(run_id=run_id, user=request.user, after=after)
+    return {"run": run_id, "finished": log.finished, "events": [events.event_payload(e) for e in log.events]}
+
+
+def event_log_response(
+    request: Request, *, stream: Callable[[int], Iterator[str]], listing: Callable[[int], Any]
+) -> StreamingHttpResponse | Response:
+    """The answer of an event log after ``Last-Event-ID`` (the header, or ``?last_event_id=``):
+    ``listing(last)`` as JSON for ``?format=json`` (or an Accept that asks for JSON only), else
+    ``stream(last)`` as Server-Sent Events; 429 when this process has no stream slot left."""
+    header = request.headers.get("Last-Event-ID")
+    params = {k: v for k, v in _given(request.query_params).items() if k != "format"}
+    filters = EventsQuery(data={"last_event_id": header} if header else params)
+    filters.is_valid(raise_exception=True)
+    last_event_id = filters.validated_data.get("last_event_id") or 0
+    if _wants_json(request):
+        request.accepted_renderer = JSONRenderer()  # whatever the Accept header also allowed
+        request.accepted_media_type = "application/json"
+        return Response(listing(last_event_id))
+    try:
+        content = stream(last_event_id)
+    except events.StreamLimitReached as exc:
+        raise exceptions.Throttled(
+            wait=SSE_RETRY_AFTER, detail=f"Too many event streams: {exc}. Close one and try again."
+        ) from exc
+    response = StreamingHttpResponse(content, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+    return response

@@ -26,48 +26,44 @@ import queue
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 from django import db
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import F
 
 from execution import bus
 from execution.eventschema import RUN_EVENTS
-from execution.models import Run, RunEvent
+from execution.models import LoggedEvent, Run, RunEvent
 
 logger = logging.getLogger(__name__)
+E = TypeVar("E", bound=LoggedEvent)
+T = TypeVar("T")
 
 FINAL_EVENT = RUN_EVENTS.terminal
 
 
-def event_payload(event: RunEvent) -> dict[str, Any]:
+def event_payload(event: LoggedEvent) -> dict[str, Any]:
     """The JSON of one event, as published, as sent in an SSE ``data:`` line and as listed by
-    ``GET /api/runs/{id}/events/?format=json``: the stored event as it is."""
-    return {
-        "run": str(event.run_id),
-        "seq": event.seq,
-        "type": event.type,
-        "created_at": event.created_at.isoformat() if event.created_at else None,
-        "data": event.data,
-    }
+    ``GET /api/runs/{id}/events/?format=json`` (or a suite run's): the stored event as it is."""
+    return event.payload()
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, cls=DjangoJSONEncoder, separators=(",", ":"), ensure_ascii=False)
 
 
-def publish(event: RunEvent) -> None:
+def publish(event: LoggedEvent) -> None:
     """Send a stored event to the live subscribers; a Redis failure is logged, never raised."""
     try:
-        bus.get_redis().publish(bus.channel(event.run_id), _dumps(event_payload(event)))
+        bus.get_redis().publish(event.channel(), _dumps(event.payload()))
     except redis.RedisError as exc:
-        logger.warning("could not publish event %s of run %s: %s", event.seq, event.run_id, exc)
+        logger.warning("could not publish event %s on %s: %s", event.seq, event.channel(), exc)
 
 
 def emit(run_id: uuid.UUID | str, type_: str, data: dict[str, Any] | None = None) -> RunEvent:
@@ -81,43 +77,57 @@ def emit(run_id: uuid.UUID | str, type_: str, data: dict[str, Any] | None = None
 
 def emit_many(run_id: uuid.UUID | str, items: list[tuple[str, dict[str, Any]]]) -> list[RunEvent]:
     """:func:`emit` for several events at once: one counter update and one insert for all of them."""
+    return append_events(Run, RunEvent, run_id, items)
+
+
+def append_events(
+    owner: type[models.Model], event_model: type[E], owner_id: Any, items: list[tuple[str, dict[str, Any]]]
+) -> list[E]:
+    """Number and store the next events of one log (``owner`` holds the ``event_seq`` counter,
+    ``event_model`` the rows) and publish them once the surrounding transaction commits.
+
+    The counter update locks the owner's row until commit, so concurrent writers get distinct,
+    gap-free, increasing ``seq`` values in commit order.
+    """
     if not items:
         return []
+    key = f"{event_model.OWNER}_id"
     with transaction.atomic(savepoint=False):
-        Run.objects.filter(pk=run_id).update(event_seq=F("event_seq") + len(items))
-        last = Run.objects.filter(pk=run_id).values_list("event_seq", flat=True).get()
+        owner._default_manager.filter(pk=owner_id).update(event_seq=F("event_seq") + len(items))
+        last = owner._default_manager.filter(pk=owner_id).values_list("event_seq", flat=True).get()
         first = last - len(items) + 1
-        created = RunEvent.objects.bulk_create(
-            [RunEvent(run_id=run_id, seq=first + i, type=t, data=d) for i, (t, d) in enumerate(items)]
+        created = event_model._default_manager.bulk_create(
+            [event_model(**{key: owner_id}, seq=first + i, type=t, data=d) for i, (t, d) in enumerate(items)]
         )
         transaction.on_commit(functools.partial(_publish_all, created))
     return created
 
 
-def _publish_all(created: list[RunEvent]) -> None:
+def _publish_all(created: Sequence[LoggedEvent]) -> None:
     if len(created) == 1:
         publish(created[0])
         return
     try:
         with bus.get_redis().pipeline(transaction=False) as pipe:
             for event in created:
-                pipe.publish(bus.channel(event.run_id), _dumps(event_payload(event)))
+                pipe.publish(event.channel(), _dumps(event.payload()))
             pipe.execute()
     except redis.RedisError as exc:
-        logger.warning("could not publish %d events of run %s: %s", len(created), created[0].run_id, exc)
+        logger.warning("could not publish %d events on %s: %s", len(created), created[0].channel(), exc)
 
 
 # --- the event hub: one pub/sub connection per process for every stream ---------------------------
 
 
 class Subscription:
-    """The live events of one run for one stream, as the hub receives them (JSON text each)."""
+    """The live events of one log (a run's, a suite run's) for one stream, as its hub receives
+    them (JSON text each)."""
 
-    def __init__(self, hub: bus.ChannelListener, run_id: str) -> None:
+    def __init__(self, hub: bus.ChannelListener, key: str) -> None:
         self.hub = hub
-        self.run_id = run_id
+        self.key = key
         self.queue: queue.SimpleQueue[str] = queue.SimpleQueue()
-        self._watch = hub.add(run_id, self.queue.put)
+        self._watch = hub.add(key, self.queue.put)
 
     @property
     def live(self) -> bool:
@@ -149,7 +159,12 @@ def subscribe(run_id: uuid.UUID | str, timeout: float = 1.0) -> Subscription:
 
     Once this returns with ``live`` true, every event published afterwards reaches it.
     """
-    subscription = Subscription(event_hub(), str(run_id))
+    return subscribe_on(event_hub(), str(run_id), timeout)
+
+
+def subscribe_on(hub: bus.ChannelListener, key: str, timeout: float = 1.0) -> Subscription:
+    """:func:`subscribe` to the log ``key`` of any hub (``execution.suites.events``' for suite runs)."""
+    subscription = Subscription(hub, key)
     subscription.hub.wait_connected(timeout)
     return subscription
 
@@ -233,11 +248,16 @@ def open_stream(run_id: uuid.UUID | str, last_seq: int, *, user_id: int) -> Iter
 
     Raises :class:`StreamLimitReached` when the process or the user has no slot left.
     """
+    return open_log_stream(run_log(run_id), last_seq, user_id=user_id)
+
+
+def open_log_stream(log: EventLog, last_seq: int, *, user_id: int) -> Iterator[str]:
+    """:func:`open_stream` for any event log (a suite run's: ``execution.suites.events``)."""
     slots = stream_slots()
     refused = slots.acquire(user_id)
     if refused is not None:
         raise StreamLimitReached(refused)
-    return _HeldStream(stream(run_id, last_seq), functools.partial(slots.release, user_id))
+    return _HeldStream(log_stream(log, last_seq), functools.partial(slots.release, user_id))
 
 
 # --- Server-Sent Events --------------------------------------------------------------------------
@@ -255,37 +275,61 @@ def _release_db() -> None:
         db.connection.close()
 
 
+def released(value: T) -> T:
+    """``value``, once this thread's database connection is given back (:func:`_release_db`)."""
+    _release_db()
+    return value
+
+
 def _stored_after(run_id: uuid.UUID | str, after: int, before: int | None = None) -> list[RunEvent]:
     qs = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
     if before is not None:
         qs = qs.filter(seq__lt=before)
-    events = list(qs.order_by("seq"))
-    _release_db()
-    return events
+    return released(list(qs.order_by("seq")))
 
 
 def _run_is_terminal(run_id: uuid.UUID | str) -> bool:
-    terminal = Run.objects.filter(pk=run_id, status__in=Run.TERMINAL).exists()
-    _release_db()
-    return terminal
+    return released(Run.objects.filter(pk=run_id, status__in=Run.TERMINAL).exists())
+
+
+@dataclass(frozen=True)
+class EventLog:
+    """A persisted event log that streams follow: the hub and key of its live events, its stored
+    events after a seq (and before another), whether its owner has ended, its final event type."""
+
+    hub: Callable[[], bus.ChannelListener]
+    key: str
+    stored_after: Callable[[int, int | None], Sequence[LoggedEvent]]
+    is_terminal: Callable[[], bool]
+    final_event: str
+
+
+def run_log(run_id: uuid.UUID | str) -> EventLog:
+    return EventLog(
+        hub=event_hub,
+        key=str(run_id),
+        stored_after=functools.partial(_stored_after, run_id),
+        is_terminal=functools.partial(_run_is_terminal, run_id),
+        final_event=FINAL_EVENT,
+    )
 
 
 @dataclass
 class _Sent:
     """What a stream has sent so far: events up to ``last`` (seq), and whether the final one."""
 
-    run_id: uuid.UUID | str
+    log: EventLog
     last: int
     finished: bool = False
     sent: bool = False  # anything since the caller last cleared it
 
     def stored(self, before: int | None = None) -> Iterator[str]:
         """The stored events after ``last`` (and before ``before``), up to the final one."""
-        for event in _stored_after(self.run_id, self.last, before):
+        for event in self.log.stored_after(self.last, before):
             self.last = event.seq
             self.sent = True
-            yield format_sse(event_payload(event))
-            if event.type == FINAL_EVENT:
+            yield format_sse(event.payload())
+            if event.type == self.log.final_event:
                 self.finished = True
                 return
 
@@ -304,11 +348,11 @@ class _Sent:
         self.last = seq
         self.sent = True
         yield format_sse(payload)
-        self.finished = payload["type"] == FINAL_EVENT
+        self.finished = payload["type"] == self.log.final_event
 
     def nothing_left(self) -> bool:
-        """The run is terminal and every stored event was sent: never leave a client hanging."""
-        return _run_is_terminal(self.run_id) and not _stored_after(self.run_id, self.last)
+        """The owner is terminal and every stored event was sent: never leave a client hanging."""
+        return self.log.is_terminal() and not self.log.stored_after(self.last, None)
 
 
 def stream(
@@ -319,10 +363,24 @@ def stream(
     poll: float | None = None,
     max_seconds: float | None = None,
 ) -> Iterator[str]:
-    """SSE text for a run: stored events after ``last_seq``, then live ones, until ``run.finished``.
+    """SSE text for a run: stored events after ``last_seq``, then live ones, until ``run.finished``
+    (:func:`log_stream` of the run's log)."""
+    return log_stream(run_log(run_id), last_seq, keepalive=keepalive, poll=poll, max_seconds=max_seconds)
+
+
+def log_stream(
+    log: EventLog,
+    last_seq: int = 0,
+    *,
+    keepalive: float | None = None,
+    poll: float | None = None,
+    max_seconds: float | None = None,
+) -> Iterator[str]:
+    """SSE text for an event log: stored events after ``last_seq``, then live ones, until its final
+    event.
 
     Sends a comment every ``keepalive`` seconds while idle. Ends after the final event, when the
-    run is terminal and every stored event was sent, or after ``max_seconds`` (the client then
+    owner is terminal and every stored event was sent, or after ``max_seconds`` (the client then
     reconnects with ``Last-Event-ID`` and misses nothing).
     """
     keepalive = keepalive if keepalive is not None else settings.RUN_SSE_KEEPALIVE_SECONDS
@@ -330,9 +388,9 @@ def stream(
     max_seconds = max_seconds if max_seconds is not None else settings.RUN_SSE_MAX_SECONDS
     # A safety net even with Redis up: a publish can be lost (Redis restarted between commit and send).
     recheck = max(poll * 10, 2.0)
-    subscription = subscribe(run_id)  # BEFORE reading the backlog: nothing falls in between
+    subscription = subscribe_on(log.hub(), log.key)  # BEFORE reading the backlog: nothing falls in between
     started = last_sent_at = last_check = time.monotonic()
-    sent = _Sent(run_id, last_seq)
+    sent = _Sent(log, last_seq)
     try:
         yield "retry: 2000\n\n"
         yield from sent.stored()

@@ -34,6 +34,7 @@ __all__ = [
     "RUN_EVENTS",
     "RUN_EVENT_TYPES",
     "STR",
+    "SUITE_EVENTS",
     "EventFamily",
     "EventType",
     "Field",
@@ -418,8 +419,89 @@ RUN_EVENTS: Final = EventFamily(
     ),
 )
 
-# Every family of events the studio stores and streams (a suite run's comes here too).
-FAMILIES: Final = (RUN_EVENTS,)
+# --- a suite run's events (execution/suites/events.py) --------------------------------------------
+
+SUITE_COUNTS: Final = Shape(
+    "SuiteCounts",
+    "How many of a suite run's cases have which outcome; `finished` counts those with a verdict.",
+    (
+        Field("total", INT, "cases in the suite run"),
+        Field("passed", INT, "cases whose every expectation held"),
+        Field("failed", INT, "cases with an expectation that did not hold"),
+        Field("error", INT, "cases that could not run or be judged"),
+        Field("cancelled", INT, "cases dropped or stopped by a cancel"),
+        Field("finished", INT, "passed + failed + error"),
+    ),
+)
+
+EXPECTATION_FAILURE: Final = Shape(
+    "ExpectationFailure",
+    "One expectation of a case that did not hold (execution/graphtests/evaluate.py).",
+    (
+        Field("index", INT, "its position in the case's expectations"),
+        Field("kind", one_of("status", "body", "path", "route", "step", "latency"), "its kind"),
+        Field("passed", BOOL, "always false here"),
+        Field("message", STR, "what did not hold, in a sentence"),
+        Field("expected", JSON, "what the case expected"),
+        Field("actual", JSON, "what the graph did"),
+        Field("diff", list_of(JSON), "the JSON diff of expected and actual (path, op, expected, actual)"),
+    ),
+)
+
+CASE_OUTCOME: Final = one_of("passed", "failed", "error", "cancelled")
+
+SUITE_EVENTS: Final = EventFamily(
+    "suite",
+    "A suite run's events: its cases as they start and finish, and its end.",
+    (
+        EventType(
+            "suite.started",
+            "The suite run was created with its cases; the first ones are on their way to the workers.",
+            "web",
+            (Field("total", INT, "cases in the suite run"),),
+        ),
+        EventType(
+            "case.started",
+            "A case went to the workers as a run.",
+            "worker",
+            (
+                Field("case", INT, "the test case's id"),
+                Field("name", STR, "the test case's name"),
+                Field("run", STR, "the id of the run that carries it"),
+            ),
+        ),
+        EventType(
+            "case.finished",
+            "A case has its verdict (or could not run, or was cancelled).",
+            "worker",
+            (
+                Field("case", INT, "the test case's id"),
+                Field("name", STR, "the test case's name"),
+                Field("outcome", CASE_OUTCOME, "its verdict"),
+                Field("run", nullable(STR), "the run that carried it (null if it never started)"),
+                Field("failures", list_of(shape(EXPECTATION_FAILURE)), "the expectations that did not hold"),
+                Field("error", nullable(STR), "why it could not run or be judged"),
+                Field("duration_ms", nullable(FLOAT), "how long its run took"),
+                Field("counts", shape(SUITE_COUNTS), "the suite run's counts after it"),
+            ),
+        ),
+        EventType(
+            "suite.finished",
+            "The suite run ended: the last event, also after a cancel.",
+            "worker",
+            (
+                Field("status", one_of("passed", "failed", "error", "cancelled"), "the suite run's status"),
+                Field("counts", shape(SUITE_COUNTS), "the final counts"),
+                Field("duration_ms", nullable(FLOAT), "from its start to its end"),
+            ),
+            terminal=True,
+        ),
+    ),
+    shapes=(SUITE_COUNTS, EXPECTATION_FAILURE),
+)
+
+# Every family of events the studio stores and streams.
+FAMILIES: Final = (RUN_EVENTS, SUITE_EVENTS)
 
 # The run event types, in declaration order (the API schema's enum of them).
 RUN_EVENT_TYPES: Final = RUN_EVENTS.names

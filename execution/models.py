@@ -8,6 +8,7 @@ another's work.
 from __future__ import annotations
 
 import uuid
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -231,22 +232,54 @@ class RunStep(models.Model):
         return f"{self.run_id} #{self.attempt} {self.call_id}"
 
 
-class RunEvent(models.Model):
-    """The persisted event log of a run; what the SSE stream replays. ``seq`` counts from 1 per run."""
+class LoggedEvent(models.Model):
+    """One event of a persisted event log (a run's, a suite run's), numbered by ``seq`` from 1 per
+    owner; ``execution.events`` writes, publishes and streams them. ``OWNER`` names the foreign key
+    to the owner, which is also the prefix of the Redis channel its streams listen on."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    OWNER: ClassVar[str]
+
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=40)
     data = models.JSONField(default=dict)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.owner_key}:{self.seq} {self.type}"
+
+    @property
+    def owner_key(self) -> str:
+        return str(getattr(self, f"{self.OWNER}_id"))
+
+    def channel(self) -> str:
+        return f"{self.OWNER}:{self.owner_key}"
+
+    def payload(self) -> dict[str, Any]:
+        """The JSON of the event, as published and as sent in an SSE ``data:`` line."""
+        return {
+            self.OWNER: self.owner_key,
+            "seq": self.seq,
+            "type": self.type,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "data": self.data,
+        }
+
+
+class RunEvent(LoggedEvent):
+    """The persisted event log of a run; what the SSE stream replays. ``seq`` counts from 1 per run."""
+
+    OWNER = "run"
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+
+    class Meta:
         ordering = ["run_id", "seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="unique_run_event_seq")]
 
-    def __str__(self) -> str:
-        return f"{self.run_id}:{self.seq} {self.type}"
 
-
-# Graph test cases live in their own module; importing them here registers them with this app.
+# Graph test cases and suite runs live in their own modules; importing them here registers them
+# with this app.
+from execution.suites.models import SuiteCaseResult, SuiteEvent, SuiteRun  # noqa: E402, F401
 from execution.testcases.models import TestCase  # noqa: E402, F401

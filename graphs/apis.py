@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -159,6 +159,40 @@ class GraphDetailApi(APIView):
         response = Response(GraphOutputSerializer(graph).data)
         response["ETag"] = etag(graph.latest_version.number if graph.latest_version else None)
         return response
+
+    class GraphSettingsInput(serializers.Serializer):
+        require_passing_tests = serializers.BooleanField(
+            required=False,
+            help_text="Export a version only once a suite run of it passed on the current test cases",
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            # A misspelt setting must not look saved: name what cannot be changed here.
+            unknown = (
+                sorted(set(self.initial_data) - set(self.fields))
+                if isinstance(self.initial_data, dict)
+                else []
+            )
+            if unknown:
+                raise serializers.ValidationError(
+                    {key: "not a setting of the graph (settable: require_passing_tests)" for key in unknown}
+                )
+            return attrs
+
+    @extend_schema(
+        operation_id="graphs_update",
+        request=GraphSettingsInput,
+        responses=GraphOutputSerializer,
+        examples=[OpenApiExample("Gate exports on tests", value={"require_passing_tests": True})],
+    )
+    def patch(self, request: Request, name: str) -> Response:
+        """Change the graph's settings: `require_passing_tests` (export only versions whose suite
+        passed on the current test cases). The owner and editors; audited."""
+        data = self.GraphSettingsInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        graph = selectors.graph_get(name=name, user=request.user)
+        services.graph_settings_update(graph=graph, actor=request.user, **data.validated_data)
+        return Response(GraphOutputSerializer(selectors.graph_get(name=name, user=request.user)).data)
 
     @extend_schema(operation_id="graphs_archive", responses={204: None})
     def delete(self, request: Request, name: str) -> Response:
@@ -313,6 +347,10 @@ class GraphDiffApi(APIView):
 class GraphVersionExportApi(APIView):
     class ExportQuery(serializers.Serializer):
         format = serializers.ChoiceField(choices=["yaml", "json"], default="yaml", required=False)
+        force = serializers.BooleanField(
+            required=False, default=False, help_text="Export although the test gate is closed (needs reason)"
+        )
+        reason = _text_param("", "Why the test gate is forced; the audit log keeps it")
 
     @extend_schema(
         operation_id="graphs_versions_export",
@@ -324,13 +362,22 @@ class GraphVersionExportApi(APIView):
     )
     def get(self, request: Request, name: str, number: int) -> HttpResponse:
         """The version as a deployable InferenceGraph, YAML (default) or JSON, ready for `kubectl
-        apply`. A version with errors KServe would reject answers 422 with its issues.
+        apply`. A version with errors KServe would reject answers 422 with its issues. When the
+        graph requires passing tests, a version without a passing suite run on the current cases
+        answers 409 (`code: tests_required`) unless `force=1&reason=...` (audited).
         """
         query = self.ExportQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         fmt = query.validated_data["format"]
         graph = selectors.graph_get(name=name, user=request.user)
         version = selectors.version_get(graph=graph, number=number)
+        services.export_gate(
+            graph=graph,
+            version=version,
+            actor=request.user,
+            force=query.validated_data["force"],
+            reason=query.validated_data["reason"],
+        )
         text, content_type = services.version_export(graph=graph, version=version, fmt=fmt)
         response = HttpResponse(text, content_type=content_type)
         response["Content-Disposition"] = f'inline; filename="{graph.name}-v{version.number}.{fmt}"'

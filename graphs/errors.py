@@ -65,3 +65,18 @@ class StaleVersion(Conflict):
         super().__init__(
             detail, extra={"latest_version": latest_number, "base_version": base_version, "diff": changes}
         )
+
+
+class TestsRequired(Conflict):
+    """The graph requires a passing suite run before export and this version has none on the
+    current test cases (``graphs.teststate``)."""
+
+    __test__ = False  # not a pytest class, whatever its name says
+
+    def __init__(self, graph: Graph, version: GraphVersion, last_passing_version: int | None) -> None:
+        super().__init__(
+            f"Version {version.number} of {graph.name!r} has no passing suite run on the current test "
+            "cases, and the graph requires one before export. Run its suite, or export with "
+            "force=1&reason=... (audited).",
+            extra={"code": "tests_required", "last_passing_version": last_passing_version},
+        )

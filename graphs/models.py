@@ -31,6 +31,10 @@ class Graph(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     archived_at = models.DateTimeField(null=True, blank=True)
+    require_passing_tests = models.BooleanField(
+        default=False,
+        help_text="Export a version only once a suite run of it passed on the current test cases",
+    )
 
     class Meta:
         ordering = ["name"]

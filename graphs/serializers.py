@@ -2,9 +2,42 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from graphs import spec, teststate
 from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
+
+
+class TestsSummarySerializer(serializers.Serializer):
+    """The latest suite run of a version (``tests``); ``current``: it ran the graph's current cases."""
+
+    __test__ = False  # not a pytest class, whatever its name says
+
+    suite_run = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["queued", "running", "passed", "failed", "error", "cancelled"])
+    counts = serializers.DictField(child=serializers.IntegerField())
+    environment = serializers.CharField(allow_null=True)
+    current = serializers.BooleanField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+def _memo(serializer: serializers.BaseSerializer[Any]) -> dict[int, str]:
+    """One request's cache for ``graphs.teststate`` (shared by a list's items: one root context)."""
+    context = serializer.context
+    return context.setdefault("teststate", {}) if isinstance(context, dict) else {}
+
+
+class _WithTests(serializers.Serializer):
+    """Adds ``tests``: the version's green state (``graphs.teststate``)."""
+
+    tests = serializers.SerializerMethodField()
+
+    @extend_schema_field(TestsSummarySerializer(allow_null=True))
+    def get_tests(self, obj: GraphVersion) -> dict[str, Any] | None:
+        return teststate.version_tests(obj, _memo(self))
 
 
 class IssueSerializer(serializers.Serializer):
@@ -19,7 +52,7 @@ class IssueSerializer(serializers.Serializer):
     column = serializers.IntegerField(required=False)
 
 
-class VersionOutputSerializer(serializers.ModelSerializer):
+class VersionOutputSerializer(_WithTests, serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", read_only=True)
     parent = serializers.SerializerMethodField()  # type: ignore[assignment]
     issues = IssueSerializer(many=True, read_only=True)
@@ -39,6 +72,7 @@ class VersionOutputSerializer(serializers.ModelSerializer):
             "parent",
             "valid",
             "issues",
+            "tests",
         ]
 
     def get_parent(self, obj: GraphVersion) -> int | None:
@@ -50,10 +84,20 @@ class VersionSummarySerializer(VersionOutputSerializer):
     """A history row: everything but the (large) manifest and layout."""
 
     class Meta(VersionOutputSerializer.Meta):
-        fields = ["number", "spec_hash", "message", "author", "created_at", "parent", "valid", "issues"]
+        fields = [
+            "number",
+            "spec_hash",
+            "message",
+            "author",
+            "created_at",
+            "parent",
+            "valid",
+            "issues",
+            "tests",
+        ]
 
 
-class VersionBriefSerializer(serializers.ModelSerializer):
+class VersionBriefSerializer(_WithTests, serializers.ModelSerializer):
     """A list entry's latest version: what it is, never its manifest, layout or issues."""
 
     author = serializers.CharField(source="author.username", read_only=True)
@@ -71,6 +115,7 @@ class VersionBriefSerializer(serializers.ModelSerializer):
             "node_count",
             "step_count",
             "issue_counts",
+            "tests",
         ]
 
     def get_issue_counts(self, obj: GraphVersion) -> dict[str, int]:
@@ -97,7 +142,36 @@ class GraphOutputSerializer(serializers.ModelSerializer):
             "updated_at",
             "archived",
             "latest_version",
+            "require_passing_tests",
+            "last_passing_version",
+            "since_last_passing",
         ]
+
+    last_passing_version = serializers.SerializerMethodField(
+        help_text="The version of the newest passing suite run on the current test cases"
+    )
+
+    since_last_passing = serializers.SerializerMethodField(
+        help_text="The semantic diff from the last passing version to the latest (null when none "
+        "passed, or the latest did)"
+    )
+
+    def get_last_passing_version(self, obj: Graph) -> int | None:
+        return teststate.last_passing_version(obj, _memo(self))
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_since_last_passing(self, obj: Graph) -> dict[str, Any] | None:
+        number = teststate.last_passing_version(obj, _memo(self))
+        latest = obj.latest_version
+        if number is None or latest is None or number == latest.number:
+            return None
+        passed = GraphVersion.objects.filter(graph=obj, number=number).only("manifest").first()
+        if passed is None:
+            return None
+        changes = spec.diff(
+            spec.manifest_from_document(passed.manifest), spec.manifest_from_document(latest.manifest)
+        )
+        return {"from": number, "to": latest.number, **changes.to_dict()}
 
     def get_editors(self, obj: Graph) -> list[str]:
         return sorted(m.user.username for m in obj.members.all() if m.role == GraphMember.Role.EDITOR)
@@ -110,9 +184,13 @@ class GraphOutputSerializer(serializers.ModelSerializer):
 
 
 class GraphListItemSerializer(GraphOutputSerializer):
-    """A row of the graph list: the graph with a summary of its latest version."""
+    """A row of the graph list: the graph with a summary of its latest version (no diffs: a list
+    never loads manifests)."""
 
     latest_version = VersionBriefSerializer(read_only=True, allow_null=True)  # type: ignore[assignment]
+
+    class Meta(GraphOutputSerializer.Meta):
+        fields = [f for f in GraphOutputSerializer.Meta.fields if f != "since_last_passing"]
 
 
 class MemberOutputSerializer(serializers.ModelSerializer):

@@ -16,13 +16,14 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from graphs import manifests, spec
+from graphs import manifests, spec, teststate
 from graphs.errors import (
     GraphRefused,
     NoSuchGraph,
     NotDeployable,
     NotPermitted,
     StaleVersion,
+    TestsRequired,
     VersionNumberTaken,
 )
 from graphs.manifests import (
@@ -374,3 +375,35 @@ def version_export(*, graph: Graph, version: GraphVersion, fmt: str) -> tuple[st
         "Exported by Inference Graph Studio. Deploy with: kubectl apply -f <this file>"
     )
     return spec.export_yaml(manifest, header=header), "application/yaml; charset=utf-8"
+
+
+def graph_settings_update(*, graph: Graph, actor: User, require_passing_tests: bool | None = None) -> Graph:
+    """Change the graph's settings (today: ``require_passing_tests``); audited. Editors and the owner."""
+    ensure_can_write(graph, actor)
+    if require_passing_tests is not None and require_passing_tests != graph.require_passing_tests:
+        change = [graph.require_passing_tests, require_passing_tests]
+        graph.require_passing_tests = require_passing_tests
+        with transaction.atomic():
+            Graph.objects.filter(pk=graph.pk).update(require_passing_tests=require_passing_tests)
+            audit(actor, "graph.settings", graph, changes={"require_passing_tests": change})
+    return graph
+
+
+def export_gate(*, graph: Graph, version: GraphVersion, actor: User, force: bool, reason: str) -> None:
+    """With ``require_passing_tests`` on, let a version out only once a suite run of it passed on
+    the graph's current cases (``graphs.teststate``), or when forced with a reason (audited).
+
+    Raises TestsRequired (409, ``code: tests_required``, with ``last_passing_version``), or
+    GraphRefused (400) for ``force`` without a reason.
+    """
+    if not graph.require_passing_tests or teststate.version_passed(graph, version):
+        return
+    if not force:
+        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+    if not reason.strip():
+        raise GraphRefused(
+            "force=1 needs a reason (reason=...): it goes into the audit log.",
+            issues=[{"severity": "error", "code": "export.reason-required", "path": "reason",
+                     "message": "a forced export needs a non-empty reason"}],
+        )  # fmt: skip
+    audit(actor, "version.export_forced", graph, version, reason=reason.strip()[:1000])

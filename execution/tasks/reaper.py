@@ -7,11 +7,15 @@ from typing import Any
 from celery import shared_task
 
 from execution.services import reaper
+from execution.suites import services as suite_services
 
 
 @shared_task(
     name="execution.reap_runs", ignore_result=True, acks_late=True, soft_time_limit=60, time_limit=90
 )
 def reap_runs_task() -> dict[str, Any]:
-    """Fail, cancel or requeue runs whose worker died and re-send queued runs nobody picked up."""
-    return reaper.reap_runs().as_dict()
+    """Fail, cancel or requeue runs whose worker died and re-send queued runs nobody picked up;
+    then move along the suite runs whose cases those runs were."""
+    report: dict[str, Any] = reaper.reap_runs().as_dict()
+    report["suites"] = suite_services.suite_reap()
+    return report

@@ -42,7 +42,8 @@ _HARD_LIMIT = settings.RUN_MAX_DEADLINE + 2 * settings.RUN_DEADLINE_GRACE
     max_retries=5,
 )
 def run_graph_task(run_id: str) -> str:
-    """Run one queued run. Idempotent: a run that is not QUEUED any more returns at once."""
+    """Run one queued run. Idempotent: a run that is not QUEUED any more returns at once.
+    (A run of a suite run moves it along afterwards: :mod:`execution.tasks.suites`.)"""
     return worker.run_execute(run_id=run_id)
 
 

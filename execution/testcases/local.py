@@ -41,19 +41,28 @@ class PreparedSuite:
     count: int
 
 
-def _environment(name: str | None, cache: dict[str | None, Environment]) -> Environment:
+def environment_named(name: str | None, cache: dict[str | None, Environment]) -> Environment | None:
+    """The environment a case names (None: the system default), looked up once per ``cache``;
+    None when there is no such environment."""
     if name not in cache:
         if name is None:
             cache[None], _ = environments.ensure_local_environment()
         else:
             found = Environment.objects.filter(name=name).first()
             if found is None:
-                raise InvalidInput(f"There is no environment {name!r}.")
+                return None
             cache[name] = found
     return cache[name]
 
 
-def _without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
+def _environment(name: str | None, cache: dict[str | None, Environment]) -> Environment:
+    found = environment_named(name, cache)
+    if found is None:
+        raise InvalidInput(f"There is no environment {name!r}.")
+    return found
+
+
+def without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
     """Secret headers are stored redacted; sending ``Bearer ***`` would only mislead the model, so
     they are left out (as a run leaves them out when their real values are gone)."""
     kept: list[tuple[str, str]] = []
@@ -66,6 +75,20 @@ def _without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
         return case
     request = TestRequest(body=case.request.body, content_type=case.request.content_type, headers=tuple(kept))
     return dataclasses.replace(case, request=request)
+
+
+def stored_version(*, graph_name: str, number: int | None = None) -> tuple[Graph, GraphVersion]:
+    """Graph ``graph_name`` (with its owner) and its version ``number`` (default: the latest), for
+    the command line; NotFound names which one does not exist."""
+    graph = Graph.objects.select_related("latest_version", "owner").filter(name=graph_name).first()
+    if graph is None:
+        raise NotFound(f"There is no graph named {graph_name!r}.")
+    version = graph.latest_version if number is None else graph.versions.filter(number=number).first()
+    if version is None:
+        raise NotFound(
+            f"Graph {graph_name!r} has no version {number if number is not None else ''}".rstrip() + "."
+        )
+    return graph, version
 
 
 def prepare_stored_suite(
@@ -81,14 +104,7 @@ def prepare_stored_suite(
     Raises NotFound for an unknown graph or version, InvalidInput for an unknown environment or case
     name, a version KServe would reject, or a stored case that no longer parses.
     """
-    graph = Graph.objects.select_related("latest_version").filter(name=graph_name).first()
-    if graph is None:
-        raise NotFound(f"There is no graph named {graph_name!r}.")
-    version = graph.latest_version if number is None else graph.versions.filter(number=number).first()
-    if version is None:
-        raise NotFound(
-            f"Graph {graph_name!r} has no version {number if number is not None else ''}".rstrip() + "."
-        )
+    graph, version = stored_version(graph_name=graph_name, number=number)
     graph_services.ensure_deployable(graph, version, before="running it")
     rows = list(TestCase.objects.filter(graph=graph).order_by("name"))
     if case_names:
@@ -103,7 +119,7 @@ def prepare_stored_suite(
     groups: dict[str, EnvironmentGroup] = {}
     for index, row in enumerate(rows):
         try:
-            case = _without_redacted(parse_case(row.document), notes)
+            case = without_redacted(parse_case(row.document), notes)
         except TestSpecError as exc:
             raise InvalidInput(f"Stored test case {row.name!r} no longer reads: {exc}") from None
         env = _environment(environment or case.environment, cache)

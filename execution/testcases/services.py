@@ -13,6 +13,7 @@ from typing import Any, Final
 import yaml
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from execution.errors import InvalidInput, StateConflict
 from execution.graphtests import (
@@ -175,8 +176,10 @@ def test_case_update(*, test_case: TestCase, user: User, document: Any) -> TestC
     case, stored = _checked(graph, document)
     try:
         with transaction.atomic():
+            # updated_at by hand: a queryset update skips auto_now, and suite runs tell a changed
+            # case set by it (execution.suites.services.cases_digest).
             updated = TestCase.objects.filter(pk=test_case.pk).update(
-                name=case.name, description=case.description, document=stored
+                name=case.name, description=case.description, document=stored, updated_at=timezone.now()
             )
             graph_services.audit(user, "test_case.update", graph, name=case.name, was=test_case.name)
     except IntegrityError:

@@ -25,6 +25,7 @@ VERSION_FIELDS = {
     "parent",
     "valid",
     "issues",
+    "tests",  # the latest suite run of the version (null before any)
 }
 
 

@@ -117,6 +117,7 @@ def test_list_entries_carry_a_summary_and_never_the_manifest(
         "node_count",
         "step_count",
         "issue_counts",
+        "tests",
     }
     stored = GraphVersion.objects.get()
     errors = sum(1 for i in stored.issues if i["severity"] == "error")

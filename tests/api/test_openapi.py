@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from openapischema import json_schema
 from rest_framework.test import APIClient
 
 from graphs.spec.schema import OPENAPI_SCHEMA
@@ -35,7 +36,7 @@ def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 def validator(schema: dict[str, Any], target: dict[str, Any]) -> jsonschema.Draft7Validator:
     """A validator of ``target`` that resolves the document's ``#/components/...`` references."""
-    registry_doc = {**copy.deepcopy(target), "components": schema["components"]}
+    registry_doc = {**copy.deepcopy(target), "components": json_schema(schema["components"])}
     return jsonschema.Draft7Validator(registry_doc)
 
 

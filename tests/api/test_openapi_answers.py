@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from openapischema import json_schema
 from rest_framework.test import APIClient
 
 from execution.models import Run, RunStep
@@ -18,26 +19,11 @@ from graphs.models import Graph
 pytestmark = pytest.mark.django_db
 
 
-def _json_schema(node: Any) -> Any:
-    """OpenAPI 3.0's ``nullable`` spelt as JSON Schema (which jsonschema understands)."""
-    if isinstance(node, list):
-        return [_json_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: _json_schema(value) for key, value in node.items() if key != "nullable"}
-    if node.get("nullable"):
-        if isinstance(out.get("type"), str) and "enum" not in out:
-            out["type"] = [out["type"], "null"]
-        else:
-            out = {"anyOf": [out, {"type": "null"}]}
-    return out
-
-
 @pytest.fixture
 def components(api: APIClient) -> dict[str, Any]:
     response = api.get("/api/schema/?format=json")
     assert response.status_code == 200
-    return dict(_json_schema(yaml.safe_load(response.content)["components"]))
+    return dict(json_schema(yaml.safe_load(response.content)["components"]))
 
 
 def check(components: dict[str, Any], name: str, answer: Any) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -111,5 +112,6 @@ def test_the_task_tries_a_busy_claim_again(monkeypatch: pytest.MonkeyPatch) -> N
         return "done"
 
     monkeypatch.setattr(worker, "run_execute", claim)
-    result = run_graph_task.apply(args=["r-1"])
-    assert result.get() == "done" and calls == ["r-1", "r-1"]
+    run_id = str(uuid.uuid4())  # a run id (the task then looks for the run's suite run: none)
+    result = run_graph_task.apply(args=[run_id])
+    assert result.get() == "done" and calls == [run_id, run_id]

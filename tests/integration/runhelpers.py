@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from collections.abc import Iterator
@@ -39,3 +40,16 @@ def parse_sse(chunks: Any) -> Iterator[dict[str, Any]]:
             if "data" in event:
                 event["data"] = json.loads(event["data"])
             yield event
+
+
+def run_testgraph(*args: str) -> tuple[str, int]:
+    """``manage.py testgraph ARGS``: (what it printed, its exit status)."""
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    out = io.StringIO()
+    try:
+        call_command("testgraph", *args, stdout=out, stderr=io.StringIO())
+    except CommandError as exc:
+        return out.getvalue(), exc.returncode
+    return out.getvalue(), 0

@@ -3,28 +3,16 @@ server, then ``save-as-test`` on the stored run (its persisted events), then ``t
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
-from django.core.management.base import CommandError
-from runhelpers import wait_for_run
+from runhelpers import run_testgraph, wait_for_run
 
 from execution import demo
 from tests.conftest import client_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-def run_testgraph(*args: str) -> tuple[str, int]:
-    out = io.StringIO()
-    try:
-        call_command("testgraph", *args, stdout=out, stderr=io.StringIO())
-    except CommandError as exc:
-        return out.getvalue(), exc.returncode
-    return out.getvalue(), 0
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@
 
 ``testgraph NAME [--version N] [--environment E]``: the stored cases of graph NAME against a
 version (default: the latest), each in ``--environment``, else its own, else the system default.
-Runs in this process too (it reads the database; no Redis or Celery).
+Runs in this process too (it reads the database; no Redis or Celery). With ``--workers`` it runs
+as a suite run on the Celery workers instead (``execution.suites``, as the API starts one), which
+is recorded: the version's green state and the export gate count it.
 
 Both print one line per case (in order) and a summary, and write ``--junit OUT.xml`` on request.
 With ``--against OLD.yaml`` (files) or ``--against N`` (a stored version) every case also runs on
@@ -68,6 +70,18 @@ class Command(BaseCommand):
         parser.add_argument("--environment", help="Stored graphs: run every case in this environment")
         parser.add_argument("--junit", metavar="OUT.xml", help="Write a JUnit XML report here")
         parser.add_argument(
+            "--workers",
+            action="store_true",
+            help="Stored graphs: run as a recorded suite run on the Celery workers (make run's) "
+            "instead of in this process; --concurrency is then the suite run's",
+        )
+        parser.add_argument(
+            "--user", help="With --workers: who the suite run is recorded as (default: the graph's owner)"
+        )
+        parser.add_argument(
+            "--timeout", type=float, default=600.0, help="With --workers: seconds to wait for the suite run"
+        )
+        parser.add_argument(
             "--case", action="append", default=[], metavar="NAME", help="Run only this case (repeatable)"
         )
         parser.add_argument(
@@ -89,12 +103,16 @@ class Command(BaseCommand):
                     f"Give the test file of {opts['target']}: --cases TESTS.yaml (or name a stored graph).",
                     returncode=EXIT_INVALID,
                 )
+            if opts["workers"]:
+                self._through_workers(opts)
+                return
             name, manifest, batches, count = self._stored(opts)
             against = self._stored_against(opts)
         else:
-            if opts["number"] is not None or opts["environment"] is not None:
+            if opts["number"] is not None or opts["environment"] is not None or opts["workers"]:
                 raise CommandError(
-                    "--version and --environment are for stored graphs; a file run takes --service.",
+                    "--version and --environment are for stored graphs (so is --workers); a file run "
+                    "takes --service.",
                     returncode=EXIT_INVALID,
                 )
             name, manifest, batches, count = self._file(opts)
@@ -236,8 +254,56 @@ class Command(BaseCommand):
                 on_case=_placed(report, positions),
                 keep_results=against is not None,
             )
-        seconds = time.monotonic() - started
-        results = [done[i] for i in range(count)]
+        self._finish(name, [done[i] for i in range(count)], time.monotonic() - started, opts)
+
+    def _through_workers(self, opts: dict[str, Any]) -> None:
+        """The stored suite as a suite run on the workers; lines as its cases finish, in order."""
+        from execution.suites import selectors as suite_selectors
+        from execution.suites import services as suite_services
+
+        if opts["against"] is not None:
+            raise CommandError(
+                "--against compares in this process; with --workers, compare suite runs through the API "
+                "(POST /api/graphs/NAME/suite-runs/compare/).",
+                returncode=EXIT_INVALID,
+            )
+        started = time.monotonic()
+        try:
+            suite = suite_services.suite_start_named(
+                graph_name=opts["target"],
+                number=opts["number"],
+                environment=opts["environment"],
+                case_names=opts["case"],
+                username=opts["user"],
+                concurrency=opts["concurrency"],
+            )
+        except ApplicationError as exc:
+            raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
+        self.stdout.write(
+            f"{suite.graph.name} v{suite.version.number}: suite run {suite.pk}, {suite.total} case(s) "
+            f"in {suite.environment_name or 'each case its own environment'}, on the workers"
+        )
+        done: dict[int, CaseResult] = {}
+        report = self._printer(done, lambda position, result: [])
+        while True:
+            rows = suite_selectors.finished_results(suite_id=suite.pk, after=done.keys())
+            for position, result in rows:
+                report(position, result)
+            if len(done) == suite.total:
+                break
+            if time.monotonic() - started > opts["timeout"]:
+                raise CommandError(
+                    f"Suite run {suite.pk} did not finish within {opts['timeout']:g} s "
+                    f"({len(done)} of {suite.total} cases); is a Celery worker running?",
+                    returncode=EXIT_FAILED,
+                )
+            time.sleep(0.1)
+        self._finish(
+            suite.graph.name, [done[i] for i in range(suite.total)], time.monotonic() - started, opts
+        )
+
+    def _finish(self, name: str, results: list[CaseResult], seconds: float, opts: dict[str, Any]) -> None:
+        """The summary line, the JUnit file on request, and the exit status."""
         self.stdout.write(summary_line(results, seconds))
         if opts["junit"]:
             xml = junit_xml(name, results, duration_ms=seconds * 1000)

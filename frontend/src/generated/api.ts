@@ -113,7 +113,11 @@ export interface paths {
         delete: operations["graphs_archive"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * @description Change the graph's settings: `require_passing_tests` (export only versions whose suite
+         *     passed on the current test cases). The owner and editors; audited.
+         */
+        patch: operations["graphs_update"];
         trace?: never;
     };
     "/api/graphs/{name}/audit/": {
@@ -228,6 +232,48 @@ export interface paths {
          *     request return the same run.
          */
         post: operations["graphs_runs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/suite-runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The graph's suite runs, newest first, as summaries (counts, no per-case results). */
+        get: operations["graphs_suite_runs_list"];
+        put?: never;
+        /**
+         * @description Run the graph's test cases (all, or `cases`) against a version: each case becomes a run
+         *     on the workers, a few at a time. Answers 202 at once; follow the events or poll the suite
+         *     run. 409 when the graph has no cases; 400 for an unknown version, environment or case id.
+         */
+        post: operations["graphs_suite_runs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/suite-runs/compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Start suite runs of every case on versions `a` and `b` (one seed, so Splitters draw
+         *     alike) and answer 202 with both ids and the URL of their comparison, ready once both end.
+         */
+        post: operations["graphs_suite_runs_compare"];
         delete?: never;
         options?: never;
         head?: never;
@@ -363,7 +409,9 @@ export interface paths {
         };
         /**
          * @description The version as a deployable InferenceGraph, YAML (default) or JSON, ready for `kubectl
-         *     apply`. A version with errors KServe would reject answers 422 with its issues.
+         *     apply`. A version with errors KServe would reject answers 422 with its issues. When the
+         *     graph requires passing tests, a version without a passing suite run on the current cases
+         *     answers 409 (`code: tests_required`) unless `force=1&reason=...` (audited).
          */
         get: operations["graphs_versions_export"];
         put?: never;
@@ -519,6 +567,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/suite-runs/{suite_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description A suite run: status, counts, duration, and each case's outcome with its run and every
+         *     failed expectation (expected, actual, JSON diff).
+         */
+        get: operations["suite_runs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suite-runs/{suite_id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Cancel a suite run (202): pending cases are dropped and running ones cancelled; it ends
+         *     `cancelled`, and `counts.finished` says how many cases finished before. Its starter, staff,
+         *     or anyone who may save the graph.
+         */
+        post: operations["suite_runs_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suite-runs/{suite_id}/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Events: `suite.started` {total}, `case.started` {case, name, run}, `case.finished`
+         *     {case, name, outcome, run, failures, duration_ms, counts}, `suite.finished` {status, counts,
+         *     duration_ms} (the last one, also after a cancel).
+         */
+        get: operations["suite_runs_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suite-runs/compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Two suite runs of one graph compared case by case and step by step (status, route,
+         *     latency, each step's request and response as a JSON diff), with the semantic diff of their
+         *     versions. 202 with `status: pending` while either is unfinished.
+         */
+        get: operations["suite_runs_compare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/validate/": {
         parameters: {
             query?: never;
@@ -648,7 +779,10 @@ export interface components {
             /** @default  */
             message: string;
         };
-        /** @description A row of the graph list: the graph with a summary of its latest version. */
+        /**
+         * @description A row of the graph list: the graph with a summary of its latest version (no diffs: a list
+         *     never loads manifests).
+         */
         GraphListItem: {
             /** @description The manifest's metadata.name and the graph's identity in URLs. */
             name: string;
@@ -663,6 +797,10 @@ export interface components {
             readonly updated_at: string;
             readonly archived: boolean;
             readonly latest_version: components["schemas"]["VersionBrief"] | null;
+            /** @description Export a version only once a suite run of it passed on the current test cases */
+            require_passing_tests: boolean;
+            /** @description The version of the newest passing suite run on the current test cases */
+            readonly last_passing_version: number | null;
         };
         GraphOutput: {
             /** @description The manifest's metadata.name and the graph's identity in URLs. */
@@ -678,6 +816,12 @@ export interface components {
             readonly updated_at: string;
             readonly archived: boolean;
             readonly latest_version: components["schemas"]["VersionOutput"] | null;
+            /** @description Export a version only once a suite run of it passed on the current test cases */
+            require_passing_tests: boolean;
+            /** @description The version of the newest passing suite run on the current test cases */
+            readonly last_passing_version: number | null;
+            /** @description The semantic diff from the last passing version to the latest (null when none passed, or the latest did) */
+            readonly since_last_passing: unknown;
         };
         /** @description What an import did (``graphs.imports.ImportResult``): a graph or version per document. */
         ImportResult: {
@@ -731,17 +875,6 @@ export interface components {
             /** Format: date-time */
             readonly added_at: string;
         };
-        /**
-         * @description * `pending` - In flight
-         *     * `ok` - 2xx
-         *     * `http-error` - Non-2xx status
-         *     * `error` - Transport or routing error
-         *     * `timeout` - Deadline exceeded
-         *     * `cancelled` - Cancelled
-         *     * `skipped` - Did not run
-         * @enum {string}
-         */
-        OutcomeEnum: "pending" | "ok" | "http-error" | "error" | "timeout" | "cancelled" | "skipped";
         PaginatedAuditEventOutputList: {
             count: number;
             /** Format: uri */
@@ -773,6 +906,14 @@ export interface components {
             /** Format: uri */
             previous: string | null;
             results: components["schemas"]["RunSummary"][];
+        };
+        PaginatedSuiteRunSummaryList: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["SuiteRunSummary"][];
         };
         PaginatedTestCaseOutputList: {
             count: number;
@@ -815,6 +956,10 @@ export interface components {
              */
             visibility?: components["schemas"]["VisibilityEnum"];
             secret_headers?: string[];
+        };
+        PatchedGraphSettingsInputRequest: {
+            /** @description Export a version only once a suite run of it passed on the current test cases */
+            require_passing_tests?: boolean;
         };
         PreviewOutput: {
             /** @description The case as it would be written */
@@ -966,7 +1111,7 @@ export interface components {
             content_type: string | null;
             /** @description Body view of the response */
             response: components["schemas"]["BodyView"] | null;
-            outcome: components["schemas"]["OutcomeEnum"];
+            outcome: components["schemas"]["RunStepOutputOutcomeEnum"];
             error: string;
             /** @description The Sequence condition that let it run or not */
             condition: ({
@@ -983,6 +1128,17 @@ export interface components {
             /** Format: double */
             duration_ms: number | null;
         };
+        /**
+         * @description * `pending` - In flight
+         *     * `ok` - 2xx
+         *     * `http-error` - Non-2xx status
+         *     * `error` - Transport or routing error
+         *     * `timeout` - Deadline exceeded
+         *     * `cancelled` - Cancelled
+         *     * `skipped` - Did not run
+         * @enum {string}
+         */
+        RunStepOutputOutcomeEnum: "pending" | "ok" | "http-error" | "error" | "timeout" | "cancelled" | "skipped";
         /** @description A list row: no steps, no bodies (fetch the run for those). */
         RunSummary: {
             /** Format: uuid */
@@ -1063,6 +1219,176 @@ export interface components {
          * @enum {string}
          */
         StatusEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        SuiteCaseResult: {
+            /** @description The test case's id */
+            case: number;
+            name: string;
+            outcome?: components["schemas"]["SuiteCaseResultOutcomeEnum"];
+            /**
+             * Format: uuid
+             * @description The run that carried it
+             */
+            run: string | null;
+            /** Format: int64 */
+            status_code?: number | null;
+            /** Format: double */
+            duration_ms?: number | null;
+            /** @description Each failed expectation: index, kind, message, expected, actual, diff */
+            failures: unknown[];
+            error?: string | null;
+        };
+        /**
+         * @description * `pending` - Waiting for a slot
+         *     * `running` - Its run is queued or running
+         *     * `passed` - Passed
+         *     * `failed` - An expectation did not hold
+         *     * `error` - The case could not run
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        SuiteCaseResultOutcomeEnum: "pending" | "running" | "passed" | "failed" | "error" | "cancelled";
+        SuiteCompareInputRequest: {
+            /**
+             * Format: int64
+             * @description Version A (the before)
+             */
+            a: number;
+            /**
+             * Format: int64
+             * @description Version B (the after)
+             */
+            b: number;
+            /** @description Id or name */
+            environment?: string;
+        };
+        SuiteCompareStarted: {
+            /** Format: uuid */
+            a: string;
+            /** Format: uuid */
+            b: string;
+            compare_url: string;
+        };
+        SuiteCounts: {
+            total: number;
+            passed: number;
+            failed: number;
+            error: number;
+            cancelled: number;
+            finished: number;
+        };
+        /** @description One stored suite run event, exactly as an SSE ``data:`` line carries it (``seq`` is the SSE id). */
+        SuiteEvent: {
+            /** Format: uuid */
+            suite: string;
+            seq: number;
+            /**
+             * @description declared in execution/eventschema.py
+             *
+             *     * `suite.started` - suite.started
+             *     * `case.started` - case.started
+             *     * `case.finished` - case.finished
+             *     * `suite.finished` - suite.finished
+             */
+            type: components["schemas"]["SuiteEventTypeEnum"];
+            /** Format: date-time */
+            created_at: string | null;
+            data: unknown;
+        };
+        /**
+         * @description ``GET /api/suite-runs/{id}/events/?format=json``: the stored events in order, and whether
+         *     ``suite.finished`` is among them.
+         */
+        SuiteEventLog: {
+            /** Format: uuid */
+            suite: string;
+            /** @description whether the suite run's terminal event is stored */
+            finished: boolean;
+            events: components["schemas"]["SuiteEvent"][];
+        };
+        /**
+         * @description * `suite.started` - suite.started
+         *     * `case.started` - case.started
+         *     * `case.finished` - case.finished
+         *     * `suite.finished` - suite.finished
+         * @enum {string}
+         */
+        SuiteEventTypeEnum: "suite.started" | "case.started" | "case.finished" | "suite.finished";
+        /** @description A suite run without its per-case results. */
+        SuiteRun: {
+            /** Format: uuid */
+            readonly id: string;
+            graph: string;
+            version: number;
+            readonly environment: string | null;
+            status?: components["schemas"]["SuiteRunStatusEnum"];
+            readonly counts: components["schemas"]["SuiteCounts"];
+            /** @description sha256 of the case set it ran */
+            cases_digest: string;
+            /**
+             * Format: int64
+             * @description Cases in flight at once
+             */
+            concurrency: number;
+            cancel_requested?: boolean;
+            created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** Format: double */
+            duration_ms?: number | null;
+            readonly results: components["schemas"]["SuiteCaseResult"][];
+        };
+        SuiteRunInputRequest: {
+            /**
+             * Format: int64
+             * @description The version to test
+             */
+            version: number;
+            /** @description Id or name: every case runs there. Default: each case in its own, else `local` */
+            environment?: string;
+            /** @description Ids of the cases to run; default: all of the graph's cases */
+            cases?: number[];
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `passed` - Every case passed
+         *     * `failed` - A case failed
+         *     * `error` - A case could not run, none failed
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        SuiteRunStatusEnum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
+        /** @description A suite run without its per-case results. */
+        SuiteRunSummary: {
+            /** Format: uuid */
+            readonly id: string;
+            graph: string;
+            version: number;
+            readonly environment: string | null;
+            status?: components["schemas"]["SuiteRunStatusEnum"];
+            readonly counts: components["schemas"]["SuiteCounts"];
+            /** @description sha256 of the case set it ran */
+            cases_digest: string;
+            /**
+             * Format: int64
+             * @description Cases in flight at once
+             */
+            concurrency: number;
+            cancel_requested?: boolean;
+            created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** Format: double */
+            duration_ms?: number | null;
+        };
         TestCaseInputRequest: {
             name: string;
             description?: string;
@@ -1091,6 +1417,29 @@ export interface components {
             count: number;
             cases: components["schemas"]["TestCaseOutput"][];
         };
+        /** @description The latest suite run of a version (``tests``); ``current``: it ran the graph's current cases. */
+        TestsSummary: {
+            /** Format: uuid */
+            suite_run: string;
+            status: components["schemas"]["TestsSummaryStatusEnum"];
+            counts: {
+                [key: string]: number;
+            };
+            environment: string | null;
+            current: boolean;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        /**
+         * @description * `queued` - queued
+         *     * `running` - running
+         *     * `passed` - passed
+         *     * `failed` - failed
+         *     * `error` - error
+         *     * `cancelled` - cancelled
+         * @enum {string}
+         */
+        TestsSummaryStatusEnum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
         ValidateInputRequest: {
             /** @description An InferenceGraph manifest (apiVersion, kind, metadata, spec). */
             manifest: components["schemas"]["InferenceGraph"] | Record<string, unknown>;
@@ -1116,7 +1465,9 @@ export interface components {
             readonly issue_counts: {
                 [key: string]: number;
             };
+            readonly tests: components["schemas"]["TestsSummary"] | null;
         };
+        /** @description Adds ``tests``: the version's green state (``graphs.teststate``). */
         VersionOutput: {
             /** Format: int64 */
             number: number;
@@ -1131,6 +1482,7 @@ export interface components {
             readonly parent: number | null;
             valid: boolean;
             readonly issues: components["schemas"]["Issue"][];
+            readonly tests: components["schemas"]["TestsSummary"] | null;
         };
         VersionSaveInputRequest: {
             /** @description An InferenceGraph manifest (apiVersion, kind, metadata, spec). */
@@ -1153,6 +1505,7 @@ export interface components {
             readonly parent: number | null;
             valid: boolean;
             readonly issues: components["schemas"]["Issue"][];
+            readonly tests: components["schemas"]["TestsSummary"] | null;
         };
         /**
          * @description * `private` - Private to its owner
@@ -2017,6 +2370,76 @@ export interface operations {
             };
         };
     };
+    graphs_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedGraphSettingsInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphOutput"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     graphs_audit_list: {
         parameters: {
             query?: never;
@@ -2520,6 +2943,242 @@ export interface operations {
                 };
             };
             /** @description The version has errors KServe would reject; `issues` lists them. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_suite_runs_list: {
+        parameters: {
+            query?: {
+                /** @description Only this version's suite runs */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedSuiteRunSummaryList"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_suite_runs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuiteRunInputRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The graph has no test cases to run. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version has errors KServe would reject; `issues` lists them. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_suite_runs_compare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuiteCompareInputRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteCompareStarted"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The graph has no test cases to run. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A version has errors KServe would reject; `issues` lists them. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3195,11 +3854,15 @@ export interface operations {
     graphs_versions_export: {
         parameters: {
             query?: {
+                /** @description Export although the test gate is closed (needs reason) */
+                force?: boolean;
                 /**
                  * @description * `yaml` - yaml
                  *     * `json` - json
                  */
                 format?: "yaml" | "json";
+                /** @description Why the test gate is forced; the audit log keeps it */
+                reason?: string;
             };
             header?: never;
             path: {
@@ -3250,6 +3913,15 @@ export interface operations {
             };
             /** @description No such graph, version, run, environment or member (or not yours to see). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The graph requires passing tests and this version has no passing suite run on the current cases (`code: tests_required`, `last_passing_version`); force=1&reason=... overrides. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3771,6 +4443,257 @@ export interface operations {
             };
             /** @description The database is busy; try again after `Retry-After` seconds. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suite_runs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suite_runs_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRun"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suite_runs_events: {
+        parameters: {
+            query?: {
+                /** @description the stored events as JSON, at once */
+                format?: "json";
+                /** @description Send the events after this one (the Last-Event-ID header wins) */
+                last_event_id?: number;
+            };
+            header?: {
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["SuiteEventLog"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many open event streams; close one, or retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suite_runs_compare: {
+        parameters: {
+            query: {
+                /** @description Suite run A (the before) */
+                a: string;
+                /** @description Suite run B (the after) */
+                b: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

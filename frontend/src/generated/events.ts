@@ -51,6 +51,40 @@ export interface RunResponse {
   note?: string;
 }
 
+/** How many of a suite run's cases have which outcome; `finished` counts those with a verdict. */
+export interface SuiteCounts {
+  /** cases in the suite run */
+  total: number;
+  /** cases whose every expectation held */
+  passed: number;
+  /** cases with an expectation that did not hold */
+  failed: number;
+  /** cases that could not run or be judged */
+  error: number;
+  /** cases dropped or stopped by a cancel */
+  cancelled: number;
+  /** passed + failed + error */
+  finished: number;
+}
+
+/** One expectation of a case that did not hold (execution/graphtests/evaluate.py). */
+export interface ExpectationFailure {
+  /** its position in the case's expectations */
+  index: number;
+  /** its kind */
+  kind: "status" | "body" | "path" | "route" | "step" | "latency";
+  /** always false here */
+  passed: boolean;
+  /** what did not hold, in a sentence */
+  message: string;
+  /** what the case expected */
+  expected: unknown;
+  /** what the graph did */
+  actual: unknown;
+  /** the JSON diff of expected and actual (path, op, expected, actual) */
+  diff: unknown[];
+}
+
 // ---- run: A test run's events, on the channel `run:{id}` and at `/api/runs/{id}/events/`.
 
 /** What every run event from engine carries. */
@@ -304,4 +338,83 @@ export interface RunEvent<T extends RunEventType = RunEventType> {
   type: T;
   created_at: string | null;
   data: RunEventDataMap[T];
+}
+
+// ---- suite: A suite run's events: its cases as they start and finish, and its end.
+
+/** `suite.started` (web): The suite run was created with its cases; the first ones are on their way to the workers. */
+export interface SuiteStartedData {
+  /** cases in the suite run */
+  total: number;
+}
+
+/** `case.started` (worker): A case went to the workers as a run. */
+export interface CaseStartedData {
+  /** the test case's id */
+  case: number;
+  /** the test case's name */
+  name: string;
+  /** the id of the run that carries it */
+  run: string;
+}
+
+/** `case.finished` (worker): A case has its verdict (or could not run, or was cancelled). */
+export interface CaseFinishedData {
+  /** the test case's id */
+  case: number;
+  /** the test case's name */
+  name: string;
+  /** its verdict */
+  outcome: "passed" | "failed" | "error" | "cancelled";
+  /** the run that carried it (null if it never started) */
+  run: string | null;
+  /** the expectations that did not hold */
+  failures: ExpectationFailure[];
+  /** why it could not run or be judged */
+  error: string | null;
+  /** how long its run took */
+  duration_ms: number | null;
+  /** the suite run's counts after it */
+  counts: SuiteCounts;
+}
+
+/** `suite.finished` (worker, terminal): The suite run ended: the last event, also after a cancel. */
+export interface SuiteFinishedData {
+  /** the suite run's status */
+  status: "passed" | "failed" | "error" | "cancelled";
+  /** the final counts */
+  counts: SuiteCounts;
+  /** from its start to its end */
+  duration_ms: number | null;
+}
+
+/** The `data` of each suite event type. */
+export interface SuiteEventDataMap {
+  "suite.started": SuiteStartedData;
+  "case.started": CaseStartedData;
+  "case.finished": CaseFinishedData;
+  "suite.finished": SuiteFinishedData;
+}
+
+export type SuiteEventType = keyof SuiteEventDataMap;
+
+/** Every suite event type, in declaration order (what an SSE client subscribes to). */
+export const SUITE_EVENT_TYPES = [
+  "suite.started",
+  "case.started",
+  "case.finished",
+  "suite.finished",
+] as const satisfies readonly SuiteEventType[];
+
+/** The event that ends a suite's stream. */
+export const SUITE_TERMINAL_EVENT = "suite.finished" as const;
+
+/** One stored suite event, as SSE `data:` and the JSON listing carry it. */
+export interface SuiteEvent<T extends SuiteEventType = SuiteEventType> {
+  run: string;
+  /** The SSE id: 1, 2, 3… per run. */
+  seq: number;
+  type: T;
+  created_at: string | null;
+  data: SuiteEventDataMap[T];
 }

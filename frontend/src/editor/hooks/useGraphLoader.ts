@@ -32,7 +32,7 @@ export function useGraphLoader({ api, graphName, lockedVersion, loadVersion, dis
           const manifest = emptyManifest(graphName, info.namespace);
           dispatch({
             type: "load",
-            version: { number: 0, manifest, layout: toLayout(fromManifest(manifest, null)), spec_hash: "", message: "", author: "", created_at: "", parent: null, valid: false, issues: [] },
+            version: { number: 0, manifest, layout: toLayout(fromManifest(manifest, null)), spec_hash: "", message: "", author: "", created_at: "", parent: null, valid: false, issues: [], tests: null },
           });
           load.current(null);
         }

@@ -1,0 +1,205 @@
+"""Every read of suite runs: one, a version's list, the comparison of two, and each version's green
+state (what ``graphs`` shows and its export gate asks, through ``graphs.teststate``).
+
+Suite runs are readable by every signed-in user, as runs and graphs are.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+
+from config.exceptions import BadRequest, NotFound
+from execution.graphtests import CaseResult, DiffEntry, ExpectationResult, compare_runs
+from execution.models import Run
+from execution.suites.models import SuiteCaseResult, SuiteRun
+from execution.suites.services import current_cases_digest, observed_from_run
+from graphs import spec
+from graphs.models import Graph, GraphVersion
+
+
+def _suites() -> QuerySet[SuiteRun]:
+    return SuiteRun.objects.select_related("graph", "version")
+
+
+def suite_get(*, suite_id: uuid.UUID | str, user: User, with_results: bool = True) -> SuiteRun:
+    qs = _suites()
+    if with_results:
+        qs = qs.prefetch_related("results")
+    suite = qs.filter(pk=suite_id).first()
+    if suite is None:
+        raise NotFound(f"There is no suite run {suite_id}.")
+    return suite
+
+
+def suite_exists(*, suite_id: uuid.UUID | str, user: User) -> bool:
+    return SuiteRun.objects.filter(pk=suite_id).exists()
+
+
+def suite_list(*, graph: Graph, user: User, version: int | None = None) -> QuerySet[SuiteRun]:
+    """The graph's suite runs, newest first; ``version`` (a number) narrows them to one version."""
+    qs = _suites().filter(graph=graph)
+    if version is not None:
+        qs = qs.filter(version__number=version)
+    return qs.order_by("-created_at")
+
+
+def suite_pair(*, a: uuid.UUID, b: uuid.UUID, user: User) -> tuple[SuiteRun, SuiteRun]:
+    """Suite runs ``a`` and ``b`` of one graph; BadRequest (400) when they test two graphs."""
+    first = suite_get(suite_id=a, user=user)
+    second = suite_get(suite_id=b, user=user)
+    if first.graph_id != second.graph_id:
+        raise BadRequest(
+            f"Suite runs a and b test two graphs ({first.graph.name!r}, {second.graph.name!r}); "
+            "compare suite runs of one graph."
+        )
+    return first, second
+
+
+def suite_compare(*, a: SuiteRun, b: SuiteRun) -> dict[str, Any]:
+    """Both suite runs case by case (matched by case id) and step by step, with the semantic diff
+    of their versions. Call once both are terminal."""
+    old, new = (spec.manifest_from_document(s.version.manifest) for s in (a, b))
+    changes = spec.diff(old, new)
+    results_b = {r.case_ref: r for r in b.results.all()}
+    runs = {
+        run.pk: run
+        for run in Run.objects.filter(
+            pk__in=[r.run_id for s in (a, b) for r in s.results.all() if r.run_id is not None]
+        )
+    }
+    cases = []
+    seen = set()
+    for left in a.results.all():
+        seen.add(left.case_ref)
+        cases.append(_case_comparison(left, results_b.get(left.case_ref), runs))
+    for right in b.results.all():
+        if right.case_ref not in seen:
+            cases.append(_case_comparison(None, right, runs))
+    return {
+        "manifest_diff": {"from": a.version.number, "to": b.version.number, **changes.to_dict()},
+        "cases": cases,
+    }
+
+
+def _side(result: SuiteCaseResult | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {"outcome": result.outcome, "run": str(result.run_id) if result.run_id else None}
+
+
+def _case_comparison(
+    left: SuiteCaseResult | None, right: SuiteCaseResult | None, runs: dict[uuid.UUID, Run]
+) -> dict[str, Any]:
+    some = left if left is not None else right
+    assert some is not None
+    run_a = runs.get(left.run_id) if left is not None and left.run_id else None
+    run_b = runs.get(right.run_id) if right is not None and right.run_id else None
+    comparison = None
+    if (
+        run_a is not None
+        and run_b is not None
+        and run_a.response_status is not None
+        and run_b.response_status is not None
+    ):
+        comparison = compare_runs(observed_from_run(run_a), observed_from_run(run_b)).as_dict()
+    outcome_a = left.outcome if left is not None else None
+    outcome_b = right.outcome if right is not None else None
+    changed = outcome_a != outcome_b or (comparison is not None and not comparison["same"])
+    return {
+        "case": some.case_ref,
+        "name": some.name,
+        "a": _side(left),
+        "b": _side(right),
+        "changed": changed,
+        "comparison": comparison,
+    }
+
+
+def case_result(row: SuiteCaseResult) -> CaseResult:
+    """A judged case as ``execution.graphtests`` reports it (the console lines, JUnit)."""
+    failures = tuple(
+        ExpectationResult(
+            index=f["index"],
+            kind=f["kind"],
+            passed=False,
+            message=f["message"],
+            expected=f.get("expected"),
+            actual=f.get("actual"),
+            diff=tuple(
+                DiffEntry(path=d["path"], op=d["op"], expected=d.get("expected"), actual=d.get("actual"))
+                for d in f.get("diff") or ()
+            ),
+        )
+        for f in row.failures or ()
+    )
+    verdict = row.outcome if row.outcome in ("passed", "failed", "error") else "error"
+    return CaseResult(
+        name=row.name,
+        outcome=verdict,
+        expectations=failures,
+        status=row.status_code,
+        duration_ms=row.duration_ms,
+        error=row.error or (None if verdict != "error" else row.outcome),
+    )
+
+
+def finished_results(*, suite_id: uuid.UUID | str, after: Iterable[int]) -> list[tuple[int, CaseResult]]:
+    """The cases of a suite run judged so far, but those at the positions in ``after``."""
+    rows = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome__in=SuiteCaseResult.DONE).exclude(
+        position__in=list(after)
+    )
+    return [(row.position, case_result(row)) for row in rows.order_by("position")]
+
+
+# --- green state (graphs.teststate) -----------------------------------------------------------------
+
+
+def _digest(graph_id: int, memo: dict[int, str]) -> str:
+    if graph_id not in memo:
+        memo[graph_id] = current_cases_digest(Graph(pk=graph_id))
+    return memo[graph_id]
+
+
+def tests_summary(suite: SuiteRun | None, current_digest: str) -> dict[str, Any] | None:
+    if suite is None:
+        return None
+    return {
+        "suite_run": str(suite.pk),
+        "status": suite.status,
+        "counts": suite.counts(),
+        "environment": suite.environment_name or None,
+        "current": suite.cases_digest == current_digest,
+        "finished_at": suite.finished_at,
+    }
+
+
+class SuiteTestState:
+    """What ``graphs`` asks about tests (``graphs.teststate.TestStateProvider``). ``memo`` keeps
+    each graph's current case digest for one request (one query per graph, not per version)."""
+
+    def version_tests(self, version: GraphVersion, memo: dict[int, str]) -> dict[str, Any] | None:
+        latest = SuiteRun.objects.filter(version_id=version.pk).order_by("-created_at").first()
+        return tests_summary(latest, _digest(version.graph_id, memo)) if latest is not None else None
+
+    def last_passing_version(self, graph: Graph, memo: dict[int, str]) -> int | None:
+        """The version of the newest passing suite run on the graph's current cases."""
+        number: int | None = (
+            SuiteRun.objects.filter(
+                graph=graph, status=SuiteRun.Status.PASSED, cases_digest=_digest(graph.pk, memo)
+            )
+            .order_by("-finished_at")
+            .values_list("version__number", flat=True)
+            .first()
+        )
+        return number
+
+    def version_passed(self, graph: Graph, version: GraphVersion) -> bool:
+        """Whether a suite run of ``version`` passed on the graph's current cases."""
+        return SuiteRun.objects.filter(
+            version=version, status=SuiteRun.Status.PASSED, cases_digest=current_cases_digest(graph)
+        ).exists()

@@ -1,0 +1,530 @@
+"""Every write of suite runs: starting one, moving it along as its cases' runs end, cancelling it.
+
+A suite run never holds a worker of its own. Starting it stores one row per case and starts the
+first ``concurrency`` cases as ordinary runs (``execution.services.run_create``: queued, sent to
+the Celery workers, traced and streamed like any run). Whenever one of those runs ends, the
+worker that ran it calls :func:`suite_run_ended`, which judges the case against the run's stored
+trace and starts the next pending case; the last one finishes the suite run. Every step is
+idempotent and conditional (a case row moves ``pending -> running -> verdict`` only once), so the
+workers, the web process and the reaper may advance the same suite run at once.
+
+A worker that dies mid-run leaves its run to the run reaper (``reap_runs``: failed or requeued);
+:func:`suite_reap`, called right after it, then judges what the reaper ended and moves the suite
+run on, so no suite run stays running for longer than its runs do.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import random
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from config.exceptions import BadRequest, Conflict, Forbidden
+from execution import selectors as run_selectors
+from execution.graphtests import (
+    MAX_CASES,
+    BodyExpectation,
+    GraphTestCase,
+    Observed,
+    PathExpectation,
+    TestSpecError,
+    evaluate_case,
+    parse_case,
+)
+from execution.models import Environment, Run, RunEvent
+from execution.services import runs, writes
+from execution.suites import events as suite_events
+from execution.suites.models import SuiteCaseResult, SuiteRun
+from execution.testcases.local import environment_named, stored_version, without_redacted
+from execution.testcases.models import TestCase
+from graphs import services as graph_services
+from graphs import spec
+from graphs.models import Graph, GraphVersion
+
+logger = logging.getLogger(__name__)
+
+Outcome = SuiteCaseResult.Outcome
+# The trace events a case's expectations and the step comparison read.
+TRACE_TYPES = ("step.started", "step.finished", "step.skipped", "route.decided")
+
+
+def _issue(path: str, message: str, code: str) -> dict[str, Any]:
+    return {"severity": "error", "code": code, "path": path, "message": message}
+
+
+# --- the case set ---------------------------------------------------------------------------------
+
+
+def cases_digest(cases: Iterable[tuple[int, Any]]) -> str:
+    """sha256 of a case set: each case's id and when it last changed, by id. A suite run that ran
+    the graph's whole current set has the digest :func:`current_cases_digest` gives."""
+    text = ";".join(f"{pk}@{changed.isoformat()}" for pk, changed in sorted(cases))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def current_cases_digest(graph: Graph) -> str:
+    return cases_digest(TestCase.objects.filter(graph=graph).values_list("pk", "updated_at"))
+
+
+# --- starting --------------------------------------------------------------------------------------
+
+
+def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[TestCase]:
+    rows = list(TestCase.objects.filter(graph=graph).order_by("name", "pk"))
+    if not rows:
+        raise Conflict(
+            f"Graph {graph.name!r} has no test cases yet: add one (or save a run as a test) first.",
+            extra={"code": "no_cases"},
+        )
+    if case_ids is None:
+        return rows
+    if len(case_ids) > MAX_CASES:
+        raise BadRequest(
+            f"A suite run takes at most {MAX_CASES} case ids (a graph holds no more); got {len(case_ids)}.",
+            issues=[_issue("cases", f"at most {MAX_CASES} ids", "suite.too-many-cases")],
+        )
+    if not case_ids:
+        raise BadRequest(
+            "cases is empty: give the ids of the cases to run, or leave it out to run them all.",
+            issues=[_issue("cases", "no case ids", "suite.no-cases")],
+        )
+    known = {row.pk for row in rows}
+    unknown = [
+        _issue(f"cases[{i}]", f"graph {graph.name!r} has no test case {pk}", "suite.case-unknown")
+        for i, pk in enumerate(case_ids)
+        if pk not in known
+    ]
+    if unknown:
+        raise BadRequest(unknown[0]["message"] + ".", issues=unknown)
+    wanted = set(case_ids)
+    return [row for row in rows if row.pk in wanted]
+
+
+def _case_environment(
+    document: Mapping[str, Any], user: User, cache: dict[str | None, Environment]
+) -> Environment | str:
+    """The environment a case names (else the system default), or why it cannot run there."""
+    name = document.get("environment")
+    found = environment_named(name, cache)
+    if found is None:
+        return f"the case's environment {name!r} does not exist (any more)"
+    if not run_selectors.environment_usable(found, user):
+        return f"the case's environment {name!r} is private to its owner"
+    return found
+
+
+def suite_start(
+    *,
+    graph: Graph,
+    version: GraphVersion,
+    user: User,
+    environment: Environment | None = None,
+    case_ids: Sequence[int] | None = None,
+    seed: int | None = None,
+    concurrency: int | None = None,
+) -> SuiteRun:
+    """Start a suite run of ``graph``'s cases (all, or ``case_ids``) against ``version``.
+
+    With ``environment`` every case runs there; without, each case in the one it names, else in
+    the system's default. ``seed`` seeds the Splitter draws of cases that fix none (two suite runs
+    with one seed draw alike: that is how a comparison is fair). Returns the suite run, running,
+    with its first cases queued on the workers once the transaction commits.
+
+    Raises Conflict (409) when the graph has no cases, BadRequest (400) for unknown case ids,
+    Unprocessable (422) for a version KServe would reject, Forbidden (403) for an environment
+    ``user`` may not use.
+    """
+    graph_services.ensure_deployable(graph, version, before="running it")
+    if environment is not None:
+        run_selectors.ensure_can_use_environment(environment, user)
+    rows = _select_cases(graph, case_ids)
+    cache: dict[str | None, Environment] = {}
+    now = timezone.now()
+    prepared: list[SuiteCaseResult] = []
+    for position, row in enumerate(rows):
+        result = SuiteCaseResult(
+            position=position, case=row, case_ref=row.pk, name=row.name, document=row.document
+        )
+        where = environment if environment is not None else _case_environment(row.document, user, cache)
+        if isinstance(where, str):
+            result.outcome, result.error, result.finished_at = Outcome.ERROR, where, now
+        else:
+            result.environment = where
+            try:
+                parse_case(row.document)
+            except TestSpecError as exc:
+                result.outcome, result.finished_at = Outcome.ERROR, now
+                result.error = f"the stored case no longer reads: {exc}"
+        prepared.append(result)
+    # The suite run's environment: the one asked for, else the one every case runs in (if so).
+    used = {r.environment.pk: r.environment for r in prepared if r.environment is not None}
+    shared_environment = environment or (next(iter(used.values())) if len(used) == 1 else None)
+    with writes.write_turn(), transaction.atomic():
+        suite = SuiteRun.objects.create(
+            graph=graph,
+            version=version,
+            environment=shared_environment,
+            environment_name=shared_environment.name if shared_environment is not None else "",
+            status=SuiteRun.Status.RUNNING,
+            concurrency=concurrency or settings.SUITE_CONCURRENCY,
+            seed=seed if seed is not None else runs.new_seed(),
+            cases_digest=cases_digest((row.pk, row.updated_at) for row in rows),
+            total=len(rows),
+            created_by=user,
+            started_at=now,
+        )
+        for result in prepared:
+            result.suite = suite
+        SuiteCaseResult.objects.bulk_create(prepared)
+        _recount(suite)
+        items: list[tuple[str, dict[str, Any]]] = [("suite.started", {"total": suite.total})]
+        items += [
+            ("case.finished", _finished_data(result, suite))
+            for result in prepared
+            if result.outcome != "pending"
+        ]
+        suite_events.emit_many(suite.pk, items)
+        _fill_locked(suite)
+    suite.refresh_from_db()
+    return suite
+
+
+def _case_seed(suite: SuiteRun, case: GraphTestCase, case_ref: int) -> int:
+    if case.seed is not None:
+        return case.seed
+    return random.Random(f"{suite.seed}:{case_ref}").randrange(2**53)
+
+
+def _start_case(suite: SuiteRun, result: SuiteCaseResult) -> None:
+    """Send one pending case to the workers as a run (inside the caller's locked transaction)."""
+    try:
+        case = without_redacted(parse_case(result.document), [])
+        environment = result.environment
+        if environment is None:
+            raise BadRequest("the environment the case was to run in was deleted")
+        headers = {k: v for k, v in case.request.headers if k.lower() != "content-type"}
+        with transaction.atomic():
+            run, _ = runs.run_create(
+                graph=suite.graph,
+                version=suite.version,
+                user=suite.created_by,
+                payload=case.request.body.decode("utf-8", errors="replace"),
+                content_type=case.request.content_type,
+                headers=headers,
+                environment=environment,
+                seed=_case_seed(suite, case, result.case_ref),
+            )
+    except (BadRequest, Forbidden, TestSpecError) as exc:
+        reason = getattr(exc, "detail", None) or str(exc)
+        _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
+        return
+    now = timezone.now()
+    SuiteCaseResult.objects.filter(pk=result.pk).update(outcome=Outcome.RUNNING, run=run, started_at=now)
+    suite_events.emit(
+        suite.pk, "case.started", {"case": result.case_ref, "name": result.name, "run": str(run.pk)}
+    )
+
+
+# --- moving a suite run along ----------------------------------------------------------------------
+
+
+def _lock(suite_id: uuid.UUID | str) -> SuiteRun:
+    """The suite run, its row locked for the rest of the transaction (a no-op update takes the
+    row lock on PostgreSQL and the write lock on SQLite, so what is read next is current)."""
+    SuiteRun.objects.filter(pk=suite_id).update(event_seq=F("event_seq"))
+    return SuiteRun.objects.select_related("graph", "version", "created_by").get(pk=suite_id)
+
+
+def _recount(suite: SuiteRun) -> None:
+    by_outcome = dict(
+        SuiteCaseResult.objects.filter(suite=suite).values_list("outcome").annotate(n=Count("pk")).order_by()
+    )
+    suite.passed = by_outcome.get(Outcome.PASSED, 0)
+    suite.failed = by_outcome.get(Outcome.FAILED, 0)
+    suite.errors = by_outcome.get(Outcome.ERROR, 0)
+    suite.cancelled = by_outcome.get(Outcome.CANCELLED, 0)
+    SuiteRun.objects.filter(pk=suite.pk).update(
+        passed=suite.passed, failed=suite.failed, errors=suite.errors, cancelled=suite.cancelled
+    )
+
+
+def _finished_data(result: SuiteCaseResult, suite: SuiteRun) -> dict[str, Any]:
+    return {
+        "case": result.case_ref,
+        "name": result.name,
+        "outcome": result.outcome,
+        "run": str(result.run_id) if result.run_id else None,
+        "failures": result.failures,
+        "error": result.error,
+        "duration_ms": result.duration_ms,
+        "counts": suite.counts(),
+    }
+
+
+def _record(suite: SuiteRun, result: SuiteCaseResult, **verdict: Any) -> bool:
+    """Write a case's verdict once (from running or pending), recount, emit ``case.finished``."""
+    verdict.setdefault("finished_at", timezone.now())
+    if not SuiteCaseResult.objects.filter(
+        pk=result.pk, outcome__in=(Outcome.PENDING, Outcome.RUNNING)
+    ).update(**verdict):
+        return False
+    for key, value in verdict.items():
+        setattr(result, key, value)
+    _recount(suite)
+    suite_events.emit(suite.pk, "case.finished", _finished_data(result, suite))
+    return True
+
+
+def _fill_locked(suite: SuiteRun) -> None:
+    """Start pending cases up to the suite's concurrency, or finish the suite run when none is
+    left; the caller holds the suite's lock (:func:`_lock`)."""
+    if suite.is_terminal:
+        return
+    rows = SuiteCaseResult.objects.filter(suite=suite)
+    if suite.cancel_requested:
+        rows.filter(outcome=Outcome.PENDING).update(outcome=Outcome.CANCELLED, finished_at=timezone.now())
+        _recount(suite)
+    else:
+        # A case whose run has ended no longer holds a slot, judged or not: the next case starts
+        # before the last one's verdict is written.
+        in_flight = rows.filter(outcome=Outcome.RUNNING).exclude(run__status__in=Run.TERMINAL).count()
+        free = suite.concurrency - in_flight
+        if free > 0:
+            for result in rows.filter(outcome=Outcome.PENDING).select_related("environment")[:free]:
+                _start_case(suite, result)
+    if rows.filter(outcome__in=(Outcome.PENDING, Outcome.RUNNING)).exists():
+        return
+    _recount(suite)
+    now = timezone.now()
+    if suite.cancel_requested:
+        status = SuiteRun.Status.CANCELLED
+    elif suite.failed:
+        status = SuiteRun.Status.FAILED
+    elif suite.errors:
+        status = SuiteRun.Status.ERROR
+    else:
+        status = SuiteRun.Status.PASSED
+    started = suite.started_at or suite.created_at
+    duration = round((now - started).total_seconds() * 1000, 3)
+    if SuiteRun.objects.filter(pk=suite.pk, status=SuiteRun.Status.RUNNING).update(
+        status=status, finished_at=now, duration_ms=duration
+    ):
+        suite.status, suite.finished_at, suite.duration_ms = status, now, duration
+        suite_events.emit(
+            suite.pk,
+            suite_events.FINAL_EVENT,
+            {"status": status, "counts": suite.counts(), "duration_ms": duration},
+        )
+
+
+def observed_from_run(run: Run) -> Observed:
+    """What a stored run produced, as the expectations and the comparison read it: its final
+    status and body, its duration and the trace events of its last attempt."""
+    body = run.response_body or ""
+    raw = base64.b64decode(body) if run.response_encoding == "base64" else body.encode("utf-8")
+    trace = []
+    for row in RunEvent.objects.filter(run=run, type__in=TRACE_TYPES).order_by("seq"):
+        data = row.data or {}
+        if data.get("attempt") != run.attempt:
+            continue
+        trace.append(
+            {
+                "type": row.type,
+                "seq": row.seq,
+                "call_id": data.get("call_id"),
+                "parent_call_id": data.get("parent_call_id"),
+                "node": data.get("node"),
+                "step_index": data.get("step_index"),
+                "step_name": data.get("step_name"),
+                "target": data.get("target"),
+                "timestamp": data.get("at"),
+                "data": data,
+            }
+        )
+    return Observed(
+        status=run.response_status or 0, body=raw, duration_ms=run.duration_ms, events=tuple(trace)
+    )
+
+
+def _reads_final_body(case: GraphTestCase) -> bool:
+    return any(
+        isinstance(e, BodyExpectation) or (isinstance(e, PathExpectation) and e.step is None)
+        for e in case.expectations
+    )
+
+
+def judge(result: SuiteCaseResult, run: Run | None, manifests: dict[int, spec.Manifest]) -> dict[str, Any]:
+    """The verdict of a case whose run has ended (fields of its row). Pure but for reading the
+    run's events; never raises for a bad run or a stale case."""
+    if run is None:
+        return {"outcome": Outcome.ERROR, "error": "its run was deleted before it was judged"}
+    common: dict[str, Any] = {"status_code": run.response_status, "duration_ms": run.duration_ms}
+    if run.status == Run.Status.CANCELLED:
+        return {**common, "outcome": Outcome.CANCELLED, "error": run.error or "cancelled"}
+    if run.response_status is None:
+        return {**common, "outcome": Outcome.ERROR, "error": run.error or "the run ended without an answer"}
+    try:
+        case = parse_case(result.document)
+    except TestSpecError as exc:
+        return {**common, "outcome": Outcome.ERROR, "error": f"the stored case no longer reads: {exc}"}
+    if run.response_truncated and _reads_final_body(case):
+        return {
+            **common,
+            "outcome": Outcome.ERROR,
+            "error": f"the graph answered {run.response_size} bytes, more than the {settings.RUN_BODY_CAP} "
+            "a run keeps (RUN_BODY_CAP), so its body expectations cannot be judged",
+        }
+    if run.version_id not in manifests:
+        manifests[run.version_id] = spec.manifest_from_document(run.version.manifest)
+    verdict = evaluate_case(case, observed_from_run(run), manifests[run.version_id])
+    return {
+        **common,
+        "outcome": Outcome.PASSED if verdict.outcome == "passed" else Outcome.FAILED,
+        "failures": [failure.as_dict() for failure in verdict.failures],
+        "error": None,
+    }
+
+
+def suite_advance(suite_id: uuid.UUID | str, *, run_id: uuid.UUID | str | None = None) -> None:
+    """Judge the cases whose runs have ended (only ``run_id``'s when given: the worker that ran it
+    judges its own case, not its neighbours'), start the next ones, and finish the suite run when
+    nothing is left. Idempotent; safe from any number of processes at once."""
+    ended = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome=Outcome.RUNNING).filter(
+        Q(run__isnull=True) | Q(run__status__in=Run.TERMINAL)
+    )
+    if run_id is not None:
+        ended = ended.filter(run__pk=run_id)
+
+    def fill() -> None:
+        with writes.write_turn(), transaction.atomic():
+            _fill_locked(_lock(suite_id))
+
+    writes.retry_while_busy(fill)  # first: the next case goes to the workers while this one is judged
+    manifests: dict[int, spec.Manifest] = {}
+    for result in list(ended):
+        run = (
+            Run.objects.select_related("version").filter(pk=result.run_id).first() if result.run_id else None
+        )
+        verdict = judge(result, run, manifests)  # outside the lock: a big body takes a while
+
+        def write(result: SuiteCaseResult = result, verdict: dict[str, Any] = verdict) -> None:
+            # The verdict, the next case (or the suite run's end) in one transaction: nobody sees
+            # every case judged and the suite run still running.
+            with writes.write_turn(), transaction.atomic():
+                suite = _lock(suite_id)
+                _record(suite, result, **verdict)
+                _fill_locked(suite)
+
+        writes.retry_while_busy(write)
+
+
+def suite_run_ended(*, run_id: uuid.UUID | str) -> bool:
+    """Called when a run has ended: judge its case and move its suite run along, if it has one."""
+    suite_id = SuiteCaseResult.objects.filter(run_id=run_id).values_list("suite_id", flat=True).first()
+    if suite_id is None:
+        return False
+    suite_advance(suite_id, run_id=run_id)
+    return True
+
+
+def suite_reap() -> list[str]:
+    """Advance every suite run still running (after the run reaper ended what it could): the
+    cases whose runs a dead worker left are judged, and the suite run moves on. Returns their ids."""
+    advanced = []
+    for suite_id in SuiteRun.objects.filter(status=SuiteRun.Status.RUNNING).values_list("pk", flat=True):
+        suite_advance(suite_id)
+        advanced.append(str(suite_id))
+    return advanced
+
+
+# --- cancelling ----------------------------------------------------------------------------------
+
+
+def can_cancel(suite: SuiteRun, user: User) -> bool:
+    return (
+        suite.created_by_id == user.pk
+        or getattr(user, "is_staff", False)
+        or graph_services.can_write(suite.graph, user)
+    )
+
+
+def suite_cancel(*, suite: SuiteRun, user: User) -> SuiteRun:
+    """Cancel a suite run: pending cases are dropped, running ones cancelled (as runs are); it ends
+    ``cancelled`` once they have stopped, saying how many cases finished. Idempotent."""
+    if not can_cancel(suite, user):
+        raise Forbidden(
+            "Only the person who started the suite run, the graph's owner or editors, or staff may cancel it."
+        )
+    with writes.write_turn(), transaction.atomic():
+        flagged = SuiteRun.objects.filter(pk=suite.pk, status=SuiteRun.Status.RUNNING).update(
+            cancel_requested=True
+        )
+        if flagged:
+            _fill_locked(_lock(suite.pk))
+    if flagged:
+        running = SuiteCaseResult.objects.filter(suite=suite, outcome=Outcome.RUNNING, run__isnull=False)
+        for result in running.select_related("run", "run__graph"):
+            assert result.run is not None
+            runs.run_cancel(run=result.run, user=suite.created_by)
+        suite_advance(suite.pk)
+    suite.refresh_from_db()
+    return suite
+
+
+def suite_start_named(
+    *,
+    graph_name: str,
+    number: int | None = None,
+    environment: str | None = None,
+    case_names: Sequence[str] = (),
+    username: str | None = None,
+    concurrency: int | None = None,
+) -> SuiteRun:
+    """:func:`suite_start` by names, for the command line (``testgraph NAME --workers``): the
+    version (default: the latest), the environment, the cases and the user it is recorded as
+    (default: the graph's owner). NotFound or BadRequest name what does not exist."""
+    graph, version = stored_version(graph_name=graph_name, number=number)
+    user = graph.owner if username is None else User.objects.filter(username=username).first()
+    if user is None:
+        raise BadRequest(f"There is no user {username!r}.")
+    where = None
+    if environment is not None:
+        where = Environment.objects.filter(name=environment).first()
+        if where is None:
+            raise BadRequest(f"There is no environment {environment!r}.")
+    case_ids = None
+    if case_names:
+        known = dict(TestCase.objects.filter(graph=graph, name__in=case_names).values_list("name", "pk"))
+        unknown = sorted(set(case_names) - set(known))
+        if unknown:
+            raise BadRequest(f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}.")
+        case_ids = list(known.values())
+    return suite_start(
+        graph=graph, version=version, user=user, environment=where, case_ids=case_ids, concurrency=concurrency
+    )
+
+
+def suite_start_pair(
+    *,
+    graph: Graph,
+    a: GraphVersion,
+    b: GraphVersion,
+    user: User,
+    environment: Environment | None = None,
+) -> tuple[SuiteRun, SuiteRun]:
+    """Start suite runs of every case on versions ``a`` and ``b`` with one seed (the same Splitter
+    draws on both sides), for :func:`execution.suites.selectors.suite_compare`."""
+    seed = runs.new_seed()
+    first = suite_start(graph=graph, version=a, user=user, environment=environment, seed=seed)
+    second = suite_start(graph=graph, version=b, user=user, environment=environment, seed=seed)
+    return first, second
