@@ -6,7 +6,7 @@ from __future__ import annotations
 import json as _stdjson
 import re
 from collections.abc import Iterator
-from typing import Final, TypeVar
+from typing import Final
 
 from execution.engine.gjson.result import (
     FALSE,
@@ -33,8 +33,6 @@ _KEY_OR_CLOSE: Final = re.compile(rb'["}]')
 _VALUE_START: Final = re.compile(rb'["{\[ntf+\-0-9iIN]')
 _ARRAY_VALUE_START: Final = re.compile(rb'["{\[ntf+\-0-9iIN\]]')
 _CONTAINER_START: Final = re.compile(rb"[{\[]")
-
-_T = TypeVar("_T")
 
 _OPENERS: Final = frozenset(b"{[(")
 _QUOTE: Final = 0x22
@@ -372,32 +370,18 @@ def _skip_n(j: bytes, i: int) -> int:
     return _number_end(j, i) if _n_is_number(j, i) else _literal_end(j, i)
 
 
-def _byte_table(default: _T, **by_byte: _T) -> tuple[_T, ...]:
-    """A 256-entry table: ``default`` except at the bytes named (``x7b=`` for byte 0x7B)."""
-    table = [default] * 256
-    for name, entry in by_byte.items():
-        table[int(name[1:], 16)] = entry
-    return tuple(table)
-
-
-_READ: Final = _byte_table(
-    _read_number,
-    x22=_read_string,
-    x7b=_read_container,
-    x5b=_read_container,
-    x74=_read_true,
-    x66=_read_false,
-    x6e=_read_n,
-)
-_SKIP: Final = _byte_table(
-    _number_end,
-    x22=_skip_string,
-    x7b=_squash_end,
-    x5b=_squash_end,
-    x74=_literal_end,
-    x66=_literal_end,
-    x6e=_skip_n,
-)
+# The first bytes with their own (reader, skipper); every other byte _VALUE_START finds starts a number.
+_BY_FIRST_BYTE: Final = {
+    0x22: (_read_string, _skip_string),  # '"'
+    0x7B: (_read_container, _squash_end),  # '{'
+    0x5B: (_read_container, _squash_end),  # '['
+    0x74: (_read_true, _literal_end),  # 't'
+    0x66: (_read_false, _literal_end),  # 'f'
+    0x6E: (_read_n, _skip_n),  # 'n'
+}
+_NUMBER_ENTRY: Final = (_read_number, _number_end)
+_READ: Final = tuple(_BY_FIRST_BYTE.get(byte, _NUMBER_ENTRY)[0] for byte in range(256))
+_SKIP: Final = tuple(_BY_FIRST_BYTE.get(byte, _NUMBER_ENTRY)[1] for byte in range(256))
 
 
 def _parse_any(j: bytes, i: int) -> tuple[int, Result, bool]:

@@ -123,6 +123,13 @@ def _parse_object(c: _Ctx, i: int, path: bytes, d: int) -> tuple[int, bool]:
     return i, False
 
 
+def _next_element(j: bytes, i: int) -> int:
+    """Where the next array element or the array's ']' starts, at or after ``i``; the end of ``j``
+    when neither does (gjson reads the end as the ']')."""
+    m = _ARRAY_VALUE_START.search(j, i)
+    return len(j) if m is None else m.start()
+
+
 def _parse_array(c: _Ctx, i: int, path: bytes, d: int) -> tuple[int, bool]:
     """gjson ``parseArray``: ``i`` is just past the '['; (next index, found).
 
@@ -147,19 +154,15 @@ def _array_index(c: _Ctx, i: int, rp: _ArrPath, d: int) -> tuple[int, bool]:
     target = -1 if u is None else u
     h = 0
     while i <= n:
-        m = _ARRAY_VALUE_START.search(j, i)
-        if m is None:
-            return n + 1, False
-        i = m.start()
-        ch = j[i]
-        if ch == 0x5D:  # ']'
+        i = _next_element(j, i)
+        if i == n or j[i] == 0x5D:
             return i + 1, False
         if h == target:
             i, found = _member(c, i, rp.more, rp.path, d)
             if found is not None:
                 return i, found
         else:
-            i = _SKIP[ch](j, i)
+            i = _SKIP[j[i]](j, i)
             if i < 0:
                 return n, False
         h += 1
@@ -171,15 +174,10 @@ def _array_query(c: _Ctx, i: int, rp: _ArrPath, d: int) -> tuple[int, bool]:
     n = len(j)
     multires = bytearray(b"[") if rp.q_all else None
     while i <= n:
-        m = _ARRAY_VALUE_START.search(j, i)
-        if m is None:
-            i = n
+        i = _next_element(j, i)
+        if i == n or j[i] == 0x5D:
             break
-        i = m.start()
-        ch = j[i]
-        if ch == 0x5D:
-            break
-        i, qval = _READ[ch](j, i)
+        i, qval = _READ[j[i]](j, i)
         if qval is None:
             return i, False
         if _query_element(c, rp, qval, d, multires):
@@ -230,15 +228,10 @@ def _array_hash(c: _Ctx, i: int, rp: _ArrPath, d: int) -> tuple[int, bool]:
     starts: list[int] = []
     while i <= n:
         starts.append(i)
-        m = _ARRAY_VALUE_START.search(j, i)
-        if m is None:
-            i = n
+        i = _next_element(j, i)
+        if i == n or j[i] == 0x5D:
             break
-        i = m.start()
-        ch = j[i]
-        if ch == 0x5D:
-            break
-        i = _SKIP[ch](j, i)
+        i = _SKIP[j[i]](j, i)
         if i < 0:
             return n, False
     else:
