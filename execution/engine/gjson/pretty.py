@@ -149,9 +149,16 @@ def _pretty_object(
     """pretty's ``appendPrettyObject`` for an object or array at ``j[i]``: (next, nl, ok)."""
     if width > 0:
         if pretty and open_ == 0x5B and mx == -1:
-            end = yield (_pretty_one_line, (buf, j, i, width, prefix, sortkeys, nl))
-            if end >= 0:
-                return end, nl, True
+            # Try the whole array on one line first.
+            mx2 = width - (len(buf) - nl)
+            if mx2 > 3:
+                start = len(buf)
+                end, _, ok = yield (
+                    _pretty_object,
+                    (buf, j, i, 0x5B, 0x5D, False, width, prefix, b"", sortkeys, 0, 0, mx2),
+                )
+                if _fits_one_line(buf, start, ok, mx2):
+                    return end, nl, True
         elif mx != -1 and open_ == 0x7B:
             return i, nl, False
     buf.append(open_)
@@ -184,24 +191,14 @@ def _pretty_object(
     return i, nl, open_ != 0x7B
 
 
-def _pretty_one_line(
-    buf: bytearray, j: bytes, i: int, width: int, prefix: bytes, sortkeys: bool, nl: int
-) -> _Step:
-    """Try the array at ``j[i]`` on one line: the index past it if it fits, else -1 (``buf`` as
-    it was)."""
-    mx = width - (len(buf) - nl)
-    if mx <= 3:
-        return -1
-    start = len(buf)
-    end, _, ok = yield (
-        _pretty_object,
-        (buf, j, i, 0x5B, 0x5D, False, width, prefix, b"", sortkeys, 0, 0, mx),
-    )
+def _fits_one_line(buf: bytearray, start: int, ok: bool, mx: int) -> bool:
+    """Did the array written on one line from ``start`` fit in ``mx`` bytes? If not, it is taken
+    back out of ``buf``."""
     _charge(len(buf) - start)
     if ok and len(buf) - start <= mx:
-        return end
+        return True
     del buf[start:]
-    return -1
+    return False
 
 
 def _newline(buf: bytearray) -> int:
