@@ -1,8 +1,11 @@
 """The interpreter: run one request through an InferenceGraph with KServe router semantics.
 
-This follows docs/router-semantics.md (a request's way through the graph, the routers) step for step, plus the project's
-deliberate deviations: cycles, zero-step Sequences and the whole-request deadline answer with an
-error body instead of crashing or dropping the connection.
+This follows docs/router-semantics.md (a request's way through the graph, the routers) step for
+step, plus the project's deliberate deviations: cycles, zero-step Sequences and the whole-request
+deadline answer with an error body instead of crashing or dropping the connection.
+
+The entry points are here; the run's state is in :mod:`.runstate`, calling a node or a step in
+:mod:`.calls` and the four routers in :mod:`.routers`.
 """
 
 from __future__ import annotations
