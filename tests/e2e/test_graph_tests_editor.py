@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,15 +28,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 RUN_TIMEOUT_MS = 30_000  # a run on a loaded 2-core machine: queue, worker thread, mock calls
 CAT = {"instances": [{"animal": "cat", "image": "tom.jpg"}]}
-
-
-@pytest.fixture
-def stack(worker: Any, run_settings: None, studio_user: Any) -> Any:
-    """The worker is up and the ``local`` environment points at the session's mock model server."""
-    from execution.services import environments
-
-    environment, _ = environments.ensure_local_environment()
-    return environment
 
 
 @pytest.fixture
@@ -198,3 +190,58 @@ def test_the_json_tree_and_the_case_list_work_from_the_keyboard(cat_run: Page, s
     )
     expect(page.get_by_role("status").filter(has_text="Deleted “keyboard (copy)”.")).to_be_visible()
     assert list(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == ["keyboard"]
+
+
+def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problems(
+    stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any, tmp_path: Any
+) -> None:
+    """Export YAML downloads the graph's cases; importing the file back with Merge keeps one case
+    per name; a file with a bad expectation is refused with its line, and nothing changes."""
+    import yaml
+
+    from execution.models import TestCase
+    from execution.testcases import services
+
+    document = {"name": "a cat", "request": {"payload": CAT}, "expectations": [{"status": 200}]}
+    services.test_case_create(graph=switch_graph, user=studio_user, document=document)
+    page = user_page
+    open_editor(page, "animal-switch")
+    open_tab(page, "Tests")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export YAML").click()
+    assert download.value.suggested_filename == "animal-switch.tests.yaml"
+    exported = yaml.safe_load(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert exported["kind"] == "InferenceGraphTest" and [c["name"] for c in exported["cases"]] == ["a cat"]
+
+    exported["cases"].append(
+        {"name": "a dog", "request": {"payload": CAT}, "expectations": [{"status": 201}]}
+    )
+    good = tmp_path / "pets.tests.yaml"
+    good.write_text(yaml.safe_dump(exported), encoding="utf-8")
+    page.get_by_label("Test file to import").set_input_files(str(good))
+    dialog = page.get_by_role("dialog", name="Import pets.tests.yaml")
+    dialog.get_by_role("button", name="Merge").click()
+    expect(
+        page.get_by_role("status").filter(has_text="Imported 2 cases from pets.tests.yaml.")
+    ).to_be_visible()
+    expect(page.get_by_role("list", name="Test cases")).to_contain_text("a dog")
+    assert sorted(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == [
+        "a cat",
+        "a dog",
+    ]
+
+    bad = tmp_path / "bad.tests.yaml"
+    bad.write_text(
+        "kind: InferenceGraphTest\ngraph: animal-switch\ncases:\n- name: broken\n  expectations:\n"
+        "  - {path: a, matches: '(unclosed'}\n",
+        encoding="utf-8",
+    )
+    page.get_by_label("Test file to import").set_input_files(str(bad))
+    dialog = page.get_by_role("dialog", name="Import bad.tests.yaml")
+    dialog.get_by_role("button", name="Replace all cases").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("line 6")
+    expect(dialog.get_by_role("alert")).to_contain_text("regex")
+    assert sorted(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == [
+        "a cat",
+        "a dog",
+    ]

@@ -535,7 +535,7 @@ export function TestsPanel({ api, graph, shownRun, refreshKey, highlight }: { ap
           type="file"
           hidden
           accept=".yaml,.yml,application/yaml,text/yaml"
-          aria-label="Import a test file"
+          aria-label="Test file to import"
           onChange={(ev) => {
             const f = ev.target.files?.[0];
             ev.target.value = "";
