@@ -6,6 +6,7 @@
 import type { components } from "./generated/api";
 import type { Issue, JsonObject, Layout } from "./graph/types";
 import type { RunEvent } from "./generated/events";
+import type { SuiteRun } from "./tests/suite";
 
 export interface StudioConfig {
   apiBase: string;
@@ -387,6 +388,31 @@ export class Api {
   /** Imports a test file, all or nothing: merge (same-named cases replaced) or replace. */
   importTests(graph: string, text: string, mode: "merge" | "replace"): Promise<{ count: number; cases: TestCaseRow[] }> {
     return this.json("POST", `graphs/${encodeURIComponent(graph)}/tests/import/`, { body: text, headers: { "Content-Type": "application/yaml" }, query: { mode } });
+  }
+
+  // ---- suite runs ------------------------------------------------------------------------------
+
+  /** Runs the graph's cases (or `cases`) on a version (202, the queued suite run); 409 without cases. */
+  startSuite(graph: string, input: { version: number; environment?: string; cases?: number[] }): Promise<SuiteRun> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/suite-runs/`, { json: input });
+  }
+
+  /** The graph's suite runs, newest first, as summaries (no per-case results). */
+  listSuiteRuns(graph: string, version?: number): Promise<Page<SuiteRun>> {
+    return this.json("GET", `graphs/${encodeURIComponent(graph)}/suite-runs/`, { query: { version } });
+  }
+
+  getSuiteRun(id: string): Promise<SuiteRun> {
+    return this.json("GET", `suite-runs/${encodeURIComponent(id)}/`);
+  }
+
+  cancelSuiteRun(id: string): Promise<SuiteRun> {
+    return this.json("POST", `suite-runs/${encodeURIComponent(id)}/cancel/`);
+  }
+
+  /** The suite run's Server-Sent Events after event `after` (the browser resumes by itself). */
+  suiteEvents(id: string, after = 0): EventSource {
+    return new EventSource(this.url(`suite-runs/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
   }
 
   /** A case from a finished run (201), or with `preview` the document it would write (200). */

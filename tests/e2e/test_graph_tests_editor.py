@@ -245,3 +245,58 @@ def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problem
         "a cat",
         "a dog",
     ]
+
+
+def add_case(graph: Any, user: Any, name: str, expectations: list[dict[str, Any]]) -> Any:
+    from execution.testcases import services
+
+    document = {"name": name, "request": {"payload": CAT}, "expectations": expectations}
+    return services.test_case_create(graph=graph, user=user, document=document)
+
+
+def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_the_failures_on_top(
+    stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any
+) -> None:
+    """Run suite on the version on screen: the counts reach the end, the failed case comes first in
+    the table, and opening it shows its failed expectation (expected against actual) above its run."""
+    from execution.suites.models import SuiteRun
+
+    add_case(switch_graph, studio_user, "routes to cat", [{"status": 200}, {"route": "root", "took": "cat"}])
+    add_case(switch_graph, studio_user, "says a dog", [{"path": "predictions.0", "equals": "a dog breed"}])
+    page = user_page
+    open_editor(page, "animal-switch")
+    open_tab(page, "Tests")
+    suite = page.get_by_role("region", name="Suite")
+    expect(suite.get_by_label("Version")).to_have_value("1")
+    suite.get_by_label("Environment").select_option("local")
+    suite.get_by_role("button", name="Run suite").click()
+
+    bar = suite.get_by_role("progressbar", name="Suite progress")
+    expect(bar).to_have_attribute("aria-valuenow", "2", timeout=RUN_TIMEOUT_MS)
+    expect(bar).to_have_attribute("aria-valuetext", "2/2 · 1 passed · 1 failed · 0 errors")
+    expect(suite.get_by_role("status")).to_have_text("failed")
+    rows = suite.get_by_role("table").get_by_role("row")
+    expect(rows.nth(1)).to_contain_text("says a dog")
+    expect(rows.nth(1)).to_contain_text("failed")
+    expect(rows.nth(2)).to_contain_text("passed")
+    stored = SuiteRun.objects.get(graph=switch_graph)
+    assert stored.status == "failed" and stored.version.number == 1
+    # Each case shows its last result in the list.
+    cases = page.get_by_role("list", name="Test cases")
+    expect(cases.get_by_role("listitem").filter(has_text="routes to cat").first).to_contain_text(
+        "passed on v1"
+    )
+
+    suite.get_by_role("button", name="Open the run of says a dog").press("Enter")
+    expect(page.get_by_role("tab", name="Run")).to_have_attribute("aria-selected", "true")
+    failures = page.get_by_role("region", name="Failed expectations")
+    expect(failures).to_contain_text("Test case “says a dog”: failed")
+    expect(failures).to_contain_text('"a dog breed"')
+    expect(failures.locator("pre.diff-expected")).to_have_text('"a dog breed"')
+    expect(failures.locator("pre.diff-actual")).not_to_have_text('"a dog breed"')
+    run_id = stored.results.get(name="says a dog").run_id
+    expect(console(page)).to_have_attribute("data-run-id", str(run_id))
+    expect(console(page).locator(".run-status")).to_have_text("succeeded")
+    # The failures sit above the console.
+    failures_box, console_box = failures.bounding_box(), console(page).bounding_box()
+    assert failures_box is not None and console_box is not None and failures_box["y"] < console_box["y"]

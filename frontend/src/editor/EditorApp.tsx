@@ -24,6 +24,8 @@ import { PropertiesPanel } from "../panels/PropertiesPanel";
 import { YamlPanel } from "../panels/YamlPanel";
 import { RunPanel } from "../panels/run/RunPanel";
 import { TestsPanel } from "../tests/TestsPanel";
+import { useSuiteRun } from "../tests/useSuiteRun";
+import type { CaseResult } from "../tests/suite";
 import { RunsDialog } from "../panels/run/RunsDialog";
 import { graphSamples } from "../panels/run/samples";
 import { useRunController } from "../panels/run/useRunController";
@@ -69,6 +71,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [busy, setBusy] = useState<Busy>(null);
   const [runsOpen, setRunsOpen] = useState(false);
   const [savedCase, setSavedCase] = useState<{ id: number; key: number } | null>(null);
+  const [caseFailures, setCaseFailures] = useState<CaseResult | null>(null);
+  const suite = useSuiteRun(api, graphName);
   const [panelWidth, setPanelWidth] = usePanelWidth(config.user);
   const [canvasMode, setCanvasMode, toggleCanvasMode] = useCanvasMode();
 
@@ -299,6 +303,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             versionLabel={runTarget.label}
             selection={s.selection}
             onSelectStep={selectRunStep}
+            caseFailures={caseFailures}
             saveAsTest={{
               api,
               onSaved: (row) => {
@@ -310,7 +315,27 @@ export function EditorApp({ config }: { config: StudioConfig }) {
           />
         );
       case "tests":
-        return <TestsPanel api={api} graph={graphName} shownRun={runs.run} refreshKey={savedCase?.key ?? 0} highlight={savedCase?.id ?? null} />;
+        return (
+          <TestsPanel
+            api={api}
+            graph={graphName}
+            shownRun={runs.run}
+            refreshKey={savedCase?.key ?? 0}
+            highlight={savedCase?.id ?? null}
+            suite={{
+              controller: suite,
+              shownVersion: view?.kind === "version" ? view.version.number : view?.kind === "compare" ? view.cmp.to.number : (lockedVersion ?? base),
+              environments: runs.environments,
+              defaultEnvironment: "",
+              onOpenRun: (result) => {
+                if (!result.run) return;
+                setCaseFailures(result);
+                runs.attach(result.run);
+                setTab("run");
+              },
+            }}
+          />
+        );
     }
   };
 

@@ -5,13 +5,16 @@
  * of any step's response; the server's 400 issues are shown on the expectation they name.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { ApiError, downloadBlob, type Api, type Run, type TestCaseRow } from "../api";
+import { ApiError, downloadBlob, type Api, type Environment, type Run, type TestCaseRow } from "../api";
 import { ErrorBanner, Modal, Spinner, describeApiError } from "../common/ui";
 import type { JsonObject } from "../graph/types";
 import { isTerminal, showBody, showValue } from "../panels/run/console";
 import { applyPick, copyName, describeExpectation, emptyDraft, fromDraft, KINDS, OPERATORS, pinIssues, STEP_STATES, toDraft, type CaseIssue, type Draft, type Kind } from "./expectations";
 import { JsonTree, type Picked } from "./JsonTree";
 import { ProblemBanner } from "./ProblemBanner";
+import { SuiteSection } from "./SuiteSection";
+import type { CaseResult } from "./suite";
+import type { SuiteController } from "./useSuiteRun";
 import "./tests.css";
 
 const KIND_LABELS: Record<Kind | "json", string> = {
@@ -421,7 +424,16 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
   );
 }
 
-export function TestsPanel({ api, graph, shownRun, refreshKey, highlight }: { api: Api; graph: string; shownRun: Run | null; refreshKey: number; highlight: number | null }) {
+/** What the Tests panel needs of the suite: its controller and where it runs. */
+export interface SuiteProps {
+  controller: SuiteController;
+  shownVersion: number | null;
+  environments: Environment[];
+  defaultEnvironment: string;
+  onOpenRun: (result: CaseResult) => void;
+}
+
+export function TestsPanel({ api, graph, shownRun, refreshKey, highlight, suite }: { api: Api; graph: string; shownRun: Run | null; refreshKey: number; highlight: number | null; suite: SuiteProps }) {
   const [rows, setRows] = useState<TestCaseRow[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<EditorState | null>(null);
@@ -430,7 +442,22 @@ export function TestsPanel({ api, graph, shownRun, refreshKey, highlight }: { ap
   const [deleting, setDeleting] = useState<TestCaseRow | null>(null);
   const [importing, setImporting] = useState<{ name: string; text: string } | null>(null);
   const [importProblem, setImportProblem] = useState<{ message: string; issues: CaseIssue[] } | null>(null);
+  const [versions, setVersions] = useState<number[]>([]);
   const fileRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    let stale = false;
+    api.listVersions(graph).then(
+      (page) => !stale && setVersions((Array.isArray(page) ? page : page.results).map((v) => v.number)),
+      () => undefined, // the version on screen is still offered
+    );
+    return () => {
+      stale = true;
+    };
+  }, [api, graph, refreshKey]);
+
+  const p = suite.controller.progress;
+  const lastResult = new Map((p?.results ?? []).map((r) => [r.case, r]));
 
   const load = useCallback(async () => {
     try {
@@ -520,6 +547,15 @@ export function TestsPanel({ api, graph, shownRun, refreshKey, highlight }: { ap
 
   return (
     <div className="tests-panel">
+      <SuiteSection
+        suite={suite.controller}
+        shownVersion={suite.shownVersion}
+        versions={versions}
+        environments={suite.environments}
+        defaultEnvironment={suite.defaultEnvironment}
+        hasCases={!!rows?.length}
+        onOpenRun={suite.onOpenRun}
+      />
       <div className="tests-bar">
         <button type="button" className="btn btn-small btn-primary" onClick={() => setEditing(editorState(null, null))}>
           New test case
@@ -559,7 +595,14 @@ export function TestsPanel({ api, graph, shownRun, refreshKey, highlight }: { ap
             const exps = Array.isArray(row.document.expectations) ? (row.document.expectations as unknown[]) : [];
             return (
               <li key={row.id} className={`case-item${highlight === row.id ? " highlight" : ""}`} data-case={row.id}>
-                <div className="case-name">{row.name}</div>
+                <div className="case-name">
+                  {row.name}
+                  {lastResult.has(row.id) && p && (
+                    <span className={`outcome outcome-chip-${lastResult.get(row.id)!.outcome}`} title={`Its last result: the suite run on v${p.version}`}>
+                      {lastResult.get(row.id)!.outcome} on v{p.version}
+                    </span>
+                  )}
+                </div>
                 {row.description && <div className="small muted">{row.description}</div>}
                 <ul className="case-exps small">
                   {exps.slice(0, 4).map((exp, i) => (

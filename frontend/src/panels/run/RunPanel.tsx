@@ -8,6 +8,11 @@ import type { Selection } from "../../editor/store";
 import { Spinner } from "../../common/ui";
 import type { RunController } from "./useRunController";
 import { RunConsole, type SaveAsTest } from "./RunConsole";
+import { FailureList } from "../../tests/SuiteSection";
+import type { CaseResult } from "../../tests/suite";
+
+/** The result of a suite case whose run the console shows. */
+export type CaseFailures = CaseResult;
 import { prettyJson } from "./prettyJson";
 import { CloseIcon, RunIcon } from "../../common/icons";
 import "./run.css";
@@ -18,6 +23,7 @@ export function RunPanel({
   selection,
   onSelectStep,
   saveAsTest,
+  caseFailures,
 }: {
   ctl: RunController;
   /** What the Run button runs, e.g. "version 3" or "version 3 (after saving)". */
@@ -25,9 +31,21 @@ export function RunPanel({
   selection: Selection;
   onSelectStep: (node: string, index: number) => void;
   saveAsTest?: SaveAsTest;
+  /** A suite case's failed expectations, shown above its run. */
+  caseFailures?: CaseFailures | null;
 }) {
+  const failures = caseFailures && caseFailures.run === ctl.console.runId ? caseFailures : null;
   return (
     <div className="run-panel">
+      {failures && (
+        <section className="case-failures" aria-label="Failed expectations">
+          <h3 className="case-failures-title">
+            Test case “{failures.name}”: {failures.outcome}
+            {failures.failures.length > 0 && ` (${failures.failures.length} expectation${failures.failures.length === 1 ? "" : "s"} failed)`}
+          </h3>
+          <FailureList failures={failures.failures} error={failures.error} />
+        </section>
+      )}
       <RunForm ctl={ctl} versionLabel={versionLabel} />
       <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} saveAsTest={saveAsTest} />
     </div>

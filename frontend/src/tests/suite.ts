@@ -1,0 +1,159 @@
+/**
+ * A suite run as the Tests panel follows it: the pure state folded from the suite run object
+ * (`GET /api/suite-runs/{id}/`) and its events (`suite.started`, `case.started`,
+ * `case.finished`, `suite.finished`), as the run console folds a run's. Events are applied once,
+ * in order of their ids; a repeated one (after a reconnection) changes nothing.
+ */
+
+export type SuiteStatus = "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
+export type CaseOutcome = "pending" | "running" | "passed" | "failed" | "error" | "cancelled";
+
+export interface SuiteCounts {
+  total: number;
+  passed: number;
+  failed: number;
+  error: number;
+  cancelled?: number;
+  finished: number;
+}
+
+/** One failed expectation: which, why, and a JSON diff of expected against actual. */
+export interface Failure {
+  index: number;
+  kind: string;
+  message: string;
+  expected?: unknown;
+  actual?: unknown;
+  diff?: DiffEntry[];
+}
+
+/** One difference: `changed` (both sides), `missing` (expected, not there), `unexpected`. */
+export interface DiffEntry {
+  path: string;
+  op: string;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+export interface CaseResult {
+  case: number;
+  name: string;
+  outcome: CaseOutcome;
+  run: string | null;
+  duration_ms: number | null;
+  failures: Failure[];
+  error: string | null;
+}
+
+/** A suite run object as the API answers it (summaries lack `results`). */
+export interface SuiteRun {
+  id: string;
+  graph: string;
+  version: number;
+  environment: string | null;
+  status: SuiteStatus;
+  counts: SuiteCounts;
+  cases_digest: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+  cancel_requested?: boolean;
+  results?: CaseResult[];
+}
+
+export interface SuiteEvent {
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export interface SuiteProgress {
+  id: string;
+  version: number;
+  environment: string | null;
+  status: SuiteStatus;
+  counts: SuiteCounts;
+  results: CaseResult[];
+  lastSeq: number;
+  durationMs: number | null;
+}
+
+export const TERMINAL: readonly SuiteStatus[] = ["passed", "failed", "error", "cancelled"];
+
+export function isTerminalSuite(status: SuiteStatus): boolean {
+  return TERMINAL.includes(status);
+}
+
+export function progressOf(run: SuiteRun): SuiteProgress {
+  return { id: run.id, version: run.version, environment: run.environment, status: run.status, counts: { ...run.counts }, results: (run.results ?? []).map((r) => ({ ...r, failures: r.failures ?? [] })), lastSeq: 0, durationMs: run.duration_ms };
+}
+
+function num(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+function counts(v: unknown, before: SuiteCounts): SuiteCounts {
+  if (!v || typeof v !== "object") return before;
+  const o = v as Record<string, unknown>;
+  return { total: num(o.total) ?? before.total, passed: num(o.passed) ?? 0, failed: num(o.failed) ?? 0, error: num(o.error) ?? 0, cancelled: num(o.cancelled) ?? 0, finished: num(o.finished) ?? 0 };
+}
+
+function withResult(results: CaseResult[], id: number, name: string, change: Partial<CaseResult>): CaseResult[] {
+  const at = results.findIndex((r) => r.case === id);
+  if (at < 0) return [...results, { case: id, name, outcome: "pending", run: null, duration_ms: null, failures: [], error: null, ...change }];
+  return results.map((r, i) => (i === at ? { ...r, ...change } : r));
+}
+
+/** The state after one event (the same object when the event was seen before or is unknown). */
+export function reduceSuiteEvent(state: SuiteProgress, event: SuiteEvent): SuiteProgress {
+  if (event.seq <= state.lastSeq) return state;
+  const d = event.data;
+  const base = { ...state, lastSeq: event.seq };
+  const caseId = num(d.case);
+  const name = typeof d.name === "string" ? d.name : `case ${caseId ?? "?"}`;
+  switch (event.type) {
+    case "suite.started":
+      return { ...base, status: isTerminalSuite(state.status) ? state.status : "running", counts: { ...state.counts, total: num(d.total) ?? state.counts.total } };
+    case "case.started":
+      if (caseId === null) return base;
+      return { ...base, status: isTerminalSuite(state.status) ? state.status : "running", results: withResult(state.results, caseId, name, { outcome: "running", run: typeof d.run === "string" ? d.run : null }) };
+    case "case.finished": {
+      if (caseId === null) return base;
+      const outcome = (typeof d.outcome === "string" ? d.outcome : "error") as CaseOutcome;
+      return {
+        ...base,
+        counts: counts(d.counts, state.counts),
+        results: withResult(state.results, caseId, name, {
+          outcome,
+          run: typeof d.run === "string" ? d.run : null,
+          duration_ms: num(d.duration_ms),
+          failures: Array.isArray(d.failures) ? (d.failures as Failure[]) : [],
+          error: typeof d.error === "string" ? d.error : null,
+        }),
+      };
+    }
+    case "suite.finished":
+      return { ...base, status: (typeof d.status === "string" ? d.status : "error") as SuiteStatus, counts: counts(d.counts, state.counts), durationMs: num(d.duration_ms) };
+    default:
+      return base;
+  }
+}
+
+/** The share of cases finished, 0..1 (0 while the total is unknown). */
+export function fraction(c: SuiteCounts): number {
+  return c.total > 0 ? Math.min(1, c.finished / c.total) : 0;
+}
+
+/** "7/10 · 5 passed · 1 failed · 1 error". */
+export function countsText(c: SuiteCounts): string {
+  const parts = [`${c.finished}/${c.total}`, `${c.passed} passed`, `${c.failed} failed`, `${c.error} error${c.error === 1 ? "" : "s"}`];
+  if (c.cancelled) parts.push(`${c.cancelled} cancelled`);
+  return parts.join(" · ");
+}
+
+/** Failed and errored cases first (the ones to look at), then the rest in their order. */
+export function resultsToShow(results: readonly CaseResult[]): CaseResult[] {
+  const rank = (o: CaseOutcome) => (o === "failed" ? 0 : o === "error" ? 1 : 2);
+  return results.map((r, i) => [r, i] as const).sort((a, b) => rank(a[0].outcome) - rank(b[0].outcome) || a[1] - b[1]).map(([r]) => r);
+}
