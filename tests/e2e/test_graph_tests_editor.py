@@ -300,3 +300,32 @@ def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_th
     # The failures sit above the console.
     failures_box, console_box = failures.bounding_box(), console(page).bounding_box()
     assert failures_box is not None and console_box is not None and failures_box["y"] < console_box["y"]
+
+
+def test_a_running_suite_is_cancelled_and_says_how_many_cases_finished(
+    stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any, mock_server: Any
+) -> None:
+    from execution.models import Environment
+
+    Environment.objects.create(
+        name="slow",
+        visibility="shared",
+        url_template=f"{mock_server.url}/v1/models/{{name}}:predict?latency_ms=4000",
+        allow_loopback=True,
+        step_timeout=60.0,
+        deadline=120.0,
+    )
+    for i in range(3):
+        add_case(switch_graph, studio_user, f"slow {i}", [{"status": 200}])
+    page = user_page
+    open_editor(page, "animal-switch")
+    open_tab(page, "Tests")
+    suite = page.get_by_role("region", name="Suite")
+    suite.get_by_label("Environment").select_option("slow")
+    suite.get_by_role("button", name="Run suite").click()
+    suite.get_by_role("button", name="Cancel suite").click()
+    expect(suite.get_by_role("status")).to_have_text("cancelled", timeout=RUN_TIMEOUT_MS)
+    bar = suite.get_by_role("progressbar", name="Suite progress")
+    expect(bar).to_have_attribute("aria-valuetext", re.compile(r"^\d/3 · .* cancelled$"))
+    expect(suite.get_by_role("button", name="Cancel suite")).to_have_count(0)
+    expect(suite.get_by_role("button", name="Run suite")).to_be_enabled()

@@ -189,7 +189,13 @@ export function SuiteSection({
                   <tr key={r.case} className={`outcome-${r.outcome}`} data-case={r.case}>
                     <th scope="row">{r.name}</th>
                     <td>
-                      <span className={`outcome outcome-chip-${r.outcome}`}>{r.outcome === "running" ? <Spinner label="running" /> : r.outcome}</span>
+                      <span className={`outcome outcome-chip-${r.outcome}`}>{r.outcome === "running" ? (
+                          <>
+                            <Spinner decorative /> running
+                          </>
+                        ) : (
+                          r.outcome
+                        )}</span>
                       {r.failures.length > 0 && <span className="muted"> ({r.failures.length} failed)</span>}
                     </td>
                     <td>{r.duration_ms !== null ? formatMs(r.duration_ms) : ""}</td>
