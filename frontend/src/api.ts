@@ -37,23 +37,43 @@ export function readConfig(): StudioConfig {
 // ---- what the server answers: generated from its OpenAPI schema (scripts/api_types.sh) ----------
 type Schemas = components["schemas"];
 
+/** A version's latest suite run (its green state); `current`: it ran the graph's current cases. */
+export interface VersionTests {
+  suite_run: string;
+  status: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
+  counts: Record<string, number>;
+  environment: string | null;
+  current: boolean;
+  finished_at?: string | null;
+}
+
+/** What suite runs add to versions and graphs (their green state and the export gate). */
+interface WithTests {
+  tests?: VersionTests | null;
+}
+interface WithGate {
+  /** Export only versions with a passing suite run on the current cases (else 409, or force with a reason). */
+  require_passing_tests?: boolean;
+  last_passing_version?: number | null;
+}
+
 /**
  * A saved version (`VersionOutput`). Its manifest and layout are the JSON the graph model reads
  * (graph/manifest.ts); the schema calls the manifest an InferenceGraph or any object.
  */
-export type Version = Omit<Schemas["VersionOutput"], "manifest" | "layout"> & { manifest: JsonObject; layout: Layout | JsonObject | null };
+export type Version = Omit<Schemas["VersionOutput"], "manifest" | "layout"> & { manifest: JsonObject; layout: Layout | JsonObject | null } & WithTests;
 
 /** A graph with its latest version in full (GET /api/graphs/{name}/). */
-export type GraphSummary = Omit<Schemas["GraphOutput"], "latest_version"> & { latest_version: Version | null };
+export type GraphSummary = Omit<Schemas["GraphOutput"], "latest_version"> & { latest_version: Version | null } & WithGate;
 
 /** A list entry's latest version: a summary, never the manifest (GET /api/graphs/). */
-export type VersionBrief = Schemas["VersionBrief"];
+export type VersionBrief = Schemas["VersionBrief"] & WithTests;
 
 /** A row of the graph list: the graph with a summary of its latest version. */
-export type GraphListItem = Schemas["GraphListItem"];
+export type GraphListItem = Omit<Schemas["GraphListItem"], "latest_version"> & { latest_version: VersionBrief | null };
 
 /** A row of a graph's history: a version without its manifest and layout. */
-export type VersionSummary = Schemas["VersionSummary"];
+export type VersionSummary = Schemas["VersionSummary"] & WithTests;
 
 /** One page of a paginated list (every list the API answers is one). */
 export interface Page<T> {
@@ -235,6 +255,11 @@ export class Api {
     return this.json("GET", `graphs/${encodeURIComponent(name)}/`);
   }
 
+  /** Changes the graph's settings (the owner and editors). */
+  updateGraph(name: string, patch: { require_passing_tests?: boolean }): Promise<GraphSummary> {
+    return this.json("PATCH", `graphs/${encodeURIComponent(name)}/`, { json: patch });
+  }
+
   archiveGraph(name: string): Promise<void> {
     return this.json("DELETE", `graphs/${encodeURIComponent(name)}/`);
   }
@@ -273,10 +298,14 @@ export class Api {
     return this.json("GET", `graphs/${encodeURIComponent(name)}/diff/`, { query: { from, to } });
   }
 
-  /** The export exactly as the server wrote it (bytes, for a byte-identical download). */
-  async exportVersion(name: string, n: number, format: "yaml" | "json"): Promise<Blob> {
+  /**
+   * The export exactly as the server wrote it (bytes, for a byte-identical download). With the
+   * graph's test gate on and no passing suite run, a 409 (`code: tests_required`) unless `force`
+   * carries the reason (kept in the audit log).
+   */
+  async exportVersion(name: string, n: number, format: "yaml" | "json", force?: { reason: string }): Promise<Blob> {
     const response = await this.raw("GET", `graphs/${encodeURIComponent(name)}/versions/${n}/export/`, {
-      query: { format },
+      query: { format, ...(force ? { force: "1", reason: force.reason } : {}) },
       headers: { Accept: format === "yaml" ? "application/yaml, text/yaml, */*" : "application/json, */*" },
     });
     return response.blob();

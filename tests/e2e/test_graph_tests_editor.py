@@ -329,3 +329,61 @@ def test_a_running_suite_is_cancelled_and_says_how_many_cases_finished(
     expect(bar).to_have_attribute("aria-valuetext", re.compile(r"^\d/3 · .* cancelled$"))
     expect(suite.get_by_role("button", name="Cancel suite")).to_have_count(0)
     expect(suite.get_by_role("button", name="Run suite")).to_be_enabled()
+
+
+def test_green_state_everywhere_and_the_export_gate_asks_for_a_reason(
+    stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any, live_server: Any
+) -> None:
+    """After a failing suite run: History, the version banner and the graph list say so; with the
+    gate switched on in the graph's properties, the export menu warns and Export asks for a reason,
+    which the audit log keeps with the forced export."""
+    from graphs.models import AuditEvent, Graph
+
+    add_case(switch_graph, studio_user, "routes to cat", [{"route": "root", "took": "cat"}])
+    add_case(switch_graph, studio_user, "says a dog", [{"path": "predictions.0", "equals": "a dog breed"}])
+    page = user_page
+    open_editor(page, "animal-switch")
+    open_tab(page, "Tests")
+    suite = page.get_by_role("region", name="Suite")
+    suite.get_by_label("Environment").select_option("local")
+    suite.get_by_role("button", name="Run suite").click()
+    expect(suite.get_by_role("status")).to_have_text("failed", timeout=RUN_TIMEOUT_MS)
+
+    open_tab(page, "History")
+    versions = page.get_by_role("list", name="Versions")
+    expect(versions.get_by_role("listitem").first).to_contain_text("✗ 1/2 failed · local")
+    versions.get_by_role("button", name="View version 1").click()
+    expect(page.locator(".view-banner")).to_contain_text("1/2 failed · local")
+    page.locator(".view-banner").get_by_role("button", name="Back to editing").click()
+
+    # The setting, in the graph's properties (nothing selected).
+    open_tab(page, "Properties")
+    gate = page.get_by_label("Require a passing suite run to export")
+    gate.check()
+    expect(gate).to_be_checked()
+    page.wait_for_function("() => !document.querySelector('.test-gate .spinner')")
+    assert Graph.objects.get(pk=switch_graph.pk).require_passing_tests
+
+    page.get_by_role("button", name="Export").click()
+    menu = page.get_by_role("menu", name="Export format")
+    expect(page.locator(".menu").get_by_role("note")).to_have_text(
+        "v1 has no passing suite run (latest: 1/2 failed · local); exporting asks for a reason."
+    )
+    assert serious_violations(page) == []
+    menu.get_by_role("menuitem", name="YAML").click()
+    dialog = page.get_by_role("dialog", name="Export without passing tests?")
+    expect(dialog).to_contain_text("Version 1 has no passing suite run")
+    assert serious_violations(page) == []
+    dialog.get_by_role("button", name="Export anyway").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("Say why")
+    dialog.get_by_label("Reason (kept in the audit log)").fill("hotfix for the demo")
+    with page.expect_download() as download:
+        dialog.get_by_label("Reason (kept in the audit log)").press("Enter")
+    assert download.value.suggested_filename == "animal-switch-v1.yaml"
+    expect(dialog).to_be_hidden()
+    forced = AuditEvent.objects.get(action="version.export_forced")
+    assert forced.details["reason"] == "hotfix for the demo"
+
+    page.goto(f"{live_server.url}/")
+    row = page.get_by_role("row").filter(has=page.get_by_role("link", name="animal-switch"))
+    expect(row).to_contain_text("✗ 1/2 failed · local")

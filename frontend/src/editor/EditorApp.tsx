@@ -5,7 +5,7 @@
  * the version actions live in `hooks/`; the toolbar, banners and dialogs in their own files.
  */
 import { useCallback, useMemo, useReducer, useState } from "react";
-import { Api, type StudioConfig, type Version } from "../api";
+import { Api, downloadBlob, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
@@ -25,6 +25,8 @@ import { YamlPanel } from "../panels/YamlPanel";
 import { RunPanel } from "../panels/run/RunPanel";
 import { TestsPanel } from "../tests/TestsPanel";
 import { useSuiteRun } from "../tests/useSuiteRun";
+import { ExportGateDialog, TestGateSetting, type GateRefusal } from "../tests/TestGate";
+import { useExportNote } from "../tests/useExportNote";
 import type { CaseResult } from "../tests/suite";
 import { RunsDialog } from "../panels/run/RunsDialog";
 import { graphSamples } from "../panels/run/samples";
@@ -73,6 +75,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [savedCase, setSavedCase] = useState<{ id: number; key: number } | null>(null);
   const [caseFailures, setCaseFailures] = useState<CaseResult | null>(null);
   const suite = useSuiteRun(api, graphName);
+  const [gate, setGate] = useState<GateRefusal | null>(null);
   const [panelWidth, setPanelWidth] = usePanelWidth(config.user);
   const [canvasMode, setCanvasMode, toggleCanvasMode] = useCanvasMode();
 
@@ -167,7 +170,10 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     setBusy,
     setNotice,
     setConfirm,
+    onTestsRequired: setGate,
   });
+  const exportVersion = view?.kind === "version" ? view.version.number : view?.kind === "compare" ? view.cmp.to.number : base;
+  const exportNote = useExportNote(api, graphName, exportVersion, exportOpen);
 
   // ---- test runs ---------------------------------------------------------------------------
   const runTarget = useRunTarget({ view, lockedVersion, dirty, base, setNotice });
@@ -269,7 +275,12 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const renderPanel = (id: Exclude<PanelTab, "yaml">) => {
     switch (id) {
       case "properties":
-        return <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} />;
+        return (
+          <>
+            <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} />
+            {s.selection.kind === "none" && <TestGateSetting api={api} graph={graphName} readOnly={lockedVersion !== null} />}
+          </>
+        );
       case "problems":
         return <ProblemsPanel issues={displayIssues} checking={validation.checking && !view} source={view ? "server" : validation.validationFailed ? "local" : validation.serverIssues ? "server" : "none"} onActivate={activateIssue} />;
       case "history":
@@ -361,6 +372,13 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         onSave={() => void save()}
         exportOpen={exportOpen}
         onExportOpen={setExportOpen}
+        exportNote={
+          exportNote && (
+            <p className="menu-note small" role="note">
+              {exportNote}
+            </p>
+          )
+        }
         onExport={(format) => {
           setExportOpen(false);
           void versions.exportAs(format);
@@ -394,6 +412,16 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         />
       </div>
       <NoticeToast notice={notice} onDismiss={() => setNotice(null)} />
+      <ExportGateDialog
+        refusal={gate}
+        onClose={() => setGate(null)}
+        onForce={async (reason) => {
+          if (!gate) return;
+          downloadBlob(await api.exportVersion(graphName, gate.version, gate.format, { reason }), `${graphName}-v${gate.version}.${gate.format}`);
+          setGate(null);
+          setNotice({ kind: "ok", text: `Exported version ${gate.version} without passing tests; the reason is in the audit log.` });
+        }}
+      />
       <ConflictDialog conflict={conflict} busy={busy === "rebase" || saver.saving} onRebase={() => void saver.rebase()} onKeepMine={() => conflict && void save(conflict.latest_version)} onClose={() => saver.setConflict(null)} />
       <ConfirmDialog
         open={confirm !== null}

@@ -5,6 +5,7 @@ import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
+import { TestsChip } from "../tests/TestsChip";
 
 export function editorUrl(name: string): string {
   return `/graphs/${encodeURIComponent(name)}/`;
@@ -196,7 +197,8 @@ export function ListApp({ config }: { config: StudioConfig }) {
                     {g.latest_version ? (
                       <span className="version-cell" title={versionSummary(g.latest_version)}>
                         v{g.latest_version.number}
-                        {g.latest_version.valid === false && <span className="badge badge-error">invalid</span>}
+                        {g.latest_version.valid === false && <span className="badge badge-error">invalid</span>}{" "}
+                        <TestsChip tests={g.latest_version.tests} none={null} />
                       </span>
                     ) : (
                       <span className="muted">—</span>

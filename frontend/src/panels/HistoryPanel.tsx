@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { Api, Page, VersionSummary } from "../api";
 import { Spinner, errorText, formatTime } from "../common/ui";
+import { TestsChip } from "../tests/TestsChip";
 
 function results(page: Page<VersionSummary>): { items: VersionSummary[]; next: string | null } {
   return { items: page.results, next: page.next };
@@ -116,6 +117,7 @@ export function HistoryPanel({
             <div className="version-meta">
               <span>{v.author ?? "unknown"}</span>
               <span>{formatTime(v.created_at)}</span>
+              <TestsChip tests={v.tests} />
               {v.parent !== null && v.parent !== undefined && <span className="muted">from v{v.parent}</span>}
             </div>
             <div className="version-actions">

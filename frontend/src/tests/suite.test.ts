@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { countsText, fraction, isTerminalSuite, progressOf, reduceSuiteEvent, resultsToShow, type SuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
+import { exportNote } from "./useExportNote";
+import { testsLabel, countsText, fraction, isTerminalSuite, progressOf, reduceSuiteEvent, resultsToShow, type SuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
 
 const QUEUED: SuiteRun = {
   id: "s-1",
@@ -81,5 +82,24 @@ describe("helpers", () => {
       { ...s.results[0], name: "c" },
     ];
     expect(resultsToShow(mixed).map((r) => r.name)).toEqual(["c", "b", "a"]);
+  });
+});
+
+describe("testsLabel", () => {
+  it("says a version's latest suite result", () => {
+    const counts = { total: 3, passed: 2, failed: 1, error: 0, finished: 3 };
+    expect(testsLabel({ status: "failed", counts, environment: "local", current: true })).toBe("1/3 failed · local");
+    expect(testsLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: null, current: false })).toBe("3/3 passed · older cases");
+    expect(testsLabel({ status: "cancelled", counts: { ...counts, finished: 1 }, environment: null, current: true })).toBe("cancelled at 1/3");
+    expect(testsLabel({ status: "running", counts, environment: null, current: true })).toBe("running");
+  });
+});
+
+describe("exportNote", () => {
+  const counts = { total: 2, passed: 2, failed: 0, error: 0, finished: 2 };
+  it("says whether the version passed on the current cases and whether the gate will ask", () => {
+    expect(exportNote(3, null, true)).toBe("v3 has no suite run; exporting asks for a reason.");
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: "local", current: true }, true)).toBe("v3 passed its suite (2/2 passed · local)");
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: null, current: false }, false)).toBe("v3 has no passing suite run (latest: 2/2 passed · older cases).");
   });
 });

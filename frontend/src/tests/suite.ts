@@ -157,3 +157,20 @@ export function resultsToShow(results: readonly CaseResult[]): CaseResult[] {
   const rank = (o: CaseOutcome) => (o === "failed" ? 0 : o === "error" ? 1 : 2);
   return results.map((r, i) => [r, i] as const).sort((a, b) => rank(a[0].outcome) - rank(b[0].outcome) || a[1] - b[1]).map(([r]) => r);
 }
+
+/** A version's green state in a few words: "2/2 passed · local", "1/2 failed", "running". */
+export function testsLabel(tests: { status: SuiteStatus; counts: Record<string, number>; environment: string | null; current: boolean }): string {
+  const c = tests.counts;
+  const total = c.total ?? 0;
+  const head =
+    tests.status === "passed"
+      ? `${c.passed ?? 0}/${total} passed`
+      : tests.status === "failed"
+        ? `${c.failed ?? 0}/${total} failed`
+        : tests.status === "error"
+          ? `${c.error ?? 0}/${total} errored`
+          : tests.status === "cancelled"
+            ? `cancelled at ${c.finished ?? 0}/${total}`
+            : tests.status;
+  return `${head}${tests.environment ? ` · ${tests.environment}` : ""}${tests.current ? "" : " · older cases"}`;
+}

@@ -1,5 +1,6 @@
 import { formatTime } from "../../common/ui";
 import type { View } from "../types";
+import { TestsChip } from "../../tests/TestsChip";
 
 /** Over the canvas: what is shown read-only (a locked version, a viewed version, a comparison) and the way back. */
 export function ViewBanners({ graphName, lockedVersion, view, onBack, onRollback }: { graphName: string; lockedVersion: number | null; view: View; onBack: () => void; onRollback: (version: number) => void }) {
@@ -21,6 +22,7 @@ export function ViewBanners({ graphName, lockedVersion, view, onBack, onRollback
             Viewing <strong>version {view.version.number}</strong> (read-only) · {view.version.author ?? "unknown"} · {formatTime(view.version.created_at)}
             {view.version.message && <> · “{view.version.message}”</>}
           </span>
+          <TestsChip tests={view.version.tests} />
           <button type="button" className="btn btn-small" onClick={onBack}>
             Back to editing
           </button>

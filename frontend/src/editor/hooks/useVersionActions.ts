@@ -19,10 +19,12 @@ interface VersionActionsOptions {
   setBusy: (busy: Busy) => void;
   setNotice: (notice: Notice) => void;
   setConfirm: (confirm: Confirm) => void;
+  /** An export the test gate refused (409 `tests_required`): the editor asks for a reason. */
+  onTestsRequired?: (refusal: { version: number; format: "yaml" | "json"; detail: string; lastPassing: number | null }) => void;
 }
 
 /** What the History panel, the view banners and Export/Import do with saved versions. */
-export function useVersionActions({ api, graphName, base, dirty, view, showView, loadVersion, onVersionsChanged, onCompared, setBusy, setNotice, setConfirm }: VersionActionsOptions) {
+export function useVersionActions({ api, graphName, base, dirty, view, showView, loadVersion, onVersionsChanged, onCompared, setBusy, setNotice, setConfirm, onTestsRequired }: VersionActionsOptions) {
   const viewVersion = async (n: number) => {
     setBusy("view");
     try {
@@ -82,6 +84,11 @@ export function useVersionActions({ api, graphName, base, dirty, view, showView,
       downloadBlob(blob, `${graphName}-v${n}.${format}`);
       setNotice({ kind: "ok", text: `Exported version ${n} as ${format.toUpperCase()}.${dirty && !view ? " Unsaved changes are not included." : ""}` });
     } catch (err) {
+      if (onTestsRequired && err instanceof ApiError && err.status === 409 && err.body?.code === "tests_required") {
+        const last = err.body.last_passing_version;
+        onTestsRequired({ version: n, format, detail: typeof err.body.detail === "string" ? err.body.detail : "", lastPassing: typeof last === "number" ? last : null });
+        return;
+      }
       setNotice({ kind: "error", text: `Export failed: ${describeApiError(err)}` });
     } finally {
       setBusy(null);

@@ -1,4 +1,4 @@
-import { useRef } from "react";
+import { useRef, type ReactNode } from "react";
 import { ExportIcon, FitIcon, HistoryIcon, ImportIcon, LayoutIcon, RedoIcon, RunsIcon, UndoIcon } from "../../common/icons";
 import { Spinner } from "../../common/ui";
 import { ViewToggle } from "../../flow/ViewToggle";
@@ -27,6 +27,8 @@ interface ToolbarProps {
   exportOpen: boolean;
   onExportOpen: (open: boolean) => void;
   onExport: (format: "yaml" | "json") => void;
+  /** Said in the export menu (the version's test state). */
+  exportNote?: ReactNode;
   /** Asked before the file picker opens; calls `pick` when the user goes on. */
   onImportStart: (pick: () => void) => void;
   onImportFile: (file: File, done: () => void) => void;
@@ -91,13 +93,16 @@ export function Toolbar(p: ToolbarProps) {
             <span>Export</span>
           </button>
           {p.exportOpen && (
-            <div className="menu" role="menu" aria-label="Export format">
-              <button type="button" role="menuitem" onClick={() => p.onExport("yaml")}>
-                YAML
-              </button>
-              <button type="button" role="menuitem" onClick={() => p.onExport("json")}>
-                JSON
-              </button>
+            <div className="menu">
+              {p.exportNote}
+              <div role="menu" aria-label="Export format">
+                <button type="button" role="menuitem" onClick={() => p.onExport("yaml")}>
+                  YAML
+                </button>
+                <button type="button" role="menuitem" onClick={() => p.onExport("json")}>
+                  JSON
+                </button>
+              </div>
             </div>
           )}
         </div>

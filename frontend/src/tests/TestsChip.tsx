@@ -1,0 +1,15 @@
+/** A version's green state as a small chip (History, the version banner, the graph list). */
+import type { VersionTests } from "../api";
+import { testsLabel } from "./suite";
+import "./chip.css";
+
+export function TestsChip({ tests, none = "no suite run" }: { tests: VersionTests | null | undefined; none?: string | null }) {
+  if (!tests) return none ? <span className="tests-chip tests-none">{none}</span> : null;
+  const label = testsLabel(tests);
+  return (
+    <span className={`tests-chip tests-${tests.status}${tests.current ? "" : " tests-stale"}`} title={`Latest suite run: ${label}${tests.current ? "" : " (the cases changed since)"}`}>
+      {tests.status === "passed" ? "✓ " : tests.status === "failed" || tests.status === "error" ? "✗ " : ""}
+      {label}
+    </span>
+  );
+}
