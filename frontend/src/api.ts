@@ -7,6 +7,7 @@ import type { components } from "./generated/api";
 import type { Issue, JsonObject, Layout } from "./graph/types";
 import type { RunEvent } from "./generated/events";
 import type { SuiteRun } from "./tests/suite";
+import type { CompareResult } from "./tests/compare";
 
 export interface StudioConfig {
   apiBase: string;
@@ -437,6 +438,18 @@ export class Api {
 
   cancelSuiteRun(id: string): Promise<SuiteRun> {
     return this.json("POST", `suite-runs/${encodeURIComponent(id)}/cancel/`);
+  }
+
+  /** Starts suite runs of every case on versions `a` and `b` (202: both ids and where their comparison is). */
+  startCompare(graph: string, input: { a: number; b: number; environment?: string }): Promise<{ a: string; b: string; compare_url: string }> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/suite-runs/compare/`, { json: input });
+  }
+
+  /** Two suite runs compared; `pending` (202) with both summaries while either is unfinished. */
+  async getCompare(a: string, b: string): Promise<{ pending: true; a: SuiteRun; b: SuiteRun } | ({ pending: false } & CompareResult)> {
+    const response = await this.raw("GET", "suite-runs/compare/", { query: { a, b } });
+    const body = (await response.json()) as CompareResult;
+    return response.status === 202 ? { pending: true, a: body.a, b: body.b } : { pending: false, ...body };
   }
 
   /** The suite run's Server-Sent Events after event `after` (the browser resumes by itself). */

@@ -387,3 +387,69 @@ def test_green_state_everywhere_and_the_export_gate_asks_for_a_reason(
     page.goto(f"{live_server.url}/")
     row = page.get_by_role("row").filter(has=page.get_by_role("link", name="animal-switch"))
     expect(row).to_contain_text("✗ 1/2 failed · local")
+
+
+def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_manifest_diff(
+    stack: Any,
+    switch_graph: Any,
+    studio_user: Any,
+    user_page: Page,
+    open_editor: Any,
+    add_version: Any,
+    live_server: Any,
+) -> None:
+    """Version 2 sends cats to the echo model: comparing v1 → v2 runs both suites, the cat case
+    changed at step root/cat (its response), the dog case did not; choosing the cat case shows v2
+    with that step marked, and the manifest diff names the changed field."""
+    from canvaskit import step_row
+
+    manifest, _layout, _description, _request = demo.DEMO_GRAPHS["animal-switch"]
+    nodes = json.loads(json.dumps(manifest["spec"]["nodes"]))
+    nodes["root"]["steps"][0]["serviceName"] = "echo"
+    add_version(switch_graph, nodes, message="cats to echo")
+    add_case(switch_graph, studio_user, "a cat", [{"status": 200}])
+    dog = {
+        "name": "a dog",
+        "request": {"payload": {"instances": [{"animal": "dog"}]}},
+        "expectations": [{"status": 200}],
+    }
+    from execution.testcases import services
+
+    services.test_case_create(graph=switch_graph, user=studio_user, document=dog)
+    page = user_page
+    open_editor(page, "animal-switch")
+    open_tab(page, "Tests")
+    section = page.get_by_role("region", name="Compare versions")
+    section.get_by_role("button", name="Last green vs latest").click()
+    expect(section).to_contain_text("No version has passed its suite yet.")
+    section.get_by_label("Version A (before)").select_option("1")
+    section.get_by_label("Version B (after)").select_option("2")
+    section.get_by_label("Environment").select_option("local")
+    section.get_by_role("button", name="Run both and compare").click()
+    expect(section.get_by_role("status")).to_contain_text(
+        "v1 (passed) → v2 (passed): 1 of 2 cases changed.", timeout=RUN_TIMEOUT_MS
+    )
+    cases = section.get_by_role("list", name="Cases compared").get_by_role("listitem")
+    expect(cases.first).to_contain_text("a cat")
+    expect(cases.first).to_contain_text("changed")
+    expect(cases.nth(1)).to_contain_text("same")
+    expect(section.locator(".cmp-manifest")).to_contain_text("serviceName")
+
+    cases.first.get_by_role("button").press("Enter")
+    steps = section.get_by_role("list", name="Steps of a cat")
+    expect(steps.locator(".cmp-step.changed")).to_contain_text("root/cat")
+    expect(steps.locator(".cmp-step.changed")).to_contain_text("response")
+    expect(page.locator(".view-banner")).to_contain_text("Viewing version 2")
+    expect(step_row(page, "root", 0)).to_have_class(re.compile(r"\bmark-changed\b"))
+    expect(step_row(page, "root", 1)).not_to_have_class(re.compile(r"\bmark-changed\b"))
+    assert serious_violations(page) == []
+    # "Last green vs latest" picks the graph's last passing version as A and the latest as B.
+    graph = page.request.get(f"{live_server.url}/api/graphs/animal-switch/").json()
+    assert graph["last_passing_version"] in (1, 2)
+    section.get_by_label("Version A (before)").select_option("")
+    section.get_by_role("button", name="Last green vs latest").click()
+    if graph["last_passing_version"] == 2:
+        expect(section).to_contain_text("The latest version (v2) is the last green one.")
+    else:
+        expect(section.get_by_label("Version A (before)")).to_have_value("1")
+        expect(section.get_by_label("Version B (after)")).to_have_value("2")

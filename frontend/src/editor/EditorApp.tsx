@@ -27,6 +27,8 @@ import { TestsPanel } from "../tests/TestsPanel";
 import { useSuiteRun } from "../tests/useSuiteRun";
 import { ExportGateDialog, TestGateSetting, type GateRefusal } from "../tests/TestGate";
 import { useExportNote } from "../tests/useExportNote";
+import { caseMarks as caseMarksOf } from "../tests/compare";
+import type { CompareMarks } from "../canvas/Canvas";
 import type { CaseResult } from "../tests/suite";
 import { RunsDialog } from "../panels/run/RunsDialog";
 import { graphSamples } from "../panels/run/samples";
@@ -76,6 +78,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [caseFailures, setCaseFailures] = useState<CaseResult | null>(null);
   const suite = useSuiteRun(api, graphName);
   const [gate, setGate] = useState<GateRefusal | null>(null);
+  const [caseMarks, setCaseMarks] = useState<{ version: number; marks: CompareMarks } | null>(null);
   const [panelWidth, setPanelWidth] = usePanelWidth(config.user);
   const [canvasMode, setCanvasMode, toggleCanvasMode] = useCanvasMode();
 
@@ -230,7 +233,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     selection: s.selection,
     issues: issueIndex,
     readOnly,
-    compare: view?.kind === "compare" ? view.cmp.marks : null,
+    compare: caseMarks && view?.kind === "version" && view.version.number === caseMarks.version ? caseMarks.marks : view?.kind === "compare" ? view.cmp.marks : null,
     run: runs.marks,
     onEdit: onCanvasEdit,
     onSelect,
@@ -338,6 +341,20 @@ export function EditorApp({ config }: { config: StudioConfig }) {
               shownVersion: view?.kind === "version" ? view.version.number : view?.kind === "compare" ? view.cmp.to.number : (lockedVersion ?? base),
               environments: runs.environments,
               defaultEnvironment: "",
+              onCompareCase: (c, b) => {
+                if (!c) {
+                  setCaseMarks(null);
+                  return;
+                }
+                api.getVersion(graphName, b).then(
+                  (version) => {
+                    const nodes = stateOfVersion(version).nodes.map((n) => ({ name: n.name, steps: n.steps.map((st) => (typeof st.fields.name === "string" ? st.fields.name : null)) }));
+                    setCaseMarks({ version: b, marks: caseMarksOf(c.comparison, nodes) });
+                    showView({ kind: "version", version });
+                  },
+                  (err: unknown) => setNotice({ kind: "error", text: `Could not open version ${b}: ${errorText(err)}` }),
+                );
+              },
               onOpenRun: (result) => {
                 if (!result.run) return;
                 setCaseFailures(result);

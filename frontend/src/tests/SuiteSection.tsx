@@ -36,6 +36,17 @@ function DiffLine({ entry }: { entry: DiffEntry }) {
   );
 }
 
+/** A JSON diff as lines: the path, the expected (before) side struck, the actual (after) side. */
+export function DiffLines({ label, entries }: { label: string; entries: DiffEntry[] }) {
+  return (
+    <ul className="diff-list mono small" aria-label={label}>
+      {entries.map((d, j) => (
+        <DiffLine key={j} entry={d} />
+      ))}
+    </ul>
+  );
+}
+
 /** The failed expectations of a case: message, expected against actual, and the JSON diff. */
 export function FailureList({ failures, error }: { failures: Failure[]; error?: string | null }) {
   return (
@@ -61,13 +72,7 @@ export function FailureList({ failures, error }: { failures: Failure[]; error?: 
               </div>
             </div>
           )}
-          {f.diff && f.diff.length > 0 && (
-            <ul className="diff-list mono small" aria-label={`Differences of expectation ${f.index + 1}`}>
-              {f.diff.map((d, j) => (
-                <DiffLine key={j} entry={d} />
-              ))}
-            </ul>
-          )}
+          {f.diff && f.diff.length > 0 && <DiffLines label={`Differences of expectation ${f.index + 1}`} entries={f.diff} />}
         </li>
       ))}
     </ol>

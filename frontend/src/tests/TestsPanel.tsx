@@ -13,6 +13,8 @@ import { applyPick, copyName, describeExpectation, emptyDraft, fromDraft, KINDS,
 import { JsonTree, type Picked } from "./JsonTree";
 import { ProblemBanner } from "./ProblemBanner";
 import { SuiteSection } from "./SuiteSection";
+import { CompareSection } from "./CompareSection";
+import type { CaseComparison } from "./compare";
 import type { CaseResult } from "./suite";
 import type { SuiteController } from "./useSuiteRun";
 import "./tests.css";
@@ -431,6 +433,8 @@ export interface SuiteProps {
   environments: Environment[];
   defaultEnvironment: string;
   onOpenRun: (result: CaseResult) => void;
+  /** A compared case chosen (null: none): version `b` on the canvas with its changed steps. */
+  onCompareCase: (c: CaseComparison | null, b: number) => void;
 }
 
 export function TestsPanel({ api, graph, shownRun, refreshKey, highlight, suite }: { api: Api; graph: string; shownRun: Run | null; refreshKey: number; highlight: number | null; suite: SuiteProps }) {
@@ -556,6 +560,7 @@ export function TestsPanel({ api, graph, shownRun, refreshKey, highlight, suite 
         hasCases={!!rows?.length}
         onOpenRun={suite.onOpenRun}
       />
+      <CompareSection api={api} graph={graph} versions={versions} environments={suite.environments} hasCases={!!rows?.length} onSelectCase={suite.onCompareCase} />
       <div className="tests-bar">
         <button type="button" className="btn btn-small btn-primary" onClick={() => setEditing(editorState(null, null))}>
           New test case
