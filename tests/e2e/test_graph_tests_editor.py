@@ -254,6 +254,17 @@ def add_case(graph: Any, user: Any, name: str, expectations: list[dict[str, Any]
     return services.test_case_create(graph=graph, user=user, document=document)
 
 
+def start_suite(page: Page, open_editor: Any, environment: str) -> Locator:
+    """Opens the Switch demo's Tests tab and runs its suite in ``environment``; the Suite region."""
+    open_editor(page, "animal-switch")
+    open_tab(page, "Tests")
+    suite = page.get_by_role("region", name="Suite")
+    expect(suite.get_by_label("Version")).to_have_value("1")
+    suite.get_by_label("Environment").select_option(environment)
+    suite.get_by_role("button", name="Run suite").click()
+    return suite
+
+
 def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_the_failures_on_top(
     stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any
 ) -> None:
@@ -264,12 +275,7 @@ def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_th
     add_case(switch_graph, studio_user, "routes to cat", [{"status": 200}, {"route": "root", "took": "cat"}])
     add_case(switch_graph, studio_user, "says a dog", [{"path": "predictions.0", "equals": "a dog breed"}])
     page = user_page
-    open_editor(page, "animal-switch")
-    open_tab(page, "Tests")
-    suite = page.get_by_role("region", name="Suite")
-    expect(suite.get_by_label("Version")).to_have_value("1")
-    suite.get_by_label("Environment").select_option("local")
-    suite.get_by_role("button", name="Run suite").click()
+    suite = start_suite(page, open_editor, "local")
 
     bar = suite.get_by_role("progressbar", name="Suite progress")
     expect(bar).to_have_attribute("aria-valuenow", "2", timeout=RUN_TIMEOUT_MS)
@@ -318,11 +324,7 @@ def test_a_running_suite_is_cancelled_and_says_how_many_cases_finished(
     for i in range(3):
         add_case(switch_graph, studio_user, f"slow {i}", [{"status": 200}])
     page = user_page
-    open_editor(page, "animal-switch")
-    open_tab(page, "Tests")
-    suite = page.get_by_role("region", name="Suite")
-    suite.get_by_label("Environment").select_option("slow")
-    suite.get_by_role("button", name="Run suite").click()
+    suite = start_suite(page, open_editor, "slow")
     suite.get_by_role("button", name="Cancel suite").click()
     expect(suite.get_by_role("status")).to_have_text("cancelled", timeout=RUN_TIMEOUT_MS)
     bar = suite.get_by_role("progressbar", name="Suite progress")
@@ -342,11 +344,7 @@ def test_green_state_everywhere_and_the_export_gate_asks_for_a_reason(
     add_case(switch_graph, studio_user, "routes to cat", [{"route": "root", "took": "cat"}])
     add_case(switch_graph, studio_user, "says a dog", [{"path": "predictions.0", "equals": "a dog breed"}])
     page = user_page
-    open_editor(page, "animal-switch")
-    open_tab(page, "Tests")
-    suite = page.get_by_role("region", name="Suite")
-    suite.get_by_label("Environment").select_option("local")
-    suite.get_by_role("button", name="Run suite").click()
+    suite = start_suite(page, open_editor, "local")
     expect(suite.get_by_role("status")).to_have_text("failed", timeout=RUN_TIMEOUT_MS)
 
     open_tab(page, "History")

@@ -11,6 +11,7 @@ import { DiffView } from "../panels/DiffView";
 import { formatMs } from "../panels/run/console";
 import { casesToShow, type CaseComparison, type CompareResult, type StepComparison } from "./compare";
 import { DiffLines } from "./SuiteSection";
+import { EnvironmentSelect, VersionSelect } from "./pickers";
 import { countsText, type SuiteRun } from "./suite";
 
 const POLL_MS = 1000;
@@ -156,45 +157,9 @@ export function CompareSection({
     <section className="compare-section" aria-label="Compare versions">
       <h3 className="case-editor-title">Compare versions</h3>
       <div className="suite-controls">
-        <div className="field">
-          <label className="label" htmlFor="cmp-a">
-            Version A (before)
-          </label>
-          <select id="cmp-a" className="input input-small" value={a} onChange={(e) => setA(e.target.value ? Number(e.target.value) : "")}>
-            <option value="">v…</option>
-            {versions.map((n) => (
-              <option key={n} value={n}>
-                v{n}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="label" htmlFor="cmp-b">
-            Version B (after)
-          </label>
-          <select id="cmp-b" className="input input-small" value={b} onChange={(e) => setB(e.target.value ? Number(e.target.value) : "")}>
-            <option value="">v…</option>
-            {versions.map((n) => (
-              <option key={n} value={n}>
-                v{n}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="label" htmlFor="cmp-environment">
-            Environment
-          </label>
-          <select id="cmp-environment" className="input input-small" value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-            <option value="">each case's own</option>
-            {environments.map((e) => (
-              <option key={e.id} value={e.name}>
-                {e.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <VersionSelect id="cmp-a" label="Version A (before)" value={a} onChange={setA} versions={versions} placeholder="v…" />
+        <VersionSelect id="cmp-b" label="Version B (after)" value={b} onChange={setB} versions={versions} placeholder="v…" />
+        <EnvironmentSelect id="cmp-environment" value={environment} onChange={setEnvironment} environments={environments} />
         <button type="button" className="btn btn-small" onClick={() => void lastGreen()}>
           Last green vs latest
         </button>

@@ -10,6 +10,7 @@ import { Spinner } from "../common/ui";
 import { formatMs } from "../panels/run/console";
 import { countsText, fraction, isTerminalSuite, resultsToShow, type CaseResult, type DiffEntry, type Failure } from "./suite";
 import type { SuiteController } from "./useSuiteRun";
+import { EnvironmentSelect, VersionSelect } from "./pickers";
 
 function json(value: unknown): string {
   return value === undefined ? "(absent)" : (JSON.stringify(value, null, 2) ?? String(value));
@@ -112,33 +113,8 @@ export function SuiteSection({
   return (
     <section className="suite-section" aria-label="Suite">
       <div className="suite-controls">
-        <div className="field">
-          <label className="label" htmlFor="suite-version">
-            Version
-          </label>
-          <select id="suite-version" className="input input-small" value={version ?? ""} onChange={(e) => setVersion(Number(e.target.value))} disabled={!choices.length}>
-            {choices.map((n) => (
-              <option key={n} value={n}>
-                v{n}
-                {n === shownVersion ? " (on screen)" : ""}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="label" htmlFor="suite-environment">
-            Environment
-          </label>
-          <select id="suite-environment" className="input input-small" value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-            <option value="">each case's own</option>
-            {!environments.some((e) => e.name === environment) && environment && <option value={environment}>{environment}</option>}
-            {environments.map((e) => (
-              <option key={e.id} value={e.name}>
-                {e.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <VersionSelect id="suite-version" label="Version" value={version ?? ""} onChange={(n) => n !== "" && setVersion(n)} versions={choices} onScreen={shownVersion} />
+        <EnvironmentSelect id="suite-environment" value={environment} onChange={setEnvironment} environments={environments} />
         <button type="button" className="btn btn-primary btn-small" onClick={() => version !== null && void suite.start(version, environment || null)} disabled={version === null || suite.starting || running || !hasCases} aria-busy={suite.starting || undefined} title={hasCases ? "Run every case on this version" : "Add a test case first"}>
           {suite.starting && <Spinner decorative />}
           Run suite
