@@ -440,6 +440,11 @@ def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_
     expect(page.locator(".view-banner")).to_contain_text("Viewing version 2")
     expect(step_row(page, "root", 0)).to_have_class(re.compile(r"\bmark-changed\b"))
     expect(step_row(page, "root", 1)).not_to_have_class(re.compile(r"\bmark-changed\b"))
+    # The Flow view marks the same step's box.
+    page.get_by_role("group", name="Canvas view").get_by_role("button", name="Flow", exact=True).click()
+    flow_box = page.locator('.flow-box[data-box="root/0"]')
+    expect(flow_box).to_have_class(re.compile(r"\bmark-changed\b"))
+    expect(page.locator('.flow-box[data-box="root/1"]')).not_to_have_class(re.compile(r"\bmark-changed\b"))
     assert serious_violations(page) == []
     # "Last green vs latest" picks the graph's last passing version as A and the latest as B.
     graph = page.request.get(f"{live_server.url}/api/graphs/animal-switch/").json()
