@@ -39,42 +39,25 @@ export function readConfig(): StudioConfig {
 type Schemas = components["schemas"];
 
 /** A version's latest suite run (its green state); `current`: it ran the graph's current cases. */
-export interface VersionTests {
-  suite_run: string;
-  status: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
-  counts: Record<string, number>;
-  environment: string | null;
-  current: boolean;
-  finished_at?: string | null;
-}
-
-/** What suite runs add to versions and graphs (their green state and the export gate). */
-interface WithTests {
-  tests?: VersionTests | null;
-}
-interface WithGate {
-  /** Export only versions with a passing suite run on the current cases (else 409, or force with a reason). */
-  require_passing_tests?: boolean;
-  last_passing_version?: number | null;
-}
+export type VersionTests = Schemas["TestsSummary"];
 
 /**
  * A saved version (`VersionOutput`). Its manifest and layout are the JSON the graph model reads
  * (graph/manifest.ts); the schema calls the manifest an InferenceGraph or any object.
  */
-export type Version = Omit<Schemas["VersionOutput"], "manifest" | "layout"> & { manifest: JsonObject; layout: Layout | JsonObject | null } & WithTests;
+export type Version = Omit<Schemas["VersionOutput"], "manifest" | "layout"> & { manifest: JsonObject; layout: Layout | JsonObject | null };
 
 /** A graph with its latest version in full (GET /api/graphs/{name}/). */
-export type GraphSummary = Omit<Schemas["GraphOutput"], "latest_version"> & { latest_version: Version | null } & WithGate;
+export type GraphSummary = Omit<Schemas["GraphOutput"], "latest_version"> & { latest_version: Version | null };
 
 /** A list entry's latest version: a summary, never the manifest (GET /api/graphs/). */
-export type VersionBrief = Schemas["VersionBrief"] & WithTests;
+export type VersionBrief = Schemas["VersionBrief"];
 
 /** A row of the graph list: the graph with a summary of its latest version. */
-export type GraphListItem = Omit<Schemas["GraphListItem"], "latest_version"> & { latest_version: VersionBrief | null };
+export type GraphListItem = Schemas["GraphListItem"];
 
 /** A row of a graph's history: a version without its manifest and layout. */
-export type VersionSummary = Schemas["VersionSummary"] & WithTests;
+export type VersionSummary = Schemas["VersionSummary"];
 
 /** One page of a paginated list (every list the API answers is one). */
 export interface Page<T> {

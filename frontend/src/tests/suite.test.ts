@@ -69,9 +69,9 @@ describe("reduceSuiteEvent", () => {
 
 describe("helpers", () => {
   it("fraction and text of the counts", () => {
-    expect(fraction({ total: 0, passed: 0, failed: 0, error: 0, finished: 0 })).toBe(0);
-    expect(fraction({ total: 4, passed: 1, failed: 0, error: 0, finished: 1 })).toBe(0.25);
-    expect(countsText({ total: 4, passed: 2, failed: 1, error: 1, finished: 4 })).toBe("4/4 · 2 passed · 1 failed · 1 error");
+    expect(fraction({ total: 0, passed: 0, failed: 0, error: 0, cancelled: 0, finished: 0 })).toBe(0);
+    expect(fraction({ total: 4, passed: 1, failed: 0, error: 0, cancelled: 0, finished: 1 })).toBe(0.25);
+    expect(countsText({ total: 4, passed: 2, failed: 1, error: 1, cancelled: 0, finished: 4 })).toBe("4/4 · 2 passed · 1 failed · 1 error");
   });
   it("failed and errored cases come first", () => {
     const s = fold(EVENTS);
@@ -99,7 +99,7 @@ describe("exportNote", () => {
   const counts = { total: 2, passed: 2, failed: 0, error: 0, finished: 2 };
   it("says whether the version passed on the current cases and whether the gate will ask", () => {
     expect(exportNote(3, null, true)).toBe("v3 has no suite run; exporting asks for a reason.");
-    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: "local", current: true }, true)).toBe("v3 passed its suite (2/2 passed · local)");
-    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: null, current: false }, false)).toBe("v3 has no passing suite run (latest: 2/2 passed · older cases).");
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: "local", current: true, finished_at: null }, true)).toBe("v3 passed its suite (2/2 passed · local)");
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: null, current: false, finished_at: null }, false)).toBe("v3 has no passing suite run (latest: 2/2 passed · older cases).");
   });
 });

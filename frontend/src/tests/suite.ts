@@ -5,27 +5,19 @@
  * in order of their ids; a repeated one (after a reconnection) changes nothing.
  */
 
-export type SuiteStatus = "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
-export type CaseOutcome = "pending" | "running" | "passed" | "failed" | "error" | "cancelled";
+import type { components } from "../generated/api";
+import type { ExpectationFailure, SuiteCounts as GeneratedCounts } from "../generated/events";
 
-export interface SuiteCounts {
-  total: number;
-  passed: number;
-  failed: number;
-  error: number;
-  cancelled?: number;
-  finished: number;
-}
+type Schemas = components["schemas"];
+
+export type SuiteStatus = Schemas["SuiteRunStatusEnum"];
+export type CaseOutcome = Schemas["SuiteCaseResultOutcomeEnum"];
+
+/** A suite run's counts (`SuiteCounts` of the event declaration). */
+export type SuiteCounts = GeneratedCounts;
 
 /** One failed expectation: which, why, and a JSON diff of expected against actual. */
-export interface Failure {
-  index: number;
-  kind: string;
-  message: string;
-  expected?: unknown;
-  actual?: unknown;
-  diff?: DiffEntry[];
-}
+export type Failure = Omit<ExpectationFailure, "diff" | "passed"> & { diff?: DiffEntry[] };
 
 /** One difference: `changed` (both sides), `missing` (expected, not there), `unexpected`. */
 export interface DiffEntry {
@@ -35,32 +27,22 @@ export interface DiffEntry {
   actual?: unknown;
 }
 
-export interface CaseResult {
-  case: number;
-  name: string;
+/** A case's result in a suite run (`SuiteCaseResult`, its outcome and failures read as above). */
+export type CaseResult = Omit<Schemas["SuiteCaseResult"], "outcome" | "failures" | "duration_ms" | "error" | "status_code"> & {
   outcome: CaseOutcome;
-  run: string | null;
-  duration_ms: number | null;
   failures: Failure[];
+  duration_ms: number | null;
   error: string | null;
-}
+};
 
-/** A suite run object as the API answers it (summaries lack `results`). */
-export interface SuiteRun {
-  id: string;
-  graph: string;
-  version: number;
-  environment: string | null;
+/** A suite run object as the API answers it (`SuiteRun`; summaries lack `results`). */
+export type SuiteRun = Omit<Schemas["SuiteRun"], "status" | "results" | "duration_ms" | "started_at" | "finished_at" | "concurrency" | "created_by"> & {
   status: SuiteStatus;
-  counts: SuiteCounts;
-  cases_digest: string;
-  created_at: string;
+  duration_ms: number | null;
   started_at: string | null;
   finished_at: string | null;
-  duration_ms: number | null;
-  cancel_requested?: boolean;
   results?: CaseResult[];
-}
+};
 
 export interface SuiteEvent {
   seq: number;

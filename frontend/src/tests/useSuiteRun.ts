@@ -7,10 +7,10 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api } from "../api";
 import { describeApiError } from "../common/ui";
+import { SUITE_EVENT_TYPES } from "../generated/events";
 import { parseEventData } from "../panels/run/console";
 import { isTerminalSuite, progressOf, reduceSuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
 
-export const SUITE_EVENT_TYPES = ["suite.started", "case.started", "case.finished", "suite.finished"] as const;
 const POLL_MS = 1000;
 
 export interface SuiteController {
