@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
@@ -187,19 +187,28 @@ class SuiteTestState:
         return tests_summary(latest, _digest(version.graph_id, memo)) if latest is not None else None
 
     def last_passing_version(self, graph: Graph, memo: dict[int, str]) -> int | None:
-        """The version of the newest passing suite run on the graph's current cases."""
-        number: int | None = (
-            SuiteRun.objects.filter(
-                graph=graph, status=SuiteRun.Status.PASSED, cases_digest=_digest(graph.pk, memo)
-            )
-            .order_by("-finished_at")
-            .values_list("version__number", flat=True)
-            .first()
-        )
-        return number
+        """The highest version that is green on the graph's current cases."""
+        green = [
+            number for number, status in _verdicts(graph, _digest(graph.pk, memo)).items() if status == PASSED
+        ]
+        return max(green, default=None)
 
     def version_passed(self, graph: Graph, version: GraphVersion) -> bool:
-        """Whether a suite run of ``version`` passed on the graph's current cases."""
-        return SuiteRun.objects.filter(
-            version=version, status=SuiteRun.Status.PASSED, cases_digest=current_cases_digest(graph)
-        ).exists()
+        """Whether the latest verdict on ``version`` for the graph's current cases is a pass."""
+        return _verdicts(graph, current_cases_digest(graph), version=version).get(version.number) == PASSED
+
+
+PASSED: Final = SuiteRun.Status.PASSED
+_VERDICTS: Final = (SuiteRun.Status.PASSED, SuiteRun.Status.FAILED, SuiteRun.Status.ERROR)
+
+
+def _verdicts(graph: Graph, digest: str, version: GraphVersion | None = None) -> dict[int, str]:
+    """Each version's latest verdict (passed, failed or error: a cancelled suite run judges
+    nothing) on the case set ``digest``, by version number."""
+    rows = SuiteRun.objects.filter(graph=graph, cases_digest=digest, status__in=_VERDICTS)
+    if version is not None:
+        rows = rows.filter(version=version)
+    latest: dict[int, str] = {}
+    for number, status in rows.order_by("-finished_at").values_list("version__number", "status"):
+        latest.setdefault(number, status)
+    return latest
