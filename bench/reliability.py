@@ -219,9 +219,15 @@ def check(value: Any, ok: Callable[[Any], bool]) -> bool:
         return False
 
 
-def build_rows(
-    outcomes: dict[str, dict[str, int]], figures: dict[str, Any], refusals: dict[str, tuple[float, int]]
-) -> list[Row]:
+def figure_row(
+    figures: dict[str, Any], label: str, key: str, unit: str, goal: str, ok: Callable[[Any], bool]
+) -> Row:
+    value = figures.get(key)
+    shown = "—" if value is None else f"{value}{unit}"
+    return (label, shown, goal, check(value, ok))
+
+
+def suite_rows(outcomes: dict[str, dict[str, int]]) -> list[Row]:
     rows: list[Row] = []
     fuzz_examples = os.environ.get("FUZZ_EXAMPLES", "200")
     for name, counts in outcomes.items():
@@ -230,181 +236,139 @@ def build_rows(
             f", {counts['skipped']} skipped" if counts["skipped"] else ""
         )
         rows.append((label, value, "all pass", counts["total"] > 0 and counts["failed"] == 0))
-    for name, (seconds, status) in refusals.items():
-        answered_4xx = status in (400, 413)
-        rows.append(
-            (
-                f"time to refuse: {name}",
-                f"{seconds:.3f} s ({status})",
-                "< 1 s, 400/413",
-                answered_4xx and seconds < REFUSE_GOAL_S,
-            )
+    return rows
+
+
+def refusal_rows(refusals: dict[str, tuple[float, int]]) -> list[Row]:
+    return [
+        (
+            f"time to refuse: {name}",
+            f"{seconds:.3f} s ({status})",
+            "< 1 s, 400/413",
+            status in (400, 413) and seconds < REFUSE_GOAL_S,
         )
+        for name, (seconds, status) in refusals.items()
+    ]
 
-    def figure(label: str, key: str, unit: str, goal: str, ok: Callable[[Any], bool]) -> None:
-        value = figures.get(key)
-        shown = "—" if value is None else f"{value}{unit}"
-        rows.append((label, shown, goal, check(value, ok)))
 
-    figure(
-        "worker RSS growth, hostile endpoints",
-        "worker_rss_growth_mb",
-        " MB",
-        "< 100 MB",
-        lambda v: v < RSS_GOAL_MB,
-    )
-    figure(
-        "worker RSS peak growth, hostile endpoints",
-        "worker_rss_peak_growth_mb",
-        " MB",
-        "< 100 MB",
-        lambda v: v < RSS_GOAL_MB,
-    )
-    figure(
-        "consume again after Redis restart",
-        "redis_restart_consume_again_s",
-        " s",
-        "≤ 30 s",
-        lambda v: v <= CONSUME_GOAL_S,
-    )
-    figure(
-        "runs completed across the Redis restart",
-        "redis_restart_runs_recovered",
-        "",
-        "all",
-        lambda v: v.split("/")[0] == v.split("/")[1],
-    )
-    figure("worker stops mid-run (SIGTERM, then SIGKILL)", "worker_kills", "", "20", lambda v: v >= 20)
-    figure("killed runs settled (succeeded as attempt 2)", "killed_runs_settled", "", "all", lambda v: v > 0)
-    figure(
-        "reaper: kill → run settled, median",
-        "reaper_settle_median_s",
-        " s",
-        f"≤ {SETTLE_GOAL_S:g} s",
-        lambda v: v <= SETTLE_GOAL_S,
-    )
-    figure(
-        "reaper: kill → run settled, worst",
-        "reaper_settle_max_s",
-        " s",
-        f"≤ {SETTLE_GOAL_S:g} s",
-        lambda v: v <= SETTLE_GOAL_S,
-    )
+def all_of(fraction: str) -> bool:
+    """ "7/7" → True: every one of them."""
+    done, total = fraction.split("/")
+    return done == total
+
+
+def worker_rows(figures: dict[str, Any]) -> list[Row]:
+    return [
+        figure_row(figures, "worker RSS growth, hostile endpoints", "worker_rss_growth_mb", " MB", "< 100 MB",
+                   lambda v: v < RSS_GOAL_MB),
+        figure_row(figures, "worker RSS peak growth, hostile endpoints", "worker_rss_peak_growth_mb", " MB",
+                   "< 100 MB", lambda v: v < RSS_GOAL_MB),
+        figure_row(figures, "consume again after Redis restart", "redis_restart_consume_again_s", " s", "≤ 30 s",
+                   lambda v: v <= CONSUME_GOAL_S),
+        figure_row(figures, "runs completed across the Redis restart", "redis_restart_runs_recovered", "", "all",
+                   all_of),
+        figure_row(figures, "worker stops mid-run (SIGTERM, then SIGKILL)", "worker_kills", "", "20",
+                   lambda v: v >= 20),
+        figure_row(figures, "killed runs settled (succeeded as attempt 2)", "killed_runs_settled", "", "all",
+                   lambda v: v > 0),
+        figure_row(figures, "reaper: kill → run settled, median", "reaper_settle_median_s", " s",
+                   f"≤ {SETTLE_GOAL_S:g} s", lambda v: v <= SETTLE_GOAL_S),
+        figure_row(figures, "reaper: kill → run settled, worst", "reaper_settle_max_s", " s",
+                   f"≤ {SETTLE_GOAL_S:g} s", lambda v: v <= SETTLE_GOAL_S),
+    ]  # fmt: skip
+
+
+def sse_row(figures: dict[str, Any]) -> Row:
     streams = figures.get("sse_streams_open")
     others = figures.get("sse_other_runs_ok")
     connections = figures.get("sse_redis_connections")
-    rows.append(
-        (
-            "SSE streams open with other users' runs unaffected",
-            "—"
-            if streams is None
-            else f"{streams} streams, {connections} Redis connections, secrets kept {others}",
-            "200, < 20 connections, all kept",
-            streams == 200
-            and isinstance(connections, int)
-            and connections < 20
-            and isinstance(others, str)
-            and others.split("/")[0] == others.split("/")[1],
-        )
-    )
-    limit = figures.get("login_limit")
-    figure(
-        "login guesses allowed per name under Unicode variants",
-        "login_guesses_per_name",
-        "",
-        f"the limit ({limit if limit is not None else '?'})",
-        lambda v: v == limit,
-    )
-    figure(
-        "import of 10,000 graphs in one request",
-        "import_10k_status",
-        "",
-        "413 (over the limit)",
-        lambda v: v == 413,
-    )
-    requests = figures.get("import_concurrent_requests")
-    failures = figures.get("import_concurrent_5xx")
-    rows.append(
-        (
-            "concurrent users' 5xx during a maximal import",
-            "—" if failures is None else f"{failures} of {requests} requests",
-            "0",
-            failures == 0 and bool(requests),
-        )
+    return (
+        "SSE streams open with other users' runs unaffected",
+        "—"
+        if streams is None
+        else f"{streams} streams, {connections} Redis connections, secrets kept {others}",
+        "200, < 20 connections, all kept",
+        streams == 200
+        and isinstance(connections, int)
+        and connections < 20
+        and isinstance(others, str)
+        and all_of(others),
     )
 
+
+def load_rows(figures: dict[str, Any]) -> list[Row]:
+    limit = figures.get("login_limit")
+    requests = figures.get("import_concurrent_requests")
+    failures = figures.get("import_concurrent_5xx")
+    return [
+        figure_row(figures, "login guesses allowed per name under Unicode variants", "login_guesses_per_name", "",
+                   f"the limit ({limit if limit is not None else '?'})", lambda v: v == limit),
+        figure_row(figures, "import of 10,000 graphs in one request", "import_10k_status", "",
+                   "413 (over the limit)", lambda v: v == 413),
+        ("concurrent users' 5xx during a maximal import",
+         "—" if failures is None else f"{failures} of {requests} requests", "0", failures == 0 and bool(requests)),
+    ]  # fmt: skip
+
+
+def depth_row(figures: dict[str, Any]) -> Row:
     attempts, crashes = figures.get("hostile_depth_attempts"), figures.get("hostile_depth_crashes")
     if attempts is not None:  # step answers through the engine (skipped while it parses natively)
         attempts += figures.get("hostile_depth_engine_attempts", 0)
         crashes = (crashes or 0) + figures.get("hostile_depth_engine_crashes", 0)
-    rows.append(
-        (
-            "hostile JSON depth attempts / crashes",
-            "—" if attempts is None else f"{attempts} / {crashes} ({figures.get('hostile_depth_5xx')} x 5xx)",
-            "0 crashes, 0 x 5xx",
-            bool(attempts) and crashes == 0 and figures.get("hostile_depth_5xx") == 0,
-        )
-    )
-    figure(
-        "poison run: worker crashes before it ends failed",
-        "poison_run_worker_crashes",
-        "",
-        "1 (never requeued)",
-        lambda v: v == 1,
-    )
-    start = figures.get("ensemble_worker_rss_start_mb")
-    figure(
-        f"worker peak memory, 40 x 9 MiB ensemble (above {start} MB)",
-        "ensemble_worker_peak_growth_mb",
-        " MB",
-        f"< {ENSEMBLE_PEAK_GOAL_MB:g} MB",
-        lambda v: v < ENSEMBLE_PEAK_GOAL_MB,
-    )
-    figure(
-        "worker memory after that run (above its start)",
-        "ensemble_worker_after_growth_mb",
-        " MB",
-        f"< {ENSEMBLE_AFTER_GOAL_MB:g} MB",
-        lambda v: v < ENSEMBLE_AFTER_GOAL_MB,
+    return (
+        "hostile JSON depth attempts / crashes",
+        "—" if attempts is None else f"{attempts} / {crashes} ({figures.get('hostile_depth_5xx')} x 5xx)",
+        "0 crashes, 0 x 5xx",
+        bool(attempts) and crashes == 0 and figures.get("hostile_depth_5xx") == 0,
     )
 
+
+def memory_rows(figures: dict[str, Any]) -> list[Row]:
+    start = figures.get("ensemble_worker_rss_start_mb")
+    return [
+        figure_row(figures, "poison run: worker crashes before it ends failed", "poison_run_worker_crashes", "",
+                   "1 (never requeued)", lambda v: v == 1),
+        figure_row(figures, f"worker peak memory, 40 x 9 MiB ensemble (above {start} MB)",
+                   "ensemble_worker_peak_growth_mb", " MB", f"< {ENSEMBLE_PEAK_GOAL_MB:g} MB",
+                   lambda v: v < ENSEMBLE_PEAK_GOAL_MB),
+        figure_row(figures, "worker memory after that run (above its start)", "ensemble_worker_after_growth_mb",
+                   " MB", f"< {ENSEMBLE_AFTER_GOAL_MB:g} MB", lambda v: v < ENSEMBLE_AFTER_GOAL_MB),
+    ]  # fmt: skip
+
+
+def guard_rows(figures: dict[str, Any]) -> list[Row]:
     cases = figures.get("guard_case") or []
     refused = sum(1 for c in cases if c["refused"])
-    rows.append(
-        (
-            "guard corpus refused",
-            f"{refused}/{len(cases)}",
-            "all, ≥ 40",
-            bool(cases) and refused == len(cases) >= 40,
-        )
-    )
     redirects = figures.get("guard_redirect") or []
     held = sum(1 for c in redirects if c["refused"])
-    rows.append(
-        (
-            "guard: redirects to forbidden targets refused",
-            f"{held}/{len(redirects)}",
-            "all",
-            bool(redirects) and held == len(redirects),
-        )
-    )
     contacts = sum(c["connections"] for c in [*cases, *redirects])
-    rows.append(
-        ("guard: connections to forbidden targets", str(contacts), "0", bool(cases) and contacts == 0)
-    )
     # tests/reliability/test_guard_corpus.py: names that fail or answer a public address at check
     # time and a forbidden one afterwards.
     rebinding = figures.get("dns_rebinding") or []
     reached = sum(c["connections"] for c in rebinding)
-    rows.append(
-        (
-            "DNS rebinding attempts / connections to forbidden addresses",
-            f"{len(rebinding)} / {reached}",
-            "0 connections",
-            bool(rebinding) and reached == 0,
-        )
-    )
-    return rows
+    return [
+        ("guard corpus refused", f"{refused}/{len(cases)}", "all, ≥ 40", bool(cases) and refused == len(cases) >= 40),
+        ("guard: redirects to forbidden targets refused", f"{held}/{len(redirects)}", "all",
+         bool(redirects) and held == len(redirects)),
+        ("guard: connections to forbidden targets", str(contacts), "0", bool(cases) and contacts == 0),
+        ("DNS rebinding attempts / connections to forbidden addresses", f"{len(rebinding)} / {reached}",
+         "0 connections", bool(rebinding) and reached == 0),
+    ]  # fmt: skip
+
+
+def build_rows(
+    outcomes: dict[str, dict[str, int]], figures: dict[str, Any], refusals: dict[str, tuple[float, int]]
+) -> list[Row]:
+    return [
+        *suite_rows(outcomes),
+        *refusal_rows(refusals),
+        *worker_rows(figures),
+        sse_row(figures),
+        *load_rows(figures),
+        depth_row(figures),
+        *memory_rows(figures),
+        *guard_rows(figures),
+    ]
 
 
 def print_table(rows: list[Row]) -> None:
