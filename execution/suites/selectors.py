@@ -16,8 +16,9 @@ from django.db.models import QuerySet
 from config.exceptions import BadRequest, NotFound
 from execution.graphtests import CaseResult, DiffEntry, ExpectationResult, compare_runs
 from execution.models import Run
+from execution.suites.judging import observed_from_run
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.suites.services import current_cases_digest, observed_from_run
+from execution.suites.services import current_cases_digest
 from graphs import spec
 from graphs.models import Graph, GraphVersion
 

@@ -15,7 +15,6 @@ run on, so no suite run stays running for longer than its runs do.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import logging
 import random
@@ -33,17 +32,14 @@ from config.exceptions import BadRequest, Conflict, Forbidden
 from execution import selectors as run_selectors
 from execution.graphtests import (
     MAX_CASES,
-    BodyExpectation,
     GraphTestCase,
-    Observed,
-    PathExpectation,
     TestSpecError,
-    evaluate_case,
     parse_case,
 )
-from execution.models import Environment, Run, RunEvent
+from execution.models import Environment, Run
 from execution.services import runs, writes
 from execution.suites import events as suite_events
+from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.testcases.local import environment_named, stored_version, without_redacted
 from execution.testcases.models import TestCase
@@ -54,8 +50,6 @@ from graphs.models import Graph, GraphVersion
 logger = logging.getLogger(__name__)
 
 Outcome = SuiteCaseResult.Outcome
-# The trace events a case's expectations and the step comparison read.
-TRACE_TYPES = ("step.started", "step.finished", "step.skipped", "route.decided")
 
 
 def _issue(path: str, message: str, code: str) -> dict[str, Any]:
@@ -325,74 +319,6 @@ def _fill_locked(suite: SuiteRun) -> None:
             suite_events.FINAL_EVENT,
             {"status": status, "counts": suite.counts(), "duration_ms": duration},
         )
-
-
-def observed_from_run(run: Run) -> Observed:
-    """What a stored run produced, as the expectations and the comparison read it: its final
-    status and body, its duration and the trace events of its last attempt."""
-    body = run.response_body or ""
-    raw = base64.b64decode(body) if run.response_encoding == "base64" else body.encode("utf-8")
-    trace = []
-    for row in RunEvent.objects.filter(run=run, type__in=TRACE_TYPES).order_by("seq"):
-        data = row.data or {}
-        if data.get("attempt") != run.attempt:
-            continue
-        trace.append(
-            {
-                "type": row.type,
-                "seq": row.seq,
-                "call_id": data.get("call_id"),
-                "parent_call_id": data.get("parent_call_id"),
-                "node": data.get("node"),
-                "step_index": data.get("step_index"),
-                "step_name": data.get("step_name"),
-                "target": data.get("target"),
-                "timestamp": data.get("at"),
-                "data": data,
-            }
-        )
-    return Observed(
-        status=run.response_status or 0, body=raw, duration_ms=run.duration_ms, events=tuple(trace)
-    )
-
-
-def _reads_final_body(case: GraphTestCase) -> bool:
-    return any(
-        isinstance(e, BodyExpectation) or (isinstance(e, PathExpectation) and e.step is None)
-        for e in case.expectations
-    )
-
-
-def judge(result: SuiteCaseResult, run: Run | None, manifests: dict[int, spec.Manifest]) -> dict[str, Any]:
-    """The verdict of a case whose run has ended (fields of its row). Pure but for reading the
-    run's events; never raises for a bad run or a stale case."""
-    if run is None:
-        return {"outcome": Outcome.ERROR, "error": "its run was deleted before it was judged"}
-    common: dict[str, Any] = {"status_code": run.response_status, "duration_ms": run.duration_ms}
-    if run.status == Run.Status.CANCELLED:
-        return {**common, "outcome": Outcome.CANCELLED, "error": run.error or "cancelled"}
-    if run.response_status is None:
-        return {**common, "outcome": Outcome.ERROR, "error": run.error or "the run ended without an answer"}
-    try:
-        case = parse_case(result.document)
-    except TestSpecError as exc:
-        return {**common, "outcome": Outcome.ERROR, "error": f"the stored case no longer reads: {exc}"}
-    if run.response_truncated and _reads_final_body(case):
-        return {
-            **common,
-            "outcome": Outcome.ERROR,
-            "error": f"the graph answered {run.response_size} bytes, more than the {settings.RUN_BODY_CAP} "
-            "a run keeps (RUN_BODY_CAP), so its body expectations cannot be judged",
-        }
-    if run.version_id not in manifests:
-        manifests[run.version_id] = spec.manifest_from_document(run.version.manifest)
-    verdict = evaluate_case(case, observed_from_run(run), manifests[run.version_id])
-    return {
-        **common,
-        "outcome": Outcome.PASSED if verdict.outcome == "passed" else Outcome.FAILED,
-        "failures": [failure.as_dict() for failure in verdict.failures],
-        "error": None,
-    }
 
 
 def suite_advance(suite_id: uuid.UUID | str, *, run_id: uuid.UUID | str | None = None) -> None:

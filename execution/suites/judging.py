@@ -1,0 +1,94 @@
+"""Judging a case from its ended run: the run's stored answer and trace read as the graph-test
+core's :class:`~execution.graphtests.Observed`, then the case's expectations evaluated on it."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from django.conf import settings
+
+from execution.graphtests import (
+    BodyExpectation,
+    GraphTestCase,
+    Observed,
+    PathExpectation,
+    TestSpecError,
+    evaluate_case,
+    parse_case,
+)
+from execution.models import Run, RunEvent
+from execution.suites.models import SuiteCaseResult
+from graphs import spec
+
+Outcome = SuiteCaseResult.Outcome
+# The trace events a case's expectations and the step comparison read.
+TRACE_TYPES = ("step.started", "step.finished", "step.skipped", "route.decided")
+
+
+def observed_from_run(run: Run) -> Observed:
+    """What a stored run produced, as the expectations and the comparison read it: its final
+    status and body, its duration and the trace events of its last attempt."""
+    body = run.response_body or ""
+    raw = base64.b64decode(body) if run.response_encoding == "base64" else body.encode("utf-8")
+    trace = []
+    for row in RunEvent.objects.filter(run=run, type__in=TRACE_TYPES).order_by("seq"):
+        data = row.data or {}
+        if data.get("attempt") != run.attempt:
+            continue
+        trace.append(
+            {
+                "type": row.type,
+                "seq": row.seq,
+                "call_id": data.get("call_id"),
+                "parent_call_id": data.get("parent_call_id"),
+                "node": data.get("node"),
+                "step_index": data.get("step_index"),
+                "step_name": data.get("step_name"),
+                "target": data.get("target"),
+                "timestamp": data.get("at"),
+                "data": data,
+            }
+        )
+    return Observed(
+        status=run.response_status or 0, body=raw, duration_ms=run.duration_ms, events=tuple(trace)
+    )
+
+
+def _reads_final_body(case: GraphTestCase) -> bool:
+    return any(
+        isinstance(e, BodyExpectation) or (isinstance(e, PathExpectation) and e.step is None)
+        for e in case.expectations
+    )
+
+
+def judge(result: SuiteCaseResult, run: Run | None, manifests: dict[int, spec.Manifest]) -> dict[str, Any]:
+    """The verdict of a case whose run has ended (fields of its row). Pure but for reading the
+    run's events; never raises for a bad run or a stale case."""
+    if run is None:
+        return {"outcome": Outcome.ERROR, "error": "its run was deleted before it was judged"}
+    common: dict[str, Any] = {"status_code": run.response_status, "duration_ms": run.duration_ms}
+    if run.status == Run.Status.CANCELLED:
+        return {**common, "outcome": Outcome.CANCELLED, "error": run.error or "cancelled"}
+    if run.response_status is None:
+        return {**common, "outcome": Outcome.ERROR, "error": run.error or "the run ended without an answer"}
+    try:
+        case = parse_case(result.document)
+    except TestSpecError as exc:
+        return {**common, "outcome": Outcome.ERROR, "error": f"the stored case no longer reads: {exc}"}
+    if run.response_truncated and _reads_final_body(case):
+        return {
+            **common,
+            "outcome": Outcome.ERROR,
+            "error": f"the graph answered {run.response_size} bytes, more than the {settings.RUN_BODY_CAP} "
+            "a run keeps (RUN_BODY_CAP), so its body expectations cannot be judged",
+        }
+    if run.version_id not in manifests:
+        manifests[run.version_id] = spec.manifest_from_document(run.version.manifest)
+    verdict = evaluate_case(case, observed_from_run(run), manifests[run.version_id])
+    return {
+        **common,
+        "outcome": Outcome.PASSED if verdict.outcome == "passed" else Outcome.FAILED,
+        "failures": [failure.as_dict() for failure in verdict.failures],
+        "error": None,
+    }
