@@ -266,7 +266,7 @@ def start_suite(page: Page, open_editor: Any, environment: str) -> Locator:
 
 
 def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_the_failures_on_top(
-    stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any
+    stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any, shot: Any
 ) -> None:
     """Run suite on the version on screen: the counts reach the end, the failed case comes first in
     the table, and opening it shows its failed expectation (expected against actual) above its run."""
@@ -285,6 +285,7 @@ def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_th
     expect(rows.nth(1)).to_contain_text("says a dog")
     expect(rows.nth(1)).to_contain_text("failed")
     expect(rows.nth(2)).to_contain_text("passed")
+    shot(page, "suite-results")
     stored = SuiteRun.objects.get(graph=switch_graph)
     assert stored.status == "failed" and stored.version.number == 1
     # Each case shows its last result in the list.
@@ -306,6 +307,7 @@ def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_th
     # The failures sit above the console.
     failures_box, console_box = failures.bounding_box(), console(page).bounding_box()
     assert failures_box is not None and console_box is not None and failures_box["y"] < console_box["y"]
+    shot(page, "failed-case")
 
 
 def test_a_running_suite_is_cancelled_and_says_how_many_cases_finished(
@@ -395,6 +397,7 @@ def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_
     open_editor: Any,
     add_version: Any,
     live_server: Any,
+    shot: Any,
 ) -> None:
     """Version 2 sends cats to the echo model: comparing v1 → v2 runs both suites, the cat case
     changed at step root/cat (its response), the dog case did not; choosing the cat case shows v2
@@ -427,6 +430,8 @@ def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_
     expect(section.get_by_role("status")).to_contain_text(
         "v1 (passed) → v2 (passed): 1 of 2 cases changed.", timeout=RUN_TIMEOUT_MS
     )
+    # The "last green" note answered the earlier click; a new comparison clears it.
+    expect(section).not_to_contain_text("No version has passed its suite yet.")
     cases = section.get_by_role("list", name="Cases compared").get_by_role("listitem")
     expect(cases.first).to_contain_text("a cat")
     expect(cases.first).to_contain_text("changed")
@@ -438,6 +443,7 @@ def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_
     expect(steps.locator(".cmp-step.changed")).to_contain_text("root/cat")
     expect(steps.locator(".cmp-step.changed")).to_contain_text("response")
     expect(page.locator(".view-banner")).to_contain_text("Viewing version 2")
+    shot(page, "compare")
     expect(step_row(page, "root", 0)).to_have_class(re.compile(r"\bmark-changed\b"))
     expect(step_row(page, "root", 1)).not_to_have_class(re.compile(r"\bmark-changed\b"))
     # The Flow view marks the same step's box.

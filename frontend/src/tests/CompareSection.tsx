@@ -115,6 +115,7 @@ export function CompareSection({
     if (timer.current) clearTimeout(timer.current);
     setStarting(true);
     setError(null);
+    setNote(null);
     setResult(null);
     setSelected(null);
     onSelectCase(null, b);
