@@ -1,6 +1,11 @@
-"""Engine benchmark: prints ratios against fixed step delays and a direct httpx baseline.
+"""Engine benchmark: prints ratios against fixed step delays, a direct httpx baseline and a naive router.
 
     python bench/bench_engine.py [--repeats N]
+
+Every engine figure is printed beside the same figure of a deliberately naive router measured in
+the same run by the same harness (:class:`NaiveRouter`: a thread per Ensemble step, a new
+``urllib`` connection per call, no guard, no caps, no Go exactness): the floor the engine's
+overhead is held to (issue 17).
 
 The step servers (tests/stepserver.py: threaded, keep-alive, TCP_NODELAY) run in a child process,
 so that their threads do not compete with the engine for this process's GIL; every figure is a
@@ -12,10 +17,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import json
 import multiprocessing
 import statistics
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -60,6 +68,37 @@ def _serve(conn: Connection) -> None:
             return
 
 
+class NaiveRouter:
+    """The simplest router that could work: blocking ``urllib`` calls, a new TCP connection for
+    each, a new thread for each Ensemble step; the answers combined as KServe combines them."""
+
+    @staticmethod
+    def call(url: str, body: bytes) -> bytes:
+        request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            data: bytes = response.read()
+            return data
+
+    def ensemble(self, urls: list[str], body: bytes) -> bytes:
+        answers: dict[str, Any] = {}
+
+        def step(index: int, url: str) -> None:
+            answers[str(index)] = json.loads(self.call(url, body))
+
+        threads = [threading.Thread(target=step, args=(i, url)) for i, url in enumerate(urls)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(answers) == len(urls)
+        return json.dumps(answers).encode()
+
+    def sequence(self, urls: list[str], body: bytes) -> bytes:
+        for url in urls:
+            body = self.call(url, body)
+        return body
+
+
 def _manifest(router_type: str, urls: list[str], chain: bool = False) -> Manifest:
     steps = tuple(
         Step(index=i, service_url=url, data="$response" if chain and i > 0 else None)
@@ -74,30 +113,47 @@ def _manifest(router_type: str, urls: list[str], chain: bool = False) -> Manifes
     )
 
 
-async def _median(fn: Callable[[], Awaitable[Any]], repeats: int, warmup: int = 2) -> float:
+async def _medians(fns: list[Callable[[], Awaitable[Any]]], repeats: int, warmup: int = 2) -> list[float]:
+    """The median wall time of each of ``fns``, run in turn within every repeat, so that a load
+    that comes and goes on the machine weighs on all of them alike."""
     for _ in range(warmup):
-        await fn()
-    samples = []
+        for fn in fns:
+            await fn()
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        started = time.perf_counter()
-        await fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        for fn, times in zip(fns, samples, strict=True):
+            started = time.perf_counter()
+            await fn()
+            times.append(time.perf_counter() - started)
+    return [statistics.median(times) for times in samples]
 
 
-async def _bench(base: str, control: Connection, repeats: int) -> list[tuple[str, str, str]]:
+Row = tuple[str, str, str, str]
+
+
+async def _bench(base: str, control: Connection, repeats: int) -> list[Row]:
     guard = UrlGuard(allow_loopback=True)
     config = EngineConfig(guard=guard, step_timeout=30)
     bare = EngineConfig(step_timeout=30)
-    rows: list[tuple[str, str, str]] = []
+    naive = NaiveRouter()
+    request = b'{"instances":[1,2]}'
+    rows: list[Row] = []
     async with make_client(guard=guard) as client, make_client() as plain:
 
         def runner(
             graph: Manifest, cfg: EngineConfig, http: httpx.AsyncClient
         ) -> Callable[[], Awaitable[Any]]:
             async def go() -> None:
-                result = await run_graph(graph, b'{"instances":[1,2]}', {}, config=cfg, client=http)
+                result = await run_graph(graph, request, {}, config=cfg, client=http)
                 assert result.status == 200, result.body
+
+            return go
+
+        def blocking(
+            fn: Callable[[list[str], bytes], bytes], urls: list[str]
+        ) -> Callable[[], Awaitable[Any]]:
+            async def go() -> None:  # blocks the loop: nothing else runs on it meanwhile
+                fn(urls, request)
 
             return go
 
@@ -114,45 +170,84 @@ async def _bench(base: str, control: Connection, repeats: int) -> list[tuple[str
 
             return go
 
-        ens8 = await _median(runner(_manifest("Ensemble", [f"{base}/d50"] * 8), config, client), repeats)
-        rows.append(("ensemble 8 x 50 ms: wall / 50 ms", f"{ens8 / 0.050:.3f}", "<= 1.15"))
-        base8 = await _median(gather(8, "/d50"), repeats)
-        rows.append(("  baseline: direct httpx gather 8 x 50 ms / 50 ms", f"{base8 / 0.050:.3f}", ""))
-
-        seq10 = await _median(
-            runner(_manifest("Sequence", [f"{base}/d10"] * 10, chain=True), config, client), repeats
+        urls8 = [f"{base}/d50"] * 8
+        ens8, naive8, base8 = await _medians(
+            [
+                runner(_manifest("Ensemble", urls8), config, client),
+                blocking(naive.ensemble, urls8),
+                gather(8, "/d50"),
+            ],
+            repeats,
         )
-        rows.append(("sequence 10 x 10 ms: wall / 100 ms", f"{seq10 / 0.100:.3f}", "<= 1.10"))
-        base10 = await _median(chain(10, "/d10"), repeats)
-        rows.append(("  baseline: 10 direct httpx calls x 10 ms / 100 ms", f"{base10 / 0.100:.3f}", ""))
+        rows.append(
+            ("P1 ensemble 8 x 50 ms: wall / 50 ms", f"{ens8 / 0.050:.3f}", f"{naive8 / 0.050:.3f}", "<= 1.10")
+        )
+        rows.append(("  baseline: direct httpx gather 8 x 50 ms / 50 ms", f"{base8 / 0.050:.3f}", "", ""))
+
+        urls10 = [f"{base}/d10"] * 10
+        seq10, naive10, base10 = await _medians(
+            [
+                runner(_manifest("Sequence", urls10, chain=True), config, client),
+                blocking(naive.sequence, urls10),
+                chain(10, "/d10"),
+            ],
+            repeats,
+        )
+        rows.append(
+            (
+                "P2 sequence 10 x 10 ms: wall / 100 ms",
+                f"{seq10 / 0.100:.3f}",
+                f"{naive10 / 0.100:.3f}",
+                "<= 1.08",
+            )
+        )
+        rows.append(("  baseline: 10 direct httpx calls x 10 ms / 100 ms", f"{base10 / 0.100:.3f}", "", ""))
 
         hops = 50
+        urls0 = [f"{base}/d0"] * hops
         for label, cfg, http in (("with URL guard", config, client), ("no guard", bare, plain)):
-            graph = _manifest("Sequence", [f"{base}/d0"] * hops, chain=True)
+            graph = _manifest("Sequence", urls0, chain=True)
 
             async def direct(http: httpx.AsyncClient = http) -> None:
                 for _ in range(hops):
-                    response = await http.post(f"{base}/d0", content=b'{"instances":[1,2]}')
+                    response = await http.post(f"{base}/d0", content=request)
                     assert response.status_code == 200
 
-            engine_s = await _median(runner(graph, cfg, http), repeats)
-            direct_s = await _median(direct, repeats)
-            per_hop_ms = (engine_s - direct_s) / hops * 1000
-            rows.append((f"overhead per hop vs direct httpx ({label})", f"{per_hop_ms:.3f} ms", "<= 1 ms"))
-            rows.append((f"  engine hop / direct call ({label})", f"{engine_s / hops * 1000:.3f} / "
-                         f"{direct_s / hops * 1000:.3f} ms", ""))  # fmt: skip
+            engine_s, naive_s, direct_s = await _medians(
+                [runner(graph, cfg, http), blocking(naive.sequence, urls0), direct], repeats
+            )
+            hop_ms, naive_hop = engine_s / hops * 1000, naive_s / hops * 1000
+            rows.append(
+                (
+                    f"P3 ms per hop, 0 ms steps ({label})",
+                    f"{hop_ms:.3f} ms",
+                    f"{naive_hop:.3f} ms",
+                    "<= 0.4 ms",
+                )
+            )
+            overhead = (engine_s - direct_s) / hops * 1000
+            rows.append((f"  engine hop - direct httpx call ({label})", f"{overhead:.3f} ms", "", ""))
 
-        ens32 = await _median(runner(_manifest("Ensemble", [f"{base}/d50"] * 32), config, client), repeats)
-        rows.append(("ensemble 32-wide / 8-wide wall", f"{ens32 / ens8:.3f}", "<= 1.2"))
-        base32 = await _median(gather(32, "/d50"), repeats)
-        rows.append(("  baseline: direct httpx gather 32-wide / 8-wide", f"{base32 / base8:.3f}", ""))
+        urls32 = [f"{base}/d50"] * 32
+        ens32, naive32, base32 = await _medians(
+            [
+                runner(_manifest("Ensemble", urls32), config, client),
+                blocking(naive.ensemble, urls32),
+                gather(32, "/d50"),
+            ],
+            repeats,
+        )
+        rows.append(
+            ("P4 ensemble 32-wide / 8-wide wall", f"{ens32 / ens8:.3f}", f"{naive32 / naive8:.3f}", "<= 1.15")
+        )
+        rows.append(("  baseline: direct httpx gather 32-wide / 8-wide", f"{base32 / base8:.3f}", "", ""))
 
     control.send("reset")
     control.recv()
     async with make_client(guard=guard) as fresh:
         await runner(_manifest("Sequence", [f"{base}/d0"] * 100, chain=True), config, fresh)()
     control.send("connections")
-    rows.append(("TCP connections for a 100-step sequence", str(control.recv()), "= 1"))
+    rows.append(("TCP connections for a 100-step sequence", str(control.recv()), "", "= 1"))
     return rows
 
 
@@ -171,11 +266,11 @@ def main() -> None:
         parent.recv()
         process.join(timeout=5)
     width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'value':>18}  goal")
-    print("-" * (width + 30))
-    for name, value, goal in rows:
-        print(f"{name:<{width}}  {value:>18}  {goal}")
-    print(f"(medians of {args.repeats} repeats; step servers in a child process)")
+    print(f"{'measure':<{width}}  {'engine':>10}  {'naive':>10}  goal (and <= naive)")
+    print("-" * (width + 45))
+    for name, value, floor, goal in rows:
+        print(f"{name:<{width}}  {value:>10}  {floor:>10}  {goal}")
+    print(f"(medians of {args.repeats} repeats; step servers in a child process; naive: urllib + threads)")
 
 
 if __name__ == "__main__":
