@@ -170,29 +170,27 @@ async def _bench(base: str, control: Connection, repeats: int) -> list[Row]:
 
             return go
 
-        urls8 = [f"{base}/d50"] * 8
-        ens8, naive8, base8 = await _medians(
-            [
-                runner(_manifest("Ensemble", urls8), config, client),
-                blocking(naive.ensemble, urls8),
-                gather(8, "/d50"),
-            ],
-            repeats,
-        )
+        async def trio(router_type: str, width: int, path: str) -> list[float]:
+            """Median walls of the engine, the naive router and direct httpx calls on ``width``
+            steps at ``path`` (a Sequence chains each answer into the next step)."""
+            urls = [f"{base}{path}"] * width
+            ensemble = router_type == "Ensemble"
+            return await _medians(
+                [
+                    runner(_manifest(router_type, urls, chain=not ensemble), config, client),
+                    blocking(naive.ensemble if ensemble else naive.sequence, urls),
+                    (gather if ensemble else chain)(width, path),
+                ],
+                repeats,
+            )
+
+        ens8, naive8, base8 = await trio("Ensemble", 8, "/d50")
         rows.append(
             ("P1 ensemble 8 x 50 ms: wall / 50 ms", f"{ens8 / 0.050:.3f}", f"{naive8 / 0.050:.3f}", "<= 1.10")
         )
         rows.append(("  baseline: direct httpx gather 8 x 50 ms / 50 ms", f"{base8 / 0.050:.3f}", "", ""))
 
-        urls10 = [f"{base}/d10"] * 10
-        seq10, naive10, base10 = await _medians(
-            [
-                runner(_manifest("Sequence", urls10, chain=True), config, client),
-                blocking(naive.sequence, urls10),
-                chain(10, "/d10"),
-            ],
-            repeats,
-        )
+        seq10, naive10, base10 = await trio("Sequence", 10, "/d10")
         rows.append(
             (
                 "P2 sequence 10 x 10 ms: wall / 100 ms",
@@ -228,15 +226,7 @@ async def _bench(base: str, control: Connection, repeats: int) -> list[Row]:
             overhead = (engine_s - direct_s) / hops * 1000
             rows.append((f"  engine hop - direct httpx call ({label})", f"{overhead:.3f} ms", "", ""))
 
-        urls32 = [f"{base}/d50"] * 32
-        ens32, naive32, base32 = await _medians(
-            [
-                runner(_manifest("Ensemble", urls32), config, client),
-                blocking(naive.ensemble, urls32),
-                gather(32, "/d50"),
-            ],
-            repeats,
-        )
+        ens32, naive32, base32 = await trio("Ensemble", 32, "/d50")
         rows.append(
             ("P4 ensemble 32-wide / 8-wide wall", f"{ens32 / ens8:.3f}", f"{naive32 / naive8:.3f}", "<= 1.15")
         )
