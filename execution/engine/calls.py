@@ -4,6 +4,7 @@ events."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Final
 
 from execution.engine.conditions import ConditionResult
@@ -33,6 +34,9 @@ _FRESH_STACK_EVERY: Final = 32
 # (graphs.spec.MAX_GRAPH_NODES), so only a loop gets here: one fed a new input every round, which
 # KServe follows until its stack overflows (a crash). 10,000 rounds is far past any loop that ends.
 MAX_CALL_DEPTH: Final = 10_000
+# go_url_error is pure and a graph calls the same few URLs over and over: parsing each URL once
+# instead of on every call was about a tenth of a hop's CPU (bench/bench_engine.py, P3).
+_url_problem: Final = functools.lru_cache(maxsize=1024)(go_url_error)
 
 
 async def _route(run: _Run, node_name: str, data: bytes, where: _Where) -> tuple[bytes, int]:
@@ -218,7 +222,7 @@ async def _post(
         }
     )
     run.emit("step.started", call_id, where.parent_step, node.name, started_data, step, url)
-    problem = go_url_error(url)
+    problem = _url_problem(url)
     if problem is not None:
         raise RouteError(500, problem)
     # httpx's own per-operation timeouts are a backstop; the Go-like total is call_service's.

@@ -192,6 +192,12 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         if self._budget is not None:
             extensions = {**extensions, _BUDGET_KEY: self._budget}
         stream = response.stream if self._max is None else _CappedStream(response.stream, self._max)
+        if not response.is_closed:
+            # A network response, unread and this call's own: amend it rather than copy it (a
+            # copy per call showed in the per-hop profile, bench/bench_engine.py P3).
+            response.stream, response.extensions = stream, extensions
+            return response
+        # An in-memory response (httpx.MockTransport), read already: a new one reads through the cap.
         return httpx.Response(
             status_code=response.status_code, headers=response.headers, stream=stream, extensions=extensions
         )

@@ -28,6 +28,7 @@ step servers see and what the router gets back from Go 1.19's ``net/http`` clien
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import zlib
 from collections.abc import Sequence
@@ -246,12 +247,19 @@ async def _prepare_hop(
         raise ServiceCallError(post + f"unsupported protocol scheme {_go_quote(scheme)}", hops)
     decision = await _check(guard, text, post, hops)  # before parsing: the guard knows more spellings
     try:
-        current = httpx.URL(text)
+        current = _parse_url(text)
     except httpx.InvalidURL as exc:
         raise ServiceCallError(f"parse {_go_quote(text)}: {exc}", hops) from None
     if not current.host:
         raise ServiceCallError(post + "http: no Host in request URL", hops)
     return current, decision
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_url(text: str) -> httpx.URL:
+    """``httpx.URL(text)``, parsed once per distinct URL (an ``httpx.URL`` is never modified: its
+    ``copy_with`` and ``join`` return new ones)."""
+    return httpx.URL(text)
 
 
 def _build_request(
