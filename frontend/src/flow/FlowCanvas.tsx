@@ -54,7 +54,9 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   modelRef.current = model;
   useEffect(() => {
     let cancelled = false;
-    autoFlowLayout(modelRef.current, getElk())
+    const model = modelRef.current;
+    getElk()
+      .then((elk) => autoFlowLayout(model, elk))
       .then((layout) => {
         if (!cancelled) {
           setLaid({ structure, layout });
