@@ -29,7 +29,7 @@ export function lazyComponent<P extends object>(load: () => Promise<ComponentTyp
       <ChunkErrorBoundary what={what}>
         <Suspense
           fallback={
-            <p className="panel-loading">
+            <p className="panel-loading" role="status">
               <Spinner decorative /> Loading the {what}…
             </p>
           }
