@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -488,6 +489,23 @@ def report(scenarios: list[Scenario]) -> None:
     print(">16.7: share of frames longer than 1.5 frames (dropped frames). Long tasks: count/longest.")
 
 
+def report_bundles() -> None:
+    """The pages' initial bundles as the last frontend build measured them (scripts/build.mjs)."""
+    path = REPO / "frontend/dist/bundle-sizes.json"
+    if not path.is_file():
+        print("Bundle sizes: frontend/dist/bundle-sizes.json missing (rebuild the frontend).")
+        return
+    sizes = json.loads(path.read_text())
+    print("Bundles (minified, before compression; initial = entry + static imports):")
+    for page, s in sizes.items():
+        mark = "ok" if s["initial_bytes"] <= s["budget_bytes"] else "OVER"
+        print(
+            f"  {page:<13} initial {s['initial_bytes'] / 1000:7.1f} KB in {s['initial_files']} file(s), "
+            f"budget {s['budget_bytes'] / 1000:.0f} KB {mark}; on demand {s['lazy_bytes'] / 1000:.1f} KB"
+        )
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="page loads per graph (default 3)")
@@ -498,6 +516,7 @@ def main() -> None:
     if missing:
         sys.exit(f"missing {', '.join(map(str, missing))}: run `make setup` (and apt-get install chromium)")
     sizes = [size for size in SIZES if size[0] <= args.max_nodes]
+    report_bundles()
     report(run(args.runs, args.keep, sizes))
 
 

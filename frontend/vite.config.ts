@@ -22,7 +22,7 @@ export default defineConfig({
       input: { [page]: entry },
       output: {
         entryFileNames: "assets/[name].js",
-        chunkFileNames: "assets/[name].js",
+        chunkFileNames: `assets/${page}-[name].js`,
         // The page's stylesheet is assets/<page>.css; other assets (the elkjs worker) keep their name.
         assetFileNames: (info) => {
           const names = [...(info.names ?? []), ...(info.originalFileNames ?? [])];

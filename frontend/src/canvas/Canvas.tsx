@@ -27,6 +27,7 @@ import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from ".
 import type { Selection } from "../editor/store";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
 import { measuredSizes } from "./measured";
+import { LowDetailContext, useLowDetail } from "./useLowDetail";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
 /**
@@ -97,6 +98,8 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
   const flow = useReactFlow<RouterFlowNode, Edge>();
   const live = useRef(state);
   live.current = state;
+  // Zoomed far out: header-only cards and straight, still edges (lod.ts).
+  const low = useLowDetail();
 
   const selectedNames = useMemo(() => new Set(selection.kind === "nodes" ? selection.names : []), [selection]);
   const visibleOnly = state.nodes.length >= VISIBLE_ONLY_FROM;
@@ -160,16 +163,17 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
         sourceHandle: e.sourceStep.id,
         target: e.target,
         targetHandle: "in",
+        type: low ? "straight" : "smoothstep",
         selected: isSelected,
         deletable: false,
         className: [mark ? `edge-${mark}` : "", ran && ran.status !== "not-taken" ? `edge-run edge-run-${ran.status}` : ""].filter(Boolean).join(" ") || undefined,
-        animated: ran?.status === "running",
+        animated: !low && ran?.status === "running",
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
         data: { node: e.source, index: e.stepIndex },
       };
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
-  }, [state.nodes, selection, compare, run]);
+  }, [state.nodes, selection, compare, run, low]);
 
   // Set between a pointer drag's start and stop: its moves are recorded once, at the stop.
   const pointerDrag = useRef(false);
@@ -306,8 +310,8 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
   const initialViewport = useRef(state.viewport);
 
   return (
-    <CanvasActionsContext.Provider value={actions}>
-      <div className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined}>
+    <CanvasActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
+      <div className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-detail={low ? "low" : "full"}>
         <ReactFlow<RouterFlowNode, Edge>
           nodes={nodes}
           edges={rfEdges}
@@ -348,7 +352,7 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
           )}
         </ReactFlow>
       </div>
-    </CanvasActionsContext.Provider>
+    </LowDetailContext.Provider></CanvasActionsContext.Provider>
   );
 }
 

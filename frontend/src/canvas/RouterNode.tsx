@@ -1,12 +1,14 @@
 /** A router node drawn as a card: header (type, name, root marker, issues) and its ordered steps. */
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
-import { createContext, memo, useContext, useRef, useState, type DragEvent } from "react";
+import { createContext, memo, useContext, useLayoutEffect, useRef, useState, type DragEvent } from "react";
+import { estimateHeight } from "../graph/manifest";
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
 import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
 import { StatusIcon } from "../common/icons";
 import { rowDropIndex } from "./dropPoint";
 import { shorten } from "./labels";
+import { LowDetailContext } from "./useLowDetail";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
 
@@ -213,6 +215,14 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   const [dropAt, setDropAt] = useState<number | null>(null);
   // A press on a step's connection handle starts a connection, not an HTML5 drag of the row.
   const pressOnHandle = useRef(false);
+  const low = useContext(LowDetailContext);
+  // The card's height in full detail: the header-only card keeps it, so that measured sizes
+  // (placement, auto layout) and the edges' ends do not move when the detail level flips.
+  const cardRef = useRef<HTMLDivElement>(null);
+  const fullHeight = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    if (!low && cardRef.current) fullHeight.current = cardRef.current.offsetHeight;
+  });
 
   const onRowDragOver = (e: DragEvent, index: number) => {
     if (readOnly || !acceptsDrop(e)) return;
@@ -239,10 +249,35 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   if (run) classes.push(`run-${run.status}`);
   if (dropAt !== null) classes.push("drop-target");
 
+  if (low) {
+    // Header only: the name and what needs attention; each step keeps its handle (evenly spaced
+    // down the right side) so that the edges still leave the card in step order.
+    const count = node.steps.length;
+    return (
+      <div ref={cardRef} className={`${classes.join(" ")} card-low`} data-node={node.name} data-detail="low" style={{ height: fullHeight.current ?? estimateHeight(count) }}>
+        <Handle type="target" position={Position.Left} id="in" className="handle-in" isConnectable={false} />
+        <div className="card-head">
+          <span className="type-tag">{TYPE_SHORT[routerType] ?? (routerType ? routerType.slice(0, 3).toUpperCase() : "?")}</span>
+          <span className="card-name">{node.name}</span>
+          {severity && (
+            <span className={`issue-count issue-${severity}`} aria-label={`${allIssues.length} issue${allIssues.length === 1 ? "" : "s"}`}>
+              {severity === "error" ? "✕" : "!"} {allIssues.length}
+            </span>
+          )}
+        </div>
+        {node.steps.map((step, i) => (
+          <Handle key={step.id} type="source" position={Position.Right} id={step.id} className="handle-step" isConnectable={false} style={{ top: `${((i + 1) / (count + 1)) * 100}%` }} />
+        ))}
+      </div>
+    );
+  }
+
   return (
     <div
+      ref={cardRef}
       className={classes.join(" ")}
       data-node={node.name}
+      data-detail="full"
       onDragOver={(e) => {
         if (readOnly || !acceptsDrop(e)) return;
         e.preventDefault();

@@ -3,22 +3,30 @@
  * order, so edges leave the cards in the order the steps run. Returns positions for a
  * `moveNodes` edit; it does not touch the graph state itself.
  */
-import ELK, { type ELK as ElkApi, type ElkNode } from "elkjs/lib/elk-api";
-// The layout engine (about 1.5 MB) runs in a web worker, loaded on first use of "Auto layout";
-// the worker file is self-contained and copied to dist/assets/ under its own name.
-import workerUrl from "elkjs/lib/elk-worker.min.js?url";
+import type { ELK as ElkApi, ElkNode } from "elkjs/lib/elk-api";
 import { estimateHeight, NODE_WIDTH } from "../graph/manifest";
 import type { GraphState, Position } from "../graph/types";
 
-let elk: ElkApi | null = null;
+let elk: Promise<ElkApi> | null = null;
 
-export function getElk(): ElkApi {
-  elk ??= new ELK({ workerUrl });
+/**
+ * The layout engine, loaded on first use: elkjs's API is a lazily imported chunk (kept out of
+ * the page's initial bundle, see docs/architecture.md), and the engine itself (about 1.5 MB)
+ * runs in a web worker whose self-contained file is copied to dist/assets/ under its own name.
+ */
+export function getElk(): Promise<ElkApi> {
+  elk ??= Promise.all([import("elkjs/lib/elk-api"), import("elkjs/lib/elk-worker.min.js?url")]).then(
+    ([api, worker]) => new api.default({ workerUrl: worker.default }),
+  );
+  // A failed chunk load (network) is retried on the next call rather than cached.
+  elk.catch(() => {
+    elk = null;
+  });
   return elk;
 }
 
 export async function computeAutoLayout(state: GraphState, sizes: Map<string, { width: number; height: number }>): Promise<Record<string, Position>> {
-  const engine = getElk();
+  const engine = await getElk();
   const names = new Set(state.nodes.map((n) => n.name));
   const children: ElkNode[] = state.nodes.map((node) => {
     const size = sizes.get(node.name);

@@ -11,6 +11,7 @@ import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
 import { FlowCanvas } from "../flow/FlowCanvas";
 import { ConfirmDialog } from "../common/ConfirmDialog";
+import { lazyComponent } from "../common/lazyChunk";
 import { AppHeader, ErrorBanner, Spinner, errorText } from "../common/ui";
 import { canRedo, canUndo } from "../graph/history";
 import { toManifest } from "../graph/manifest";
@@ -18,19 +19,14 @@ import { indexIssues, localIssues } from "../graph/queries";
 import type { Issue, Viewport } from "../graph/types";
 import { editForManifest } from "../graph/textEdits";
 import { DiffView } from "../panels/DiffView";
-import { HistoryPanel } from "../panels/HistoryPanel";
 import { ProblemsPanel } from "../panels/ProblemsPanel";
 import { PropertiesPanel } from "../panels/PropertiesPanel";
-import { YamlPanel } from "../panels/YamlPanel";
-import { RunPanel } from "../panels/run/RunPanel";
-import { TestsPanel } from "../tests/TestsPanel";
 import { useSuiteRun } from "../tests/useSuiteRun";
 import { ExportGateDialog, TestGateSetting, type GateRefusal } from "../tests/TestGate";
 import { useExportNote } from "../tests/useExportNote";
 import { caseMarks as caseMarksOf } from "../tests/compare";
 import type { CompareMarks } from "../canvas/Canvas";
 import type { CaseResult } from "../tests/suite";
-import { RunsDialog } from "../panels/run/RunsDialog";
 import { graphSamples } from "../panels/run/samples";
 import { useRunController } from "../panels/run/useRunController";
 import { HeaderStatus } from "./banners/HeaderStatus";
@@ -57,6 +53,14 @@ import { editorReducer, initialEditorState, snapshot, stateOfVersion, type Selec
 import { Toolbar } from "./toolbar/Toolbar";
 import type { Busy, Confirm, View } from "./types";
 
+// CodeMirror (about 350 KB minified) is loaded when the YAML tab is first shown.
+const YamlPanel = lazyComponent(() => import("../panels/YamlPanel").then((m) => m.YamlPanel), "YAML editor");
+// Tabs not shown when the editor opens are loaded on first use too (the bundle budget).
+const HistoryPanel = lazyComponent(() => import("../panels/HistoryPanel").then((m) => m.HistoryPanel), "history");
+const RunPanel = lazyComponent(() => import("../panels/run/RunPanel").then((m) => m.RunPanel), "run panel");
+const RunsDialog = lazyComponent(() => import("../panels/run/RunsDialog").then((m) => m.RunsDialog), "runs list");
+const TestsPanel = lazyComponent(() => import("../tests/TestsPanel").then((m) => m.TestsPanel), "tests panel");
+
 export function EditorApp({ config }: { config: StudioConfig }) {
   const api = useMemo(() => new Api(config), [config]);
   const graphName = config.graph ?? "";
@@ -67,6 +71,9 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [canvasKey, setCanvasKey] = useState(0);
   const [view, setView] = useState<View>(null);
   const [tab, setTab] = useState<PanelTab>("properties");
+  // The YAML panel (CodeMirror, loaded on demand) mounts when first shown, then stays mounted.
+  const [yamlShown, setYamlShown] = useState(false);
+  if (tab === "yaml" && !yamlShown) setYamlShown(true);
   const [notice, setNotice] = useNotice();
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [helpOpen, setHelpOpen] = useState(false);
@@ -74,6 +81,9 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [historyKey, setHistoryKey] = useState(0);
   const [busy, setBusy] = useState<Busy>(null);
   const [runsOpen, setRunsOpen] = useState(false);
+  // The runs list (loaded on demand) mounts when first opened, then keeps its filters.
+  const [runsShown, setRunsShown] = useState(false);
+  if (runsOpen && !runsShown) setRunsShown(true);
   const [savedCase, setSavedCase] = useState<{ id: number; key: number } | null>(null);
   const [caseFailures, setCaseFailures] = useState<CaseResult | null>(null);
   const suite = useSuiteRun(api, graphName);
@@ -424,7 +434,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
           width={panelWidth}
           issueCount={displayIssues.length}
           errorCount={errorCount}
-          yaml={<YamlPanel state={displayState} issues={displayIssues} readOnly={readOnly} visible={tab === "yaml"} onManifest={(m) => onEdit(editForManifest(working, m), { key: "yaml" })} />}
+          yaml={yamlShown && <YamlPanel state={displayState} issues={displayIssues} readOnly={readOnly} visible={tab === "yaml"} onManifest={(m) => onEdit(editForManifest(working, m), { key: "yaml" })} />}
           panel={renderPanel}
         />
       </div>
@@ -462,23 +472,25 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         onRunBase={() => runTarget.answer(base)}
         onSaveAndRun={() => runTarget.answer(save().then((v) => (v ? v.number : null)))}
       />
-      <RunsDialog
-        api={api}
-        graph={graphName}
-        open={runsOpen}
-        currentRunId={runs.console.runId}
-        onClose={() => setRunsOpen(false)}
-        onOpen={(r) => {
-          setRunsOpen(false);
-          setTab("run");
-          runs.attach(r.id, { replay: true });
-        }}
-        onRunAgain={(r) => {
-          setRunsOpen(false);
-          setTab("run");
-          void runs.rerun(r.id);
-        }}
-      />
+      {runsShown && (
+        <RunsDialog
+          api={api}
+          graph={graphName}
+          open={runsOpen}
+          currentRunId={runs.console.runId}
+          onClose={() => setRunsOpen(false)}
+          onOpen={(r) => {
+            setRunsOpen(false);
+            setTab("run");
+            runs.attach(r.id, { replay: true });
+          }}
+          onRunAgain={(r) => {
+            setRunsOpen(false);
+            setTab("run");
+            void runs.rerun(r.id);
+          }}
+        />
+      )}
     </div>
   );
 }

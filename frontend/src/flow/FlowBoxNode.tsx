@@ -1,12 +1,13 @@
 /** A box of the Flow view (a model, a decision, a merge, an exit…) and a group's frame. */
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
-import { createContext, memo, useContext, useId, type KeyboardEvent } from "react";
+import { createContext, memo, useContext, useId, type KeyboardEvent, type MouseEvent } from "react";
 import { worstSeverity } from "../graph/queries";
 import type { Issue } from "../graph/types";
 import type { Mark } from "../canvas/RouterNode";
 import { shorten } from "../canvas/labels";
 import { StatusIcon } from "../common/icons";
 import { formatMs } from "../panels/run/console";
+import { LowDetailContext } from "../canvas/useLowDetail";
 import type { BoxRun } from "./marks";
 import { describeBox, type FlowBox, type FlowGroup, type InsertPoint, type StepRef } from "./project";
 
@@ -88,6 +89,7 @@ function IssuePin({ issues }: { issues: Issue[] }) {
 
 function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
   const actions = useContext(FlowActionsContext);
+  const low = useContext(LowDetailContext);
   const descId = useId();
   const { box, selected, readOnly, run, mark, issues, after, canMove, collapsedGroup } = data;
   const severity = worstSeverity(issues);
@@ -112,22 +114,35 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
     }
   };
 
+  // The box's focusable body: a toggle button that selects the box, in either level of detail.
+  const bodyProps = {
+    className: "flow-box-body",
+    role: "button",
+    tabIndex: 0,
+    "aria-pressed": selected,
+    onKeyDown,
+    onClick: (e: MouseEvent) => {
+      e.stopPropagation();
+      actions.select(box);
+    },
+  } as const;
+
+  if (low) {
+    // Zoomed far out (canvas/lod.ts): a plain box in its kind's colours, named for tooltips and
+    // assistive technology, still selectable.
+    return (
+      <div className={`${classes.join(" ")} flow-box-low`} data-box={box.id} data-kind={box.kind} data-detail="low">
+        <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />
+        <div {...bodyProps} aria-label={box.title} title={box.title} />
+        <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />
+      </div>
+    );
+  }
+
   return (
-    <div className={classes.join(" ")} data-box={box.id} data-kind={box.kind}>
+    <div className={classes.join(" ")} data-box={box.id} data-kind={box.kind} data-detail="full">
       <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />
-      <div
-        className="flow-box-body"
-        role="button"
-        tabIndex={0}
-        aria-pressed={selected}
-        aria-describedby={descId}
-        title={box.warning ?? undefined}
-        onKeyDown={onKeyDown}
-        onClick={(e) => {
-          e.stopPropagation();
-          actions.select(box);
-        }}
-      >
+      <div {...bodyProps} aria-describedby={descId} title={box.warning ?? undefined}>
         <span id={descId} className="visually-hidden">
           {describeBox(box) + (run ? `; run: ${run.text}` : "")}
         </span>

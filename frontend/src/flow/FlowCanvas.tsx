@@ -7,6 +7,7 @@
 import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { getElk } from "../canvas/autoLayout";
+import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
 import type { GraphViewProps } from "../canvas/Canvas";
 import { Spinner } from "../common/ui";
 import { nodeByName, routerTypeOf } from "../graph/queries";
@@ -54,7 +55,9 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   modelRef.current = model;
   useEffect(() => {
     let cancelled = false;
-    autoFlowLayout(modelRef.current, getElk())
+    const model = modelRef.current;
+    getElk()
+      .then((elk) => autoFlowLayout(model, elk))
       .then((layout) => {
         if (!cancelled) {
           setLaid({ structure, layout });
@@ -261,10 +264,12 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   );
 
   const boxCount = shown.boxes.length;
+  // Zoomed far out: plain boxes and unlabelled arrows (canvas/lod.ts).
+  const low = useLowDetail();
 
   return (
-    <FlowActionsContext.Provider value={actions}>
-      <div ref={canvasRef} className="canvas flow-canvas" data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined}>
+    <FlowActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
+      <div ref={canvasRef} className="canvas flow-canvas" data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {placed && (
           <ReactFlow<FlowNode, FlowArrow>
             nodes={nodes}
@@ -303,6 +308,6 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           </div>
         )}
       </div>
-    </FlowActionsContext.Provider>
+    </LowDetailContext.Provider></FlowActionsContext.Provider>
   );
 }
