@@ -28,7 +28,7 @@ def readme_image(shot_path: Path, name: str) -> None:
 
 
 def test_the_demo_graph_opens_in_the_editor_and_its_sample_run_succeeds(
-    worker: Any, run_settings: None, login: Any, open_editor: Any, shot: Any
+    worker: Any, run_settings: None, login: Any, live_server: Any, shot: Any
 ) -> None:
     from django.contrib.auth import get_user_model
 
@@ -36,11 +36,19 @@ def test_the_demo_graph_opens_in_the_editor_and_its_sample_run_succeeds(
 
     for _ in demo.seed():
         pass
-    page = login(get_user_model().objects.get(username=demo.DEMO_USER))
-    open_editor(page, "face-recognition", cards=2)
-    page.locator(".router-card").first.click(position={"x": 60, "y": 14})  # the root card's title
+    # A newcomer's editor opens in its default view, the Flow view: one box per model.
+    page = login(get_user_model().objects.get(username=demo.DEMO_USER), canvas_view=None)
+    page.goto(f"{live_server.url}/graphs/face-recognition/")
+    expect(page.locator(".flow-canvas[data-laid-out]")).to_be_visible()
+    detector = page.locator('.flow-box[data-box="root/0"]')
+    expect(detector).to_contain_text("face-detector")
+    detector.click()
+    expect(page.get_by_label("serviceName")).to_have_value("face-detector")
     expect(page.get_by_text("Valid", exact=True)).to_be_visible()  # the server's check has answered
     readme_image(shot(page, "editor"), "editor.png")
+    # The Nodes view, one toggle away, draws the CRD's structure: router cards with their steps.
+    page.get_by_role("group", name="Canvas view").get_by_role("button", name="Nodes", exact=True).click()
+    expect(page.locator(".router-card")).to_have_count(2)
 
     page.get_by_role("tab", name="Run").click()
     # The demo graph's own sample payload is offered, not an empty one.
