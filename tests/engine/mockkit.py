@@ -94,3 +94,14 @@ def parsed(result: GraphResult) -> Any:
 
 def of_type(result: GraphResult, kind: str) -> list[TraceEvent]:
     return [e for e in result.trace if e.type == kind]
+
+
+class FixedDraw(random.Random):
+    """A Splitter's draws, given in order: ``FixedDraw(10, 70)`` draws 10, then 70."""
+
+    def __init__(self, *draws: int) -> None:
+        super().__init__(0)
+        self.draws = list(draws)
+
+    def randrange(self, *args: object, **kwargs: object) -> int:  # type: ignore[override]
+        return self.draws.pop(0)
