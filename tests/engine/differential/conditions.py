@@ -1,6 +1,6 @@
 """The condition pool checked directly: Go gjson (``oracle/gjson``) against the engine's evaluator.
 
-Every condition of :data:`generator.CONDITIONS` is evaluated on every document a generated graph
+Every condition of :data:`pools.CONDITIONS` is evaluated on every document a generated graph
 can evaluate it on (each request body and each fixed step answer): the oracle's ``Exists()`` and
 ``ValidBytes`` against :func:`execution.engine.conditions.evaluate_condition` and
 :func:`execution.engine.is_valid_json`. A graph divergence that uses one of the disagreeing

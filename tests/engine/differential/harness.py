@@ -58,7 +58,7 @@ SAMPLES_MORE: Final = 16
 SAMPLES_CAP: Final = 400
 # A side keeps sampling while an answer the other side gave with frequency f could still have been
 # missed by chance, i.e. while (1 - f) ** n > MISS_CHANCE after n samples. Every reachable answer
-# is >= 4 % likely (generator.WEIGHTS), so a true answer is missed with probability < 1e-4.
+# is >= 4 % likely (pools.WEIGHTS), so a true answer is missed with probability < 1e-4.
 MISS_CHANCE: Final = 1e-4
 
 # The causes the engine gives where KServe's router crashes or drops the connection
