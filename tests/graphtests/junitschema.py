@@ -107,10 +107,7 @@ def _check_simple(value: str, type_name: str, types: dict[str, Any], where: str)
         raise Invalid(f"{where}: {value!r} does not match {type_name}")
 
 
-def _element(element: Any, decl: Any, types: dict[str, Any], where: str) -> None:
-    ctype = _complex(decl, types)
-    content = ctype.find(f"{_XS}simpleContent/{_XS}extension")
-    holder = content if content is not None else ctype
+def _attributes(element: Any, holder: Any, types: dict[str, Any], where: str) -> None:
     attributes = {a.get("name"): a for a in holder.findall(f"{_XS}attribute")}
     for name, attr in attributes.items():
         if attr.get("use") == "required" and name not in element.attrib:
@@ -119,6 +116,26 @@ def _element(element: Any, decl: Any, types: dict[str, Any], where: str) -> None
         if name not in attributes:
             raise Invalid(f"{where}: attribute {name!r} is not in the schema")
         _check_simple(value, attributes[name].get("type"), types, f"{where}/@{name}")
+
+
+def _counts(children: list[Any], group: Any, decls: dict[str, Any], where: str) -> None:
+    if group.tag == f"{_XS}choice":
+        limit = group.get("maxOccurs", "1")
+        if limit != "unbounded" and len(children) > int(limit):
+            raise Invalid(f"{where}: at most {limit} of {sorted(decls)}")
+    for name, d in decls.items():
+        count = sum(1 for c in children if c.tag == name)
+        if group.tag == f"{_XS}sequence" and count < int(d.get("minOccurs", "1")):
+            raise Invalid(f"{where}: <{name}> is required")
+        maximum = d.get("maxOccurs", "1")
+        if maximum != "unbounded" and count > int(maximum):
+            raise Invalid(f"{where}: at most {maximum} <{name}>")
+
+
+def _element(element: Any, decl: Any, types: dict[str, Any], where: str) -> None:
+    ctype = _complex(decl, types)
+    content = ctype.find(f"{_XS}simpleContent/{_XS}extension")
+    _attributes(element, content if content is not None else ctype, types, where)
     children = list(element)
     if content is not None:
         if children:
@@ -134,18 +151,8 @@ def _element(element: Any, decl: Any, types: dict[str, Any], where: str) -> None
             raise Invalid(f"{where}: no child elements allowed")
         return
     decls = {d.get("name"): d for d in group.findall(f"{_XS}element")}
-    if group.tag == f"{_XS}choice":
-        limit = group.get("maxOccurs", "1")
-        if limit != "unbounded" and len(children) > int(limit):
-            raise Invalid(f"{where}: at most {limit} of {sorted(decls)}")
     for child in children:
         if child.tag not in decls:
             raise Invalid(f"{where}: <{child.tag}> is not allowed (allowed: {sorted(decls)})")
         _element(child, decls[child.tag], types, f"{where}/{child.tag}")
-    for name, d in decls.items():
-        count = sum(1 for c in children if c.tag == name)
-        if group.tag == f"{_XS}sequence" and count < int(d.get("minOccurs", "1")):
-            raise Invalid(f"{where}: <{name}> is required")
-        maximum = d.get("maxOccurs", "1")
-        if maximum != "unbounded" and count > int(maximum):
-            raise Invalid(f"{where}: at most {maximum} <{name}>")
+    _counts(children, group, decls, where)

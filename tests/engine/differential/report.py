@@ -77,12 +77,20 @@ def signature(comparison: Comparison, suspects: frozenset[str] = frozenset()) ->
     if comparison.outcome == "deviation-wrong":
         return f"KServe drops the connection; engine answers {_describe(e_all[0])}, not 500 with the deviation cause"
     if len(o_all) > 1 or len(e_all) > 1:
-        only_o = sorted({_describe(r) for r in o_all} - {_describe(r) for r in e_all})
-        only_e = sorted({_describe(r) for r in e_all} - {_describe(r) for r in o_all})
-        if not only_o and not only_e:
-            return "Splitter outcome sets: same kinds of answer, different bytes"
-        return f"Splitter outcome sets: oracle only {only_o or '-'} / engine only {only_e or '-'}"
-    o, e = o_all[0], e_all[0]
+        return _outcome_sets(o_all, e_all)
+    return _single(o_all[0], e_all[0])
+
+
+def _outcome_sets(o_all: list[Reply], e_all: list[Reply]) -> str:
+    only_o = sorted({_describe(r) for r in o_all} - {_describe(r) for r in e_all})
+    only_e = sorted({_describe(r) for r in e_all} - {_describe(r) for r in o_all})
+    if not only_o and not only_e:
+        return "Splitter outcome sets: same kinds of answer, different bytes"
+    return f"Splitter outcome sets: oracle only {only_o or '-'} / engine only {only_e or '-'}"
+
+
+def _single(o: Reply, e: Reply) -> str:
+    """How one oracle answer and one engine answer differ: status, then type, cause, body."""
     if o.status != e.status:
         return f"status {o.status} vs {e.status}: oracle {_describe(o)} / engine {_describe(e)}"
     if o.content_type != e.content_type:
@@ -94,10 +102,12 @@ def signature(comparison: Comparison, suspects: frozenset[str] = frozenset()) ->
         return f"cause text: {_template(oc) if oc else None!r} vs {_template(ec) if ec else None!r}"
     ov, oval = _json_value(o.body)
     ev, eval_ = _json_value(e.body)
-    if ov and ev and oval == eval_:
-        return "body bytes: same JSON value, different encoding"
     if ov and ev:
-        return "body bytes: different JSON value"
+        return (
+            "body bytes: same JSON value, different encoding"
+            if oval == eval_
+            else "body bytes: different JSON value"
+        )
     return f"body bytes: {'json' if ov else 'non-json'} vs {'json' if ev else 'non-json'}"
 
 
