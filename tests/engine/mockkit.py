@@ -105,3 +105,16 @@ class FixedDraw(random.Random):
 
     def randrange(self, *args: object, **kwargs: object) -> int:  # type: ignore[override]
         return self.draws.pop(0)
+
+
+# Step URLs of the router-rule tests, and KServe's answer when no Switch condition matches.
+M1, M2, M3, M4 = (f"http://m{i}.test/" for i in range(1, 5))
+NO_MATCH_BODY = {
+    "error": "Failed to process request",
+    "cause": "None of the routes matched with the switch condition",
+}
+
+
+def cause(result_body: bytes) -> str:
+    """The ``cause`` of KServe's error body."""
+    return str(json.loads(result_body)["cause"])

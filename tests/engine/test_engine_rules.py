@@ -10,20 +10,9 @@ import random
 import httpx
 import pytest
 from graphkit import ensemble, manifest, seq, splitter, switch
-from mockkit import FixedDraw, Harness, echo, of_type, parsed, reply
+from mockkit import M1, M2, M3, M4, NO_MATCH_BODY, FixedDraw, Harness, cause, echo, of_type, parsed, reply
 
 from execution.engine import map_predictions_to_instances
-
-M1, M2, M3, M4 = (f"http://m{i}.test/" for i in range(1, 5))
-NO_MATCH_BODY = {
-    "error": "Failed to process request",
-    "cause": "None of the routes matched with the switch condition",
-}
-
-
-def cause(result_body: bytes) -> str:
-    return str(json.loads(result_body)["cause"])
-
 
 # --- Sequence ------------------------------------------------------------------------------------
 

@@ -10,21 +10,10 @@ import json
 import httpx
 import pytest
 from graphkit import ensemble, manifest, seq, splitter, switch
-from mockkit import FixedDraw, Harness, echo, of_type, parsed, reply
+from mockkit import M1, M2, FixedDraw, Harness, echo, of_type, parsed, reply
 
 from execution.engine import EngineConfig, UrlGuard, error_body
 from execution.engine.config import REDACTED
-
-M1, M2, M3, M4 = (f"http://m{i}.test/" for i in range(1, 5))
-NO_MATCH_BODY = {
-    "error": "Failed to process request",
-    "cause": "None of the routes matched with the switch condition",
-}
-
-
-def cause(result_body: bytes) -> str:
-    return str(json.loads(result_body)["cause"])
-
 
 # --- nodes, recursion, errors --------------------------------------------------------------------
 
