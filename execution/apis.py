@@ -349,15 +349,11 @@ class EventsQuery(serializers.Serializer):
     )
 
 
-class RunEventsApi(APIView):
-    """The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
-    ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
-    ``Accept: application/json``): the stored ones after it, as one JSON document, at once."""
-
-    renderer_classes = [JSONRenderer, EventStreamRenderer]
-
-    @extend_schema(
-        operation_id="runs_events",
+def event_log_schema(operation_id: str, log_serializer: type[serializers.Serializer], **extra: Any) -> Any:
+    """The OpenAPI description of an event log view (see :func:`event_log_response`): its query,
+    the Last-Event-ID header, and the two answers, the stream and the JSON listing."""
+    return extend_schema(
+        operation_id=operation_id,
         parameters=[
             EventsQuery,
             OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
@@ -365,9 +361,20 @@ class RunEventsApi(APIView):
         ],
         responses={
             (200, "text/event-stream"): OpenApiTypes.STR,
-            (200, "application/json"): RunEventLogSerializer,
+            (200, "application/json"): log_serializer,
         },
+        **extra,
     )
+
+
+class RunEventsApi(APIView):
+    """The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
+    ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
+    ``Accept: application/json``): the stored ones after it, as one JSON document, at once."""
+
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @event_log_schema("runs_events", RunEventLogSerializer)
     def get(self, request: Request, run_id: uuid.UUID) -> StreamingHttpResponse | Response:
         if not selectors.run_exists(run_id=run_id, user=request.user):
             raise NotFound(f"There is no run {run_id}.")

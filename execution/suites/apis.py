@@ -11,7 +11,6 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     extend_schema,
     extend_schema_field,
     inline_serializer,
@@ -26,7 +25,7 @@ from config.pagination import paginate, paginated
 from config.params import MAX_DB_INT, DbIntegerField
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
-from execution.apis import EventsQuery, EventStreamRenderer, _given, event_log_response
+from execution.apis import EventStreamRenderer, _given, event_log_response, event_log_schema
 from execution.eventschema import SUITE_EVENTS
 from execution.models import Environment
 from execution.suites import events as suite_events
@@ -274,17 +273,9 @@ class SuiteRunEventsApi(APIView):
 
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
-    @extend_schema(
-        operation_id="suite_runs_events",
-        parameters=[
-            EventsQuery,
-            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
-            OpenApiParameter("format", str, enum=["json"], description="the stored events as JSON, at once"),
-        ],
-        responses={
-            (200, "text/event-stream"): OpenApiTypes.STR,
-            (200, "application/json"): SuiteEventLogSerializer,
-        },
+    @event_log_schema(
+        "suite_runs_events",
+        SuiteEventLogSerializer,
         examples=[
             OpenApiExample(
                 "A case finished",
