@@ -16,6 +16,7 @@ import pytest
 from canvaskit import card, open_tab, save, set_field, step_row
 from playwright.sync_api import Locator, Page, expect
 from test_console_rough_edges import SOFT_ENSEMBLE
+from test_draw_pipeline import FACE_RECOGNITION
 
 from execution import demo
 from graphs import spec
@@ -282,24 +283,7 @@ def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Pa
 
 
 # The seed's pipeline (step 1 → step 2 → steps 3-1 ‖ 3-2 → step 4) as a KServe user writes it.
-SEED_PIPELINE = {
-    "root": {
-        "routerType": "Sequence",
-        "steps": [
-            {"name": "face-detector", "serviceName": "face-detector"},
-            {"name": "feature-extractor", "serviceName": "feature-extractor", "data": "$response"},
-            {"name": "match", "nodeName": "match", "data": "$response"},
-            {"name": "result-merger", "serviceName": "result-merger", "data": "$response"},
-        ],
-    },
-    "match": {
-        "routerType": "Ensemble",
-        "steps": [
-            {"name": "db-employees", "serviceName": "db-employees"},
-            {"name": "db-visitors", "serviceName": "db-visitors"},
-        ],
-    },
-}
+SEED_PIPELINE = FACE_RECOGNITION
 
 
 def name_model(page: Page, name: str) -> None:
