@@ -24,9 +24,11 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final
 
 import certifi
+import httpcore
 import httpx
 
 from execution.engine.urlguard import HostNotFound, UrlGuard
+from execution.engine.wire import PlainBackend
 
 __all__ = [
     "CHECKED_BY",
@@ -239,6 +241,56 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+class ByScheme(httpx.AsyncBaseTransport):
+    """Plain ``http://`` requests to one transport, everything else (``https://``) to another."""
+
+    def __init__(self, *, plain: httpx.AsyncBaseTransport, tls: httpx.AsyncBaseTransport) -> None:
+        self._plain = plain
+        self._tls = tls
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        chosen = self._plain if request.url.scheme == "http" else self._tls
+        return await chosen.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        try:
+            await self._plain.aclose()
+        finally:
+            await self._tls.aclose()
+
+
+def _sharded(max_connections: int, *, plain: bool) -> ShardedTransport:
+    """``max_connections`` spread over ``_POOL_SHARDS`` pools (see ShardedTransport); ``plain``: on
+    :class:`~execution.engine.wire.PlainBackend` streams, else on httpcore's own (TLS)."""
+    shards = min(_POOL_SHARDS, max_connections)
+    per_shard = -(-max_connections // shards)  # ceiling division
+    shard_limits = httpx.Limits(max_connections=per_shard, max_keepalive_connections=per_shard)
+    options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    pools: list[httpx.AsyncHTTPTransport] = []
+    for _ in range(shards):
+        pool = httpx.AsyncHTTPTransport(
+            verify=tls_context(),
+            limits=shard_limits,
+            retries=0,  # KServe never retries (docs/router-semantics.md, "Outbound calls")
+            trust_env=False,
+            socket_options=options,
+        )
+        if plain:
+            # httpx (pinned) takes no network backend: its pool is swapped for the same pool on
+            # PlainBackend. tests/engine/test_engine_wire.py checks that requests take this path.
+            pool._pool = httpcore.AsyncConnectionPool(
+                ssl_context=tls_context(),
+                max_connections=shard_limits.max_connections,
+                max_keepalive_connections=shard_limits.max_keepalive_connections,
+                keepalive_expiry=shard_limits.keepalive_expiry,
+                retries=0,
+                socket_options=options,
+                network_backend=PlainBackend(),
+            )
+        pools.append(pool)
+    return ShardedTransport(pools)
+
+
 @functools.cache
 def tls_context() -> ssl.SSLContext:
     """The one verifying TLS context of the process (certifi's CA bundle, as httpx's default).
@@ -268,20 +320,8 @@ def make_client(
     every body read through this client, together (see :func:`run_budget`): make one client per run.
     """
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-    shards = min(_POOL_SHARDS, max_connections)
-    per_shard = -(-max_connections // shards)  # ceiling division
-    shard_limits = httpx.Limits(max_connections=per_shard, max_keepalive_connections=per_shard)
-    inner = transport or ShardedTransport(
-        [
-            httpx.AsyncHTTPTransport(
-                verify=tls_context(),
-                limits=shard_limits,
-                retries=0,  # KServe never retries (docs/router-semantics.md, "Outbound calls")
-                trust_env=False,
-                socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-            )
-            for _ in range(shards)
-        ]
+    inner = transport or ByScheme(
+        plain=_sharded(max_connections, plain=True), tls=_sharded(max_connections, plain=False)
     )
     budget = RunBudget(max_run_bytes) if max_run_bytes is not None else None
     wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes, budget=budget)
