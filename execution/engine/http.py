@@ -277,7 +277,7 @@ def _sharded(max_connections: int, *, plain: bool) -> ShardedTransport:
         )
         if plain:
             # httpx (pinned) takes no network backend: its pool is swapped for the same pool on
-            # PlainBackend. tests/engine/test_engine_wire.py checks that requests take this path.
+            # PlainBackend. test_engine_wire.py checks that http:// requests take this path.
             pool._pool = httpcore.AsyncConnectionPool(
                 ssl_context=tls_context(),
                 max_connections=shard_limits.max_connections,

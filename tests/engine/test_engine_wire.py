@@ -190,3 +190,16 @@ def test_a_name_whose_every_address_refuses_fails_with_each_errno() -> None:
         assert error is not None and error.errno in (errno.ECONNREFUSED, errno.EADDRNOTAVAIL)
 
     asyncio.run(scenario())
+
+
+def test_make_client_sends_plain_http_through_plain_streams() -> None:
+    """The engine's client really uses these streams for http:// (httpx takes no network backend:
+    make_client swaps its pools, see execution/engine/http.py)."""
+
+    async def scenario() -> None:
+        ok = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+        async with raw_server(lambda _n: ok) as stats, make_client(timeout=2) as client:
+            response = await client.post(f"http://127.0.0.1:{stats['port']}/", content=b"{}")
+            assert isinstance(response.extensions["network_stream"], PlainStream)
+
+    asyncio.run(scenario())
