@@ -314,7 +314,9 @@ def make_client(
 
     ``timeout`` is httpx's per-operation default (connect, read, write, pool); the engine passes a
     tighter per-request value for every step. Keep-alive connections are pooled up to
-    ``max_connections`` (all of them may stay idle-alive, so a wide Ensemble reuses its sockets).
+    ``max_connections`` for ``http://`` and as many for ``https://`` (all of them may stay
+    idle-alive, so a wide Ensemble reuses its sockets); plain HTTP runs on
+    :class:`~execution.engine.wire.PlainStream` connections, TLS on httpcore's own.
     ``transport`` replaces the network transport (tests pass ``httpx.MockTransport``); the guard
     and the size cap still wrap it. ``max_run_bytes`` (None: no budget, as KServe) is a budget for
     every body read through this client, together (see :func:`run_budget`): make one client per run.
