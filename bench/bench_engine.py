@@ -10,9 +10,9 @@ overhead is held to (issue 17).
 A third column is the step server's own latency (:class:`ServerFloor`: prebuilt requests on
 keep-alive sockets, each sent in one piece, answers read with a selector; no HTTP library, no
 router). The goals are ratios to the nominal delays (a 10 ms step counted as 10 ms), but the
-server cannot answer in exactly 10 ms: ``time.sleep`` overshoots and a process that slept 10 ms
-takes a while to wake, ~0.5 ms per call on the development VM, so on P2 the server alone scores
-~1.05. The floor column shows that share of every figure, measured in the same run; the
+server cannot answer in exactly 10 ms: ``time.sleep`` overshoots (~0.1 ms) and a client that
+waited 10 ms takes a while to wake (~0.35 ms on the development VM; a server that spins instead
+of sleeping saves only the first), so on P2 the server alone scores ~1.05. The floor column shows that share of every figure, measured in the same run; the
 ``/ floor`` rows divide the engine's figure by it. Both are printed: the floor explains a figure,
 it does not replace it.
 
