@@ -203,3 +203,28 @@ def test_make_client_sends_plain_http_through_plain_streams() -> None:
             assert isinstance(response.extensions["network_stream"], PlainStream)
 
     asyncio.run(scenario())
+
+
+def test_a_connect_without_an_answer_is_httpx_connect_timeout() -> None:
+    """A listener whose accept queue is full drops new SYNs: the connect waits, then times out."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = int(listener.getsockname()[1])
+        fillers = []
+        for _ in range(3):  # past the queue (backlog + 1): later SYNs go unanswered
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", port))
+            fillers.append(filler)
+
+        async def scenario() -> None:
+            async with make_client(timeout=httpx.Timeout(5, connect=0.3)) as client:
+                with pytest.raises(httpx.ConnectTimeout):
+                    await client.post(f"http://127.0.0.1:{port}/", content=b"{}")
+
+        try:
+            asyncio.run(scenario())
+        finally:
+            for filler in fillers:
+                filler.close()
