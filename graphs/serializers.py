@@ -24,10 +24,30 @@ class TestsSummarySerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
-def _memo(serializer: serializers.BaseSerializer[Any]) -> dict[int, str]:
+def _memo(serializer: serializers.BaseSerializer[Any]) -> teststate.Memo:
     """One request's cache for ``graphs.teststate`` (shared by a list's items: one root context)."""
     context = serializer.context
     return context.setdefault("teststate", {}) if isinstance(context, dict) else {}
+
+
+class _VersionList(serializers.ListSerializer):  # type: ignore[type-arg]
+    """A page of versions: their green states are read for the whole page at once, not per row."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        versions = list(data.all() if hasattr(data, "all") else data)
+        teststate.prime(versions=versions, memo=_memo(self))
+        return super().to_representation(versions)
+
+
+class _GraphList(serializers.ListSerializer):  # type: ignore[type-arg]
+    """A page of graphs: their latest versions' green states and last passing versions are read
+    for the whole page at once, not per row."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        graphs = list(data.all() if hasattr(data, "all") else data)
+        latest = [g.latest_version for g in graphs if g.latest_version is not None]
+        teststate.prime(versions=latest, graphs=graphs, memo=_memo(self))
+        return super().to_representation(graphs)
 
 
 class _WithTests(serializers.Serializer):
@@ -84,6 +104,7 @@ class VersionSummarySerializer(VersionOutputSerializer):
     """A history row: everything but the (large) manifest and layout."""
 
     class Meta(VersionOutputSerializer.Meta):
+        list_serializer_class = _VersionList
         fields = [
             "number",
             "spec_hash",
@@ -191,6 +212,7 @@ class GraphListItemSerializer(GraphOutputSerializer):
 
     class Meta(GraphOutputSerializer.Meta):
         fields = [f for f in GraphOutputSerializer.Meta.fields if f != "since_last_passing"]
+        list_serializer_class = _GraphList
 
 
 class MemberOutputSerializer(serializers.ModelSerializer):

@@ -7,20 +7,22 @@ Suite runs are readable by every signed-in user, as runs and graphs are.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from django.contrib.auth.models import User
-from django.db.models import QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from config.exceptions import BadRequest, NotFound
 from execution.graphtests import CaseResult, DiffEntry, ExpectationResult, compare_runs
 from execution.models import Run
 from execution.suites.judging import observed_from_run
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.suites.services import current_cases_digest
+from execution.suites.services import cases_digest, current_cases_digest
+from execution.testcases.models import TestCase
 from graphs import spec
 from graphs.models import Graph, GraphVersion
+from graphs.teststate import Memo
 
 
 def _suites() -> QuerySet[SuiteRun]:
@@ -158,12 +160,29 @@ def finished_results(*, suite_id: uuid.UUID | str, after: Iterable[int]) -> list
 
 
 # --- green state (graphs.teststate) -----------------------------------------------------------------
+# ``memo`` (one request's) holds, by key: ("digest", graph id) -> the graph's current case digest;
+# ("tests", version id) -> the version's latest suite run or None; ("passing", graph id) -> its last
+# passing version number or None. ``prime`` fills them for a whole page in a fixed number of queries.
 
 
-def _digest(graph_id: int, memo: dict[int, str]) -> str:
-    if graph_id not in memo:
-        memo[graph_id] = current_cases_digest(Graph(pk=graph_id))
-    return memo[graph_id]
+def _digest(graph_id: int, memo: Memo) -> str:
+    if ("digest", graph_id) not in memo:
+        memo["digest", graph_id] = current_cases_digest(Graph(pk=graph_id))
+    return str(memo["digest", graph_id])
+
+
+def _prime_digests(graph_ids: set[int], memo: Memo) -> None:
+    """Every graph's current case digest, from one query."""
+    missing = {pk for pk in graph_ids if ("digest", pk) not in memo}
+    if not missing:
+        return
+    cases: dict[int, list[tuple[int, Any]]] = {pk: [] for pk in missing}
+    for graph_id, pk, changed in TestCase.objects.filter(graph_id__in=missing).values_list(
+        "graph_id", "pk", "updated_at"
+    ):
+        cases[graph_id].append((pk, changed))
+    for graph_id, rows in cases.items():
+        memo["digest", graph_id] = cases_digest(rows)
 
 
 def tests_summary(suite: SuiteRun | None, current_digest: str) -> dict[str, Any] | None:
@@ -181,26 +200,61 @@ def tests_summary(suite: SuiteRun | None, current_digest: str) -> dict[str, Any]
 
 class SuiteTestState:
     """What ``graphs`` asks about tests (``graphs.teststate.TestStateProvider``). ``memo`` keeps
-    each graph's current case digest for one request (one query per graph, not per version)."""
+    what one request has read (each graph's current case digest: one query per graph, not per
+    version; a primed page's answers)."""
 
-    def version_tests(self, version: GraphVersion, memo: dict[int, str]) -> dict[str, Any] | None:
-        latest = SuiteRun.objects.filter(version_id=version.pk).order_by("-created_at").first()
+    def version_tests(self, version: GraphVersion, memo: Memo) -> dict[str, Any] | None:
+        key = ("tests", version.pk)
+        latest = (
+            memo[key]
+            if key in memo
+            else SuiteRun.objects.filter(version_id=version.pk).order_by("-created_at").first()
+        )
         return tests_summary(latest, _digest(version.graph_id, memo)) if latest is not None else None
 
-    def last_passing_version(self, graph: Graph, memo: dict[int, str]) -> int | None:
+    def last_passing_version(self, graph: Graph, memo: Memo) -> int | None:
         """The highest version that is green on the graph's current cases."""
-        green = [
-            number for number, status in _verdicts(graph, _digest(graph.pk, memo)).items() if status == PASSED
-        ]
-        return max(green, default=None)
+        if ("passing", graph.pk) in memo:
+            return memo["passing", graph.pk]  # type: ignore[no-any-return]
+        return _highest_green(_verdicts(graph, _digest(graph.pk, memo)))
 
     def version_passed(self, graph: Graph, version: GraphVersion) -> bool:
         """Whether the latest verdict on ``version`` for the graph's current cases is a pass."""
         return _verdicts(graph, current_cases_digest(graph), version=version).get(version.number) == PASSED
 
+    def prime(self, versions: Sequence[GraphVersion], graphs: Sequence[Graph], memo: Memo) -> None:
+        """The latest suite run of each of ``versions`` (one query), the current case digest of
+        every graph involved (one) and the last passing version of each of ``graphs`` (one)."""
+        _prime_digests({v.graph_id for v in versions} | {g.pk for g in graphs}, memo)
+        if versions:
+            ids = [v.pk for v in versions]
+            newest = SuiteRun.objects.filter(version_id=OuterRef("version_id")).order_by("-created_at")
+            found = {
+                suite.version_id: suite
+                for suite in SuiteRun.objects.filter(version_id__in=ids).filter(
+                    pk=Subquery(newest.values("pk")[:1])
+                )
+            }
+            for pk in ids:
+                memo["tests", pk] = found.get(pk)
+        if graphs:
+            current = Q(pk__in=[])
+            for graph in graphs:
+                current |= Q(graph_id=graph.pk, cases_digest=memo["digest", graph.pk])
+            rows = SuiteRun.objects.filter(current, status__in=_VERDICTS).order_by("-finished_at")
+            latest: dict[int, dict[int, str]] = {g.pk: {} for g in graphs}
+            for graph_id, number, status in rows.values_list("graph_id", "version__number", "status"):
+                latest[graph_id].setdefault(number, status)
+            for graph in graphs:
+                memo["passing", graph.pk] = _highest_green(latest[graph.pk])
+
 
 PASSED: Final = SuiteRun.Status.PASSED
 _VERDICTS: Final = (SuiteRun.Status.PASSED, SuiteRun.Status.FAILED, SuiteRun.Status.ERROR)
+
+
+def _highest_green(verdicts: dict[int, str]) -> int | None:
+    return max((number for number, status in verdicts.items() if status == PASSED), default=None)
 
 
 def _verdicts(graph: Graph, digest: str, version: GraphVersion | None = None) -> dict[int, str]:

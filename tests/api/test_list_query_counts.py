@@ -1,0 +1,105 @@
+"""A list costs the same number of queries whatever its length: the versions list and the graph
+list show each version's green state (``tests``) and each graph's last passing version from a
+fixed number of queries per page, not a few per row (bench/bench_scale.py measures the time)."""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from execution.suites.models import SuiteRun
+from execution.suites.services import current_cases_digest
+from execution.testcases.models import TestCase
+from graphs import services
+from graphs.models import Graph
+
+pytestmark = pytest.mark.django_db
+
+
+def _graph(user: Any, manifest: dict[str, Any], name: str, versions: int) -> Graph:
+    doc = copy.deepcopy(manifest)
+    doc["metadata"]["name"] = name
+    graph = services.graph_create(owner=user, manifest=doc)
+    for number in range(2, versions + 1):
+        doc["spec"]["nodes"]["root"]["steps"][0]["name"] = f"step-v{number}"
+        services.graph_version_create(
+            graph=graph, manifest=doc, layout={}, author=user, message="", base_version=None
+        )
+    TestCase.objects.create(graph=graph, name="a case", document={}, created_by=user)
+    return graph
+
+
+def _judge(
+    graph: Graph, number: int, status: str, minutes_ago: int, user: Any, stale: bool = False
+) -> SuiteRun:
+    at = timezone.now() - timedelta(minutes=minutes_ago)
+    suite = SuiteRun.objects.create(
+        graph=graph,
+        version=graph.versions.get(number=number),
+        status=status,
+        concurrency=1,
+        seed=1,
+        cases_digest="0" * 64 if stale else current_cases_digest(graph),
+        created_by=user,
+        finished_at=at,
+        passed=1 if status == "passed" else 0,
+        failed=1 if status == "failed" else 0,
+        total=1,
+    )
+    SuiteRun.objects.filter(pk=suite.pk).update(created_at=at)
+    return suite
+
+
+def _queries(api: Any, url: str) -> tuple[int, dict[str, Any]]:
+    with CaptureQueriesContext(connection) as captured:
+        response = api.get(url)
+    assert response.status_code == 200, response.content
+    return len(captured), response.json()
+
+
+def test_the_versions_list_costs_the_same_queries_for_3_or_12_versions(
+    api: Any, user: Any, manifest: dict[str, Any]
+) -> None:
+    short = _graph(user, manifest, "short-history", 3)
+    long = _graph(user, manifest, "long-history", 12)
+    for graph in (short, long):
+        _judge(graph, 2, "failed", 30, user)
+        _judge(graph, 2, "passed", 10, user)  # the latest suite run of version 2 is this one
+        _judge(graph, 1, "passed", 5, user, stale=True)  # on another case set: not current
+    few, body_few = _queries(api, "/api/graphs/short-history/versions/")
+    many, body_many = _queries(api, "/api/graphs/long-history/versions/")
+    assert len(body_many["results"]) == 12
+    assert many == few
+    for body in (body_few, body_many):
+        tests = {row["number"]: row["tests"] for row in body["results"]}
+        assert tests[3] is None
+        assert (tests[2]["status"], tests[2]["current"], tests[2]["counts"]["passed"]) == ("passed", True, 1)
+        assert (tests[1]["status"], tests[1]["current"]) == ("passed", False)
+
+
+def test_the_graph_list_costs_the_same_queries_for_2_or_8_graphs(
+    api: Any, user: Any, manifest: dict[str, Any]
+) -> None:
+    for index in range(2):
+        graph = _graph(user, manifest, f"graph-{index}", 3)
+        _judge(graph, 3, "passed", 20, user)
+        _judge(graph, 2, "passed", 10, user)
+    few, _ = _queries(api, "/api/graphs/")
+    for index in range(2, 8):
+        graph = _graph(user, manifest, f"graph-{index}", 3)
+        _judge(graph, 2, "passed", 20, user)
+        _judge(graph, 3, "failed", 10, user)
+    many, body = _queries(api, "/api/graphs/")
+    assert len(body["results"]) == 8
+    assert many == few
+    entries = {row["name"]: row for row in body["results"]}
+    assert entries["graph-0"]["last_passing_version"] == 3
+    assert entries["graph-0"]["latest_version"]["tests"]["status"] == "passed"
+    assert entries["graph-5"]["last_passing_version"] == 2
+    assert entries["graph-5"]["latest_version"]["tests"]["status"] == "failed"
