@@ -237,7 +237,7 @@ class RunListCreateApi(APIView):
         """The graph's test runs, newest first, filtered by version, status or environment."""
         filters = self.FilterSerializer(data=_given(request.query_params))
         filters.is_valid(raise_exception=True)
-        graph = graph_selectors.graph_get(name=name, user=request.user)
+        graph = graph_selectors.graph_get(name=name, user=request.user, latest_manifest=False)
         qs = selectors.run_list(graph=graph, user=request.user, **filters.validated_data)
         return paginate(request, self, qs, RunSummarySerializer)
 

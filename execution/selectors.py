@@ -99,6 +99,18 @@ def _runs() -> QuerySet[Run]:
     return Run.objects.select_related("graph", "version", "environment", "created_by")
 
 
+_LIST_DEFERRED = (
+    "request_body",
+    "request_headers",
+    "secret_header_names",
+    "response_body",
+    "config",
+    "version__manifest",
+    "version__layout",
+    "version__issues",
+)
+
+
 def run_list(
     *,
     graph: Graph,
@@ -107,8 +119,14 @@ def run_list(
     status: str | None = None,
     environment: int | str | None = None,
 ) -> QuerySet[Run]:
-    """The graph's runs, newest first; ``environment`` is an id (int) or a name (str)."""
-    qs = _runs().filter(graph=graph)
+    """The graph's runs, newest first; ``environment`` is an id (int) or a name (str). List rows:
+    the runs' bodies, headers and settings and their versions' manifests are not read (a page's
+    cost must not grow with the graph's size or the runs' responses)."""
+    qs = (
+        Run.objects.select_related("graph", "version", "created_by")
+        .defer(*_LIST_DEFERRED)
+        .filter(graph=graph)
+    )
     if version is not None:
         qs = qs.filter(version__number=version)
     if status:

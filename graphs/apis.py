@@ -225,7 +225,7 @@ class GraphVersionListCreateApi(APIView):
     @extend_schema(operation_id="graphs_versions_list", responses=paginated(VersionSummarySerializer))
     def get(self, request: Request, name: str) -> Response:
         """The graph's versions, newest first, as summaries (no manifests)."""
-        graph = selectors.graph_get(name=name, user=request.user)
+        graph = selectors.graph_get(name=name, user=request.user, latest_manifest=False)
         return paginate(request, self, selectors.version_list(graph=graph), VersionSummarySerializer)
 
     @extend_schema(

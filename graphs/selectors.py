@@ -27,23 +27,35 @@ def graph_list(
     return qs.order_by("name")
 
 
-def graph_get(*, name: str, user: User) -> Graph:
-    """The graph called ``name``, archived or not; NoSuchGraph (404) when there is none."""
-    graph = (
-        Graph.objects.select_related(
-            "owner", "latest_version", "latest_version__author", "latest_version__parent"
-        )
-        .prefetch_related("members__user")
-        .filter(name=name)
-        .first()
+def graph_get(*, name: str, user: User, latest_manifest: bool = True) -> Graph:
+    """The graph called ``name``, archived or not; NoSuchGraph (404) when there is none.
+
+    ``latest_manifest=False`` leaves the latest version's manifest and layout unread, for a
+    request that only needs the graph (a list of its versions or runs: its cost must not grow with
+    the graph's size). The latest version's parent is read for its number only.
+    """
+    qs = Graph.objects.select_related(
+        "owner", "latest_version", "latest_version__author", "latest_version__parent"
+    ).defer(
+        "latest_version__parent__manifest", "latest_version__parent__layout", "latest_version__parent__issues"
     )
+    if not latest_manifest:
+        qs = qs.defer("latest_version__manifest", "latest_version__layout")
+    graph = qs.prefetch_related("members__user").filter(name=name).first()
     if graph is None:
         raise NoSuchGraph(f"There is no graph named {name!r}.")
     return graph
 
 
 def version_list(*, graph: Graph) -> QuerySet[GraphVersion]:
-    return GraphVersion.objects.filter(graph=graph).select_related("author", "parent").order_by("-number")
+    """The graph's versions, newest first, as history rows: neither their manifests and layouts
+    nor their parents' are loaded (a row's cost must not grow with the graph's size)."""
+    return (
+        GraphVersion.objects.filter(graph=graph)
+        .select_related("author", "parent")
+        .defer("manifest", "layout", "parent__manifest", "parent__layout", "parent__issues")
+        .order_by("-number")
+    )
 
 
 def version_get(*, graph: Graph, number: int) -> GraphVersion:

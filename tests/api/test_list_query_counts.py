@@ -103,3 +103,48 @@ def test_the_graph_list_costs_the_same_queries_for_2_or_8_graphs(
     assert entries["graph-0"]["latest_version"]["tests"]["status"] == "passed"
     assert entries["graph-5"]["last_passing_version"] == 2
     assert entries["graph-5"]["latest_version"]["tests"]["status"] == "failed"
+
+
+def test_the_versions_list_never_loads_a_manifest_or_layout(
+    api: Any, user: Any, manifest: dict[str, Any]
+) -> None:
+    # A history row is a summary: reading its version's (or its parent's) whole manifest made the
+    # page cost grow with the graph's size as well as with the page.
+    _graph(user, manifest, "big-history", 3)
+    with CaptureQueriesContext(connection) as captured:
+        body = api.get("/api/graphs/big-history/versions/").json()
+    assert [(row["number"], row["parent"]) for row in body["results"]] == [(3, 2), (2, 1), (1, None)]
+    assert body["results"][0]["issues"] == []
+    for query in captured.captured_queries:
+        assert '"manifest"' not in query["sql"] and '"layout"' not in query["sql"], query["sql"]
+
+
+def test_the_runs_list_reads_neither_manifests_nor_bodies(
+    api: Any, user: Any, manifest: dict[str, Any]
+) -> None:
+    # A runs row shows the version's number and the response's status; each row used to read its
+    # version's whole manifest and the run's request and response bodies as well.
+    from execution.models import Run
+
+    graph = _graph(user, manifest, "many-runs", 2)
+    for number in (1, 2, 2):
+        Run.objects.create(
+            graph=graph,
+            version=graph.versions.get(number=number),
+            seed=1,
+            created_by=user,
+            status="succeeded",
+            request_body='{"big": "request"}',
+            response_body='{"big": "response"}',
+            response_status=200,
+            response_content_type="application/json",
+        )
+    few, _ = _queries(api, "/api/graphs/many-runs/runs/?page_size=1")
+    with CaptureQueriesContext(connection) as captured:
+        body = api.get("/api/graphs/many-runs/runs/").json()
+    assert len(captured) == few
+    assert [row["version"] for row in body["results"]] == [2, 2, 1]
+    assert body["results"][0]["response"] == {"status_code": 200, "content_type": "application/json"}
+    for query in captured.captured_queries:
+        for column in ('"manifest"', '"layout"', '"request_body"', '"response_body"'):
+            assert column not in query["sql"], query["sql"]
