@@ -170,8 +170,17 @@ class Run(models.Model):
                 condition=Q(idempotency_key__isnull=False),
             ),
         ]
+        # The runs list (newest first, one page) reads one of these in order, whatever filter it
+        # has: no sort of the graph's runs, no walk past the rows a filter skips
+        # (bench/bench_scale.py prints the plans).
         indexes = [
             models.Index(fields=["graph", "-created_at"], name="run_graph_created"),
+            models.Index(fields=["graph", "status", "-created_at"], name="run_graph_status_created"),
+            models.Index(fields=["graph", "environment", "-created_at"], name="run_graph_env_created"),
+            models.Index(
+                fields=["graph", "environment_name", "-created_at"], name="run_graph_envname_created"
+            ),
+            models.Index(fields=["version", "-created_at"], name="run_version_created"),
             models.Index(fields=["status", "heartbeat_at"], name="run_status_heartbeat"),
         ]
 
