@@ -11,13 +11,13 @@ import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet, Subquery
 
 from config.params import int_param
 from execution.errors import InvalidInput, NoSuchThing, NotPermitted
 from execution.eventschema import RUN_EVENTS
 from execution.models import Environment, Run, RunEvent, RunStep
-from graphs.models import Graph
+from graphs.models import Graph, GraphVersion
 
 
 def _usable_by(user: User) -> Q:
@@ -127,8 +127,9 @@ def run_list(
         .defer(*_LIST_DEFERRED)
         .filter(graph=graph)
     )
-    if version is not None:
-        qs = qs.filter(version__number=version)
+    if version is not None:  # by the version's id, so that the (version, created_at) index serves
+        number = GraphVersion.objects.filter(graph=graph, number=version).values("pk")[:1]
+        qs = qs.filter(version_id=Subquery(number))
     if status:
         qs = qs.filter(status=status)
     if isinstance(environment, int):
