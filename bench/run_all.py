@@ -19,6 +19,7 @@ BENCHMARKS = [
     "bench_gjson.py",
     "bench_graphtests.py",
     "bench_runs.py",
+    "bench_scale.py",
     "bench_editor.py",
 ]
 
