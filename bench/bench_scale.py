@@ -146,7 +146,33 @@ def bench_graph(quick: bool, client: Any, user: Any) -> list[Row]:
     for (operation, size), values in samples.items():
         per_node.setdefault(operation, {})[size] = min(values) / size * 1000
     print(f"graph sizes {sizes} (save/load {stored}: the product refuses graphs over {cap} nodes)")
-    return [curve(op, sorted(values), values, "µs", 1.5, "/node") for op, values in per_node.items()]
+    rows = [curve(op, sorted(values), values, "µs", 1.5, "/node") for op, values in per_node.items()]
+    calls: dict[int, int] = {}
+    for (operation, size), run in operations.items():
+        if operation.startswith(("parse", "validate", "export", "diff")):
+            calls[size] = calls.get(size, 0) + _python_calls(run)
+    rows.append(
+        curve(
+            "  parse+validate+export+diff, Python calls",
+            sizes,
+            {k: v / k for k, v in calls.items()},
+            "",
+            None,
+            "/node",
+        )
+    )
+    return rows
+
+
+def _python_calls(operation: Callable[[], object]) -> int:
+    """The function calls ``operation`` makes (cProfile's count): the same on any machine, so a
+    curve of them shows an algorithm's growth apart from the noise of a shared machine's timings."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.runcall(operation)
+    return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
 
 
 # --- 2. history -------------------------------------------------------------------------------------
