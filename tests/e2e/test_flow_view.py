@@ -59,6 +59,30 @@ def drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> No
     page.mouse.up()
 
 
+def in_canvas(page: Page, locator: Locator) -> bool:
+    """Whether ``locator`` is wholly inside the Flow canvas's visible area."""
+    canvas = page.locator(".flow-canvas").bounding_box()
+    b = locator.bounding_box()
+    assert canvas is not None and b is not None
+    return (
+        canvas["x"] <= b["x"]
+        and b["x"] + b["width"] <= canvas["x"] + canvas["width"]
+        and canvas["y"] <= b["y"]
+        and b["y"] + b["height"] <= canvas["y"] + canvas["height"]
+    )
+
+
+def bring_into_view(page: Page, call_id: str) -> None:
+    """Focuses the box (as Tab does), which pans the canvas until the box is in view."""
+    box_body(page, call_id).focus()
+    for _ in range(40):
+        page.wait_for_timeout(100)  # the pan is animated
+        if in_canvas(page, box(page, call_id)):
+            page.wait_for_timeout(300)
+            return
+    raise AssertionError(f"{call_id} did not come into view")
+
+
 def yaml_text(page: Page) -> str:
     open_tab(page, "YAML")
     return page.locator(".cm-content").inner_text()
@@ -152,6 +176,7 @@ def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(face_flow: Page, s
     expect(box(page, "root/1")).to_contain_text("feature-extractor")
     assert "name: model" not in yaml_text(page)
 
+    bring_into_view(page, "root/3")
     box_body(page, "root/3").click()
     box(page, "root/3").get_by_role("button", name="‖ parallel").click()
     group = page.locator('.flow-group[data-group="root/3>ensemble"]')
@@ -265,6 +290,7 @@ def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Pa
     # A box moved a little stays where it was dropped (kept in the layout, an unsaved change).
     page.keyboard.press("Control+z")
     expect(box(page, "root/0")).to_contain_text("face-detector")
+    bring_into_view(page, "root/3")
     before = box(page, "root/3").bounding_box()
     assert before is not None
     s = centre(box_body(page, "root/3"))
@@ -341,3 +367,54 @@ def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
     exported = page.request.get(f"{live_server.url}/api/graphs/seed/versions/{number}/export/?format=yaml")
     assert exported.ok, exported.text()
     assert spec.parse(exported.text()).document["spec"]["nodes"] == SEED_PIPELINE
+
+
+def rendered_font_px(locator: Locator) -> float:
+    """The font size a person sees: the element's CSS font size times the canvas's zoom."""
+    return float(
+        locator.evaluate(
+            """el => {
+                const size = parseFloat(getComputedStyle(el).fontSize);
+                const viewport = el.closest('.react-flow__viewport');
+                const zoom = new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a;
+                return size * zoom;
+            }"""
+        )
+    )
+
+
+@pytest.mark.parametrize("name", list(demo.DEMO_GRAPHS))
+def test_each_demo_opens_readable_at_its_start(
+    flow_page: Page, make_graph: Any, live_server: Any, shot: Any, name: str
+) -> None:
+    """On a 1440x900 screen each demo graph opens with its boxes' names at a readable size (at
+    least 10 px as drawn), the start of the flow in view, and every box in view or reachable by
+    panning the canvas."""
+    page = flow_page
+    demo_graph(make_graph, name)
+    open_flow(page, f"{live_server.url}/graphs/{name}/")
+    page.wait_for_timeout(400)  # the first fit
+    canvas = page.locator(".flow-canvas").bounding_box()
+    assert canvas is not None
+    titles = page.locator(".flow-box .flow-title")
+    assert titles.count() >= 4
+    for i in range(titles.count()):
+        assert rendered_font_px(titles.nth(i)) >= 10, (i, titles.nth(i).inner_text())
+    # The request box (where the flow starts) is fully in view.
+    start = box(page, "request").bounding_box()
+    assert start is not None
+    assert canvas["x"] <= start["x"] and start["x"] + start["width"] <= canvas["x"] + canvas["width"]
+    assert canvas["y"] <= start["y"] and start["y"] + start["height"] <= canvas["y"] + canvas["height"]
+    shot(page, "opened")
+    # Every box is in view, or comes into view by dragging the canvas left.
+    response = box(page, "response")
+    end = response.bounding_box()
+    assert end is not None
+    if end["x"] + end["width"] > canvas["x"] + canvas["width"]:
+        grab = (canvas["x"] + canvas["width"] * 0.6, canvas["y"] + 12)
+        shift = end["x"] + end["width"] - (canvas["x"] + canvas["width"]) + 40
+        drag(page, grab, (grab[0] - shift, grab[1]))
+        end = response.bounding_box()
+        assert end is not None
+    assert end["x"] + end["width"] <= canvas["x"] + canvas["width"]
+    assert end["x"] >= canvas["x"]

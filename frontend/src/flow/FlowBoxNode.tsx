@@ -13,6 +13,8 @@ import { describeBox, type FlowBox, type FlowGroup, type InsertPoint, type StepR
 
 export interface FlowActions {
   select(box: FlowBox): void;
+  /** Brings the box into view (when it gets the keyboard focus). */
+  reveal(box: FlowBox): void;
   /** Selects the step that calls the group's node (or the node, when no step does). */
   selectGroup(group: FlowGroup): void;
   insert(at: InsertPoint): void;
@@ -27,6 +29,7 @@ export interface FlowActions {
 const noop = () => undefined;
 export const FlowActionsContext = createContext<FlowActions>({
   select: noop,
+  reveal: noop,
   selectGroup: noop,
   insert: noop,
   parallel: noop,
@@ -121,6 +124,7 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
     tabIndex: 0,
     "aria-pressed": selected,
     onKeyDown,
+    onFocus: () => actions.reveal(box),
     onClick: (e: MouseEvent) => {
       e.stopPropagation();
       actions.select(box);

@@ -19,6 +19,7 @@ import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertMode
 import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
+import { boundsOf, firstViewport, type Viewport } from "./viewport";
 import "./flow.css";
 
 const nodeTypes = { flowBox: FlowBoxNode, flowGroup: FlowGroupNode };
@@ -143,23 +144,39 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   const [nodes, setNodes] = useState<FlowNode[]>(derived);
   useEffect(() => setNodes(derived), [derived]);
 
-  // A selected box out of view (one just added beside the picture, or selected in a panel) is
-  // brought into view, at the same zoom.
+  // A box out of view that is selected (one just added beside the picture, or selected in a
+  // panel) or reached with Tab is brought into view, at the same zoom.
   const flow = useReactFlow();
   const canvasRef = useRef<HTMLDivElement>(null);
+  const placedRef = useRef(placed);
+  placedRef.current = placed;
+  const reveal = useCallback(
+    (box: FlowBox) => {
+      const p = placedRef.current?.boxes[box.id];
+      const el = canvasRef.current;
+      if (!p || !el) return;
+      const { x, y, zoom } = flow.getViewport();
+      const size = BOX_SIZES[box.kind];
+      const left = p.x * zoom + x;
+      const top = p.y * zoom + y;
+      if (left >= 0 && top >= 0 && left + size.width * zoom <= el.clientWidth && top + size.height * zoom <= el.clientHeight) return;
+      void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom, duration: 250 });
+    },
+    [flow],
+  );
   useEffect(() => {
-    if (!placed) return;
     const box = shown.boxes.find((b) => isSelected(b, selection));
-    const p = box ? placed.boxes[box.id] : undefined;
-    const el = canvasRef.current;
-    if (!box || !p || !el) return;
-    const { x, y, zoom } = flow.getViewport();
-    const size = BOX_SIZES[box.kind];
-    const left = p.x * zoom + x;
-    const top = p.y * zoom + y;
-    if (left >= 0 && top >= 0 && left + size.width * zoom <= el.clientWidth && top + size.height * zoom <= el.clientHeight) return;
-    void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom, duration: 250 });
-  }, [selection, placed, shown, flow]);
+    if (box) reveal(box);
+  }, [selection, placed, shown, reveal]);
+
+  // The first picture opens readable (viewport.ts): fitted, but never smaller than readable, at
+  // the start of the flow. Worked out once, when the first layout arrives and React Flow mounts.
+  const opening = useRef<Viewport | null>(null);
+  if (!opening.current && placed && canvasRef.current?.clientWidth) {
+    const rects = shown.boxes.flatMap((b) => (placed.boxes[b.id] ? [{ ...placed.boxes[b.id], ...BOX_SIZES[b.kind] }] : []));
+    const bounds = boundsOf([...rects, ...groupFrames(shown, placed.boxes).values()]);
+    if (bounds) opening.current = firstViewport(bounds, canvasRef.current.clientWidth, canvasRef.current.clientHeight);
+  }
 
   const edges = useMemo<FlowArrow[]>(() => {
     if (!placed) return [];
@@ -208,6 +225,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         else if (box.node && box.kind !== "exit") onSelect({ kind: "nodes", names: [box.node] });
         else onSelect({ kind: "none" });
       },
+      reveal,
       selectGroup: (group) => onSelect(group.call ? { kind: "step", node: group.call.node, index: group.call.index } : { kind: "nodes", names: [group.node] }),
       insert: (at) => apply(insertModel(live.current, at)),
       parallel: (ref) => apply(addParallel(live.current, ref)),
@@ -223,7 +241,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           return next;
         }),
     }),
-    [apply, onSelect],
+    [apply, onSelect, reveal],
   );
 
   const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {
@@ -279,7 +297,8 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onNodesChange={onNodesChange}
             onNodeDragStop={onNodeDragStop}
             onPaneClick={() => onSelect({ kind: "none" })}
-            fitView
+            defaultViewport={opening.current ?? undefined}
+            fitView={opening.current === null}
             fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
             minZoom={0.1}
             maxZoom={2.5}
