@@ -19,7 +19,7 @@ import {
   type Viewport as RFViewport,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
-import type { Edit } from "../graph/edits";
+import { uniqueName, type Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
 import { freeSpot } from "../graph/placement";
 import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
@@ -55,6 +55,8 @@ export interface PaletteItem {
   kind: "node" | "step";
   routerType?: RouterType;
   target?: TargetKind;
+  /** A service picked by name (a serviceName step that calls it, named after it). */
+  service?: string;
 }
 
 const nodeTypes = { router: RouterNode };
@@ -69,13 +71,17 @@ const VISIBLE_ONLY_FROM = 200;
 /** Size estimate of a card React Flow has not measured yet (the CSS width; head + rows + foot). */
 const cardEstimate = (steps: number) => ({ initialWidth: 262, initialHeight: 90 + 50 * steps });
 
-/** A new step for a palette item dropped on a node (Splitter steps get the missing weight). */
-export function paletteStep(state: GraphState, nodeName: string, target: TargetKind): JsonObject {
+/**
+ * A new step for a palette item dropped on a node (Splitter steps get the missing weight); a
+ * service picked by name is called by a step named after it.
+ */
+export function paletteStep(state: GraphState, nodeName: string, target: TargetKind, service?: string): JsonObject {
   const node = state.nodes.find((n) => n.name === nodeName);
   const taken = new Set(node?.steps.map((s) => s.fields.name).filter((x): x is string => typeof x === "string"));
   let i = (node?.steps.length ?? 0) + 1;
   while (taken.has(`step-${i}`)) i++;
-  const step: JsonObject = { name: `step-${i}`, [target]: target === "serviceUrl" ? "http://" : "" };
+  const name = service ? uniqueName(service, taken) : `step-${i}`;
+  const step: JsonObject = service ? { name, serviceName: service } : { name, [target]: target === "serviceUrl" ? "http://" : "" };
   if (node && node.raw.routerType === "Splitter") step.weight = Math.max(0, 100 - splitterWeightSum(node));
   return step;
 }
@@ -277,7 +283,7 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
           const len = live.current.nodes.find((n) => n.name === nodeName)?.steps.length ?? 0;
           const at = index ?? len;
           onEdit(
-            { type: "addStep", node: nodeName, index: at, step: paletteStep(live.current, nodeName, item.target) },
+            { type: "addStep", node: nodeName, index: at, step: paletteStep(live.current, nodeName, item.target, item.service) },
             { kind: "step", node: nodeName, index: at },
           );
         } else if (item?.kind === "node" && item.routerType) {

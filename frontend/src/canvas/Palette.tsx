@@ -1,6 +1,8 @@
 /**
  * The palette: drag a router type onto the canvas (or click to add it in view), drag a step
- * kind into a card (or click to add it to the selected node).
+ * kind into a card (or click to add it to the selected node). Its services (paletteServices.ts)
+ * are models picked by name: in the Flow view one dropped on an arrow is inserted there, on a box
+ * runs beside it (or fills a blank box in), on the canvas is added at the end of the pipeline.
  */
 import { ROUTER_TYPES, type RouterType, type TargetKind } from "../graph/types";
 import { PALETTE_MIME } from "./RouterNode";
@@ -23,11 +25,16 @@ export function Palette({
   canAddStep,
   onAddNode,
   onAddStep,
+  services = [],
+  flow = false,
 }: {
   disabled: boolean;
   canAddStep: boolean;
   onAddNode: (routerType: RouterType) => void;
-  onAddStep: (target: TargetKind) => void;
+  onAddStep: (target: TargetKind, service?: string) => void;
+  services?: readonly string[];
+  /** The Flow view is shown (its own hint). */
+  flow?: boolean;
 }) {
   return (
     <aside className="palette" aria-label="Palette">
@@ -68,7 +75,33 @@ export function Palette({
           {s.label}
         </button>
       ))}
-      <p className="palette-hint">Drag from the small square at a step's right edge to a card to call that node.</p>
+      <div className="palette-title" id="palette-services">
+        Services
+      </div>
+      <div className="palette-services" role="group" aria-labelledby="palette-services">
+        {services.map((name) => (
+          <button
+            key={name}
+            type="button"
+            className="palette-item palette-step palette-service mono"
+            draggable={!disabled}
+            disabled={disabled}
+            aria-disabled={!canAddStep || undefined}
+            title={`${name}: a step that calls this InferenceService. Drag onto an arrow (insert), a box (in parallel) or the canvas (at the end) in the Flow view, or into a card${canAddStep ? "; click to add to the selected node" : ""}.`}
+            onDragStart={(e) => {
+              e.dataTransfer.setData(PALETTE_MIME, JSON.stringify({ kind: "step", target: "serviceName", service: name }));
+              e.dataTransfer.effectAllowed = "copy";
+            }}
+            onClick={() => canAddStep && onAddStep("serviceName", name)}
+          >
+            <span className="palette-service-name">{name}</span>
+          </button>
+        ))}
+        {services.length === 0 && <p className="palette-hint">The services mapped in your environments show here.</p>}
+      </div>
+      <p className="palette-hint">
+        {flow ? "Drop a step on an arrow to insert it, on a box to run it in parallel." : "Drag from the small square at a step's right edge to a card to call that node."}
+      </p>
     </aside>
   );
 }

@@ -9,6 +9,7 @@ import { Api, downloadBlob, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
+import { paletteServices } from "../canvas/paletteServices";
 import { FlowCanvas } from "../flow/FlowCanvas";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { lazyComponent } from "../common/lazyChunk";
@@ -192,6 +193,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const runTarget = useRunTarget({ view, lockedVersion, dirty, base, setNotice });
   const samplesOfGraph = useMemo(() => graphSamples(working.layoutExtra), [working.layoutExtra]);
   const runs = useRunController({ api, graph: graphName, resolveVersion: runTarget.resolveVersion, graphSamples: samplesOfGraph });
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only working.nodes
+  const services = useMemo(() => paletteServices(runs.environments, working), [runs.environments, working.nodes]);
   const selectRunStep = (node: string, index: number) => {
     if (!displayState.nodes.some((n) => n.name === node)) return;
     onSelect({ kind: "step", node, index });
@@ -417,7 +420,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         onRuns={() => setRunsOpen(true)}
       />
       <div className="editor-body">
-        <Palette disabled={readOnly} canAddStep={!readOnly && selectedNodeName !== null} onAddNode={addNode} onAddStep={addStep} />
+        <Palette disabled={readOnly} canAddStep={!readOnly && selectedNodeName !== null} onAddNode={addNode} onAddStep={addStep} services={services} flow={canvasMode === "flow"} />
         <div className="canvas-wrap">
           <ViewBanners graphName={graphName} lockedVersion={lockedVersion} view={view} onBack={() => showView(null)} onRollback={versions.rollback} />
           {canvasMode === "flow" ? <FlowCanvas key={canvasKey} {...viewProps} /> : <Canvas key={canvasKey} {...viewProps} onViewport={onViewport} />}

@@ -5,17 +5,19 @@
  * validation issues show in both.
  */
 import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { getElk } from "../canvas/autoLayout";
 import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
-import type { GraphViewProps } from "../canvas/Canvas";
+import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
+import { PALETTE_MIME } from "../canvas/RouterNode";
 import { Spinner } from "../common/ui";
-import { nodeByName, routerTypeOf } from "../graph/queries";
-import type { Position } from "../graph/types";
+import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
+import type { GraphState, Position } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
 import { FlowActionsContext, FlowBoxNode, FlowGroupNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode } from "./FlowBoxNode";
-import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertModel, moveAlong, type FlowEdit } from "./edits";
+import { dropHint, dropTarget, type DropTarget } from "./drop";
+import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
 import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
@@ -31,6 +33,15 @@ type FlowNode = FlowBoxFlowNode | FlowGroupFlowNode;
 function structureOf(model: FlowModel): string {
   return JSON.stringify([model.boxes.map((b) => [b.id, b.kind, b.group]), model.groups.map((g) => [g.id, g.parent, g.collapsed]), model.arrows.map((a) => [a.id, a.label, a.insert !== null])]);
 }
+
+/** Whether the box's step calls nothing yet (a blank box the "+" added). */
+function isBlank(state: GraphState, box: FlowBox): boolean {
+  const step = box.step ? nodeByName(state, box.step.node)?.steps[box.step.index] : undefined;
+  return step !== undefined && stepTarget(step.fields)?.value === "";
+}
+
+/** Pixels (on screen) from an arrow within which a palette drop is on that arrow. */
+const ARROW_REACH = 24;
 
 function isSelected(box: FlowBox, selection: Selection): boolean {
   if (selection.kind === "step") return box.step !== null && box.step.node === selection.node && box.step.index === selection.index;
@@ -281,13 +292,48 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     [shown, placed, apply, onEdit, derived],
   );
 
+  // A step or service dragged from the palette: on a box, on an arrow or on the canvas (drop.ts);
+  // while it is dragged, a line at the top of the canvas says what the drop would do.
+  const [dropNote, setDropNote] = useState<string | null>(null);
+  const targetAt = (e: DragEvent): DropTarget | null => {
+    if (!placed) return null;
+    const point = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+    return dropTarget(shown, placed, point, ARROW_REACH / flow.getViewport().zoom);
+  };
+  const onDragOver = (e: DragEvent) => {
+    if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "copy";
+    const target = targetAt(e);
+    const titles = new Map(shown.boxes.map((b) => [b.id, b.title]));
+    setDropNote(target ? dropHint(target, titles, (b) => isBlank(live.current, b)) : null);
+  };
+  // Leaving one element inside the canvas for another also fires dragleave (after the next
+  // element's dragenter): only a pointer outside the canvas ends the note.
+  const onDragLeave = (e: DragEvent) => {
+    const r = canvasRef.current?.getBoundingClientRect();
+    if (!r || e.clientX <= r.left || e.clientX >= r.right || e.clientY <= r.top || e.clientY >= r.bottom) setDropNote(null);
+  };
+  const onDrop = (e: DragEvent) => {
+    setDropNote(null);
+    const item = readOnly ? null : parsePalette(e.dataTransfer.getData(PALETTE_MIME));
+    const target = targetAt(e);
+    if (!item || item.kind !== "step" || !item.target || !target) return;
+    e.preventDefault();
+    const model: NewModel = item.service ? { name: item.service, target: "serviceName", value: item.service } : { name: "model", target: item.target, value: item.target === "serviceUrl" ? "http://" : "" };
+    const state = live.current;
+    if (target.kind === "box" && target.box.step) apply(dropOnBox(state, target.box.step, model));
+    else if (target.kind === "arrow") apply(insertModel(state, target.at, model));
+    else apply(appendModel(state, model));
+  };
+
   const boxCount = shown.boxes.length;
   // Zoomed far out: plain boxes and unlabelled arrows (canvas/lod.ts).
   const low = useLowDetail();
 
   return (
     <FlowActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
-      <div ref={canvasRef} className="canvas flow-canvas" data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined} data-detail={low ? "low" : "full"}>
+      <div ref={canvasRef} className="canvas flow-canvas" onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {placed && (
           <ReactFlow<FlowNode, FlowArrow>
             nodes={nodes}
@@ -315,6 +361,11 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             <Controls showInteractive={false} position="bottom-left" />
             {boxCount >= 12 && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
           </ReactFlow>
+        )}
+        {dropNote && (
+          <div className="flow-drop-note" role="status">
+            {dropNote}
+          </div>
         )}
         {!placed && !layoutError && (
           <div className="canvas-busy" role="status">

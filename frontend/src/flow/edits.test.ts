@@ -4,7 +4,7 @@ import { toLayout, toManifest } from "../graph/manifest";
 import { snapshot } from "../editor/store";
 import { graphOf } from "./__fixtures__/graphs";
 import type { GraphState, JsonObject } from "../graph/types";
-import { addConditional, addParallel, addSplit, deleteBox, dropIndex, insertModel, moveAlong, type FlowEdit } from "./edits";
+import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
 
 
 function nodesAfter(state: GraphState, fe: FlowEdit | null): JsonObject {
@@ -85,7 +85,7 @@ describe("flow edits: each is the smallest change to the document", () => {
     expect(insertModel(chain(), { node: "nope", index: 0 })).toBeNull();
   });
 
-  it("a parallel branch beside a Sequence step wraps it in a new Ensemble; the step keeps its own keys", () => {
+  it("a parallel branch beside a Sequence step wraps it in a new Ensemble; the step keeps its other keys and takes the node's name", () => {
     const fe = addParallel(chain(), { node: "root", index: 1 });
     expect(fe?.select).toEqual({ node: "ensemble", index: 1 });
     expect(nodesAfter(chain(), fe)).toEqual({
@@ -93,7 +93,7 @@ describe("flow edits: each is the smallest change to the document", () => {
         routerType: "Sequence",
         steps: [
           { name: "detect", serviceName: "detect" },
-          { name: "embed", nodeName: "ensemble", data: "$response", dependency: "Hard", extra: { kept: true } },
+          { name: "ensemble", nodeName: "ensemble", data: "$response", dependency: "Hard", extra: { kept: true } },
         ],
       },
       ensemble: { routerType: "Ensemble", steps: [{ name: "embed", serviceName: "embed" }, { name: "model", serviceName: "" }] },
@@ -112,7 +112,7 @@ describe("flow edits: each is the smallest change to the document", () => {
       root: {
         routerType: "Sequence",
         steps: [
-          { name: "detect", nodeName: "switch" },
+          { name: "switch", nodeName: "switch" },
           { name: "embed", serviceName: "embed", data: "$response", dependency: "Hard", extra: { kept: true } },
         ],
       },
@@ -185,5 +185,35 @@ describe("moveFlowBoxes", () => {
     const reset = applyEdit(again, { type: "moveFlowBoxes", positions: {}, reset: true });
     expect(toLayout(reset).flow).toEqual({ boxes: {} });
     expect(applyEdit(reset, { type: "moveFlowBoxes", positions: {}, reset: true })).toBe(reset);
+  });
+
+  const service = (name: string): NewModel => ({ name, target: "serviceName", value: name });
+
+  it("a service picked in the palette: inserted on an arrow, beside a box, or appended to the root chain", () => {
+    expect(((nodesAfter(chain(), insertModel(chain(), { node: "root", index: 1 }, service("align"))).root as JsonObject).steps as JsonObject[])[1]).toEqual({ name: "align", serviceName: "align", data: "$response" });
+    const nodes = nodesAfter(chain(), addParallel(chain(), { node: "root", index: 0 }, service("detect-v2")));
+    expect(nodes.ensemble).toEqual({ routerType: "Ensemble", steps: [{ name: "detect", serviceName: "detect" }, { name: "detect-v2", serviceName: "detect-v2" }] });
+    const appended = appendModel(chain(), service("embed"));
+    expect(appended?.select).toEqual({ node: "root", index: 2 });
+    // The name is free in its node: a second "embed" is "embed-2".
+    expect(((nodesAfter(chain(), appended).root as JsonObject).steps as JsonObject[])[2]).toEqual({ name: "embed-2", serviceName: "embed", data: "$response" });
+  });
+
+  it("a service dropped on a blank box fills it in; on any other box it runs beside it", () => {
+    const g = graphOf({ root: { routerType: "Sequence", steps: [{ name: "model", serviceName: "", data: "$request" }, { name: "mine", serviceName: "" }] } });
+    const after = nodesAfter(g, dropOnBox(g, { node: "root", index: 0 }, service("detect")));
+    expect((after.root as JsonObject).steps).toEqual([{ name: "detect", serviceName: "detect", data: "$request" }, { name: "mine", serviceName: "" }]);
+    // A name the user gave is kept.
+    expect(((nodesAfter(g, dropOnBox(g, { node: "root", index: 1 }, service("detect"))).root as JsonObject).steps as JsonObject[])[1]).toEqual({ name: "mine", serviceName: "detect" });
+    expect(Object.keys(nodesAfter(chain(), dropOnBox(chain(), { node: "root", index: 1 }, service("embed-2"))))).toEqual(["root", "ensemble"]);
+  });
+
+  it("appended with no root Sequence: the first root of an empty graph, else a Sequence of its own", () => {
+    const empty = graphOf({});
+    expect(nodesAfter(empty, appendModel(empty, service("detect")))).toEqual({ root: { routerType: "Sequence", steps: [{ name: "detect", serviceName: "detect" }] } });
+    const sw = graphOf({ root: { routerType: "Switch", steps: [{ name: "a", serviceName: "a", condition: "x" }] } });
+    const fe = appendModel(sw, service("detect"));
+    expect(fe?.select).toEqual({ node: "sequence", index: 0 });
+    expect(nodesAfter(sw, fe).sequence).toEqual({ routerType: "Sequence", steps: [{ name: "detect", serviceName: "detect" }] });
   });
 });

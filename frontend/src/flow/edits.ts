@@ -8,7 +8,7 @@
 import { uniqueName, type Edit } from "../graph/edits";
 import { freeSpot } from "../graph/placement";
 import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
-import type { GraphState, JsonObject, NodeState, RouterType } from "../graph/types";
+import type { GraphState, JsonObject, NodeState, RouterType, TargetKind } from "../graph/types";
 import type { InsertPoint, StepRef } from "./project";
 
 export interface FlowEdit {
@@ -22,20 +22,40 @@ function stepNameIn(node: NodeState | undefined, base: string): string {
   return uniqueName(base, (node?.steps ?? []).map((s) => s.fields.name).filter((n): n is string => typeof n === "string"));
 }
 
-/** A new model step: a name and an empty serviceName for the user to fill in (validation says so). */
-function newModel(node: NodeState | undefined, extra: JsonObject = {}): JsonObject {
-  return { name: stepNameIn(node, "model"), serviceName: "", ...extra };
+/**
+ * What a new box calls: a service picked in the palette (its name is the step's name too), or
+ * nothing yet (BLANK: an empty serviceName for the user to fill in; validation says so).
+ */
+export interface NewModel {
+  name: string;
+  target: TargetKind;
+  value: string;
+}
+
+export const BLANK: NewModel = { name: "model", target: "serviceName", value: "" };
+
+/** The names the Flow view gives a new blank box: `model`, `model-2`… */
+const BLANK_NAME = /^model(-\d+)?$/;
+
+/** A new model step: its name (free in `node`), its target, then `extra`. */
+function newModel(node: NodeState | undefined, extra: JsonObject = {}, model: NewModel = BLANK): JsonObject {
+  return { name: stepNameIn(node, model.name), [model.target]: model.value, ...extra };
+}
+
+/** The new model as a branch of a new router beside a step named `taken`. */
+function branchModel(taken: unknown, model: NewModel, extra: JsonObject = {}): JsonObject {
+  return { name: uniqueName(model.name, typeof taken === "string" ? [taken] : []), [model.target]: model.value, ...extra };
 }
 
 /**
  * "+" on an arrow: a model inserted at `at` in a Sequence. It takes the previous step's answer
  * (`data: $response`) and, inserted first, hands its own answer to the step that was first.
  */
-export function insertModel(state: GraphState, at: InsertPoint): FlowEdit | null {
-  if (at.wrap) return insertInBranch(state, at, at.wrap);
+export function insertModel(state: GraphState, at: InsertPoint, model: NewModel = BLANK): FlowEdit | null {
+  if (at.wrap) return insertInBranch(state, at, at.wrap, model);
   const node = nodeByName(state, at.node);
   if (!node || routerTypeOf(node) !== "Sequence" || at.index < 0 || at.index > node.steps.length) return null;
-  const step = newModel(node, at.index > 0 ? { data: "$response" } : {});
+  const step = newModel(node, at.index > 0 ? { data: "$response" } : {}, model);
   const edits: Edit[] = [{ type: "addStep", node: at.node, index: at.index, step }];
   const next = node.steps[at.index];
   if (at.index === 0 && next && next.fields.data === undefined) {
@@ -53,8 +73,10 @@ function branchOf(fields: JsonObject): JsonObject {
 
 /**
  * Puts the box `ref` and a new model side by side under a new router of `routerType`: the step
- * becomes a call of the new node (keeping its own name, data, condition, dependency…), the new
- * node holds the step's target and the new model.
+ * becomes a call of the new node (keeping its data, condition, dependency…), the new node holds
+ * the step's target and the new model. In a Sequence, where a step's name is only a label, the
+ * calling step takes the new node's name (as a KServe user writes `- name: ensemble, nodeName:
+ * ensemble`); elsewhere it keeps its own (an Ensemble's step names are the keys of its answer).
  */
 function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: JsonObject, added: JsonObject, addedFirst = false): FlowEdit | null {
   const node = nodeByName(state, ref.node);
@@ -64,14 +86,16 @@ function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: J
   const moved = { ...branchOf(step.fields), ...branch };
   const steps = addedFirst ? [added, moved] : [moved, added];
   const position = freeSpot(state, { x: node.position.x + 300, y: node.position.y }, steps);
+  const edits: Edit[] = [
+    { type: "addNode", routerType, name, position, steps },
+    { type: "setStepTarget", node: ref.node, index: ref.index, kind: "nodeName", value: name },
+  ];
+  if (routerTypeOf(node) === "Sequence" && typeof step.fields.name === "string") {
+    const others = node.steps.filter((_, i) => i !== ref.index).map((s) => s.fields.name);
+    edits.push({ type: "setStepField", node: ref.node, index: ref.index, field: "name", value: uniqueName(name, others.filter((n): n is string => typeof n === "string")) });
+  }
   return {
-    edit: {
-      type: "batch",
-      edits: [
-        { type: "addNode", routerType, name, position, steps },
-        { type: "setStepTarget", node: ref.node, index: ref.index, kind: "nodeName", value: name },
-      ],
-    },
+    edit: { type: "batch", edits },
     select: { node: name, index: addedFirst ? 0 : 1 },
   };
 }
@@ -80,25 +104,55 @@ function wrap(state: GraphState, ref: StepRef, routerType: RouterType, branch: J
  * "+" on a branch's arrow (into a Switch or Splitter branch, or out of an Ensemble branch): the
  * branch calls a new Sequence of the new model and what the branch called, in the arrow's order.
  */
-function insertInBranch(state: GraphState, at: InsertPoint, where: "before" | "after"): FlowEdit | null {
+function insertInBranch(state: GraphState, at: InsertPoint, where: "before" | "after", model: NewModel): FlowEdit | null {
   const node = nodeByName(state, at.node);
   const step = node?.steps[at.index];
   if (!node || !step || routerTypeOf(node) === "Sequence") return null;
-  const taken = step.fields.name;
-  const added: JsonObject = { name: uniqueName("model", typeof taken === "string" ? [taken] : []), serviceName: "" };
-  if (where === "before") return wrap(state, at, "Sequence", { data: "$response" }, added, true);
-  return wrap(state, at, "Sequence", {}, { ...added, data: "$response" });
+  if (where === "before") return wrap(state, at, "Sequence", { data: "$response" }, branchModel(step.fields.name, model), true);
+  return wrap(state, at, "Sequence", {}, branchModel(step.fields.name, model, { data: "$response" }));
 }
 
 /** A parallel branch beside the box: one more Ensemble step, or a new Ensemble around the box. */
-export function addParallel(state: GraphState, ref: StepRef): FlowEdit | null {
+export function addParallel(state: GraphState, ref: StepRef, model: NewModel = BLANK): FlowEdit | null {
   const node = nodeByName(state, ref.node);
   if (!node || !node.steps[ref.index]) return null;
   if (routerTypeOf(node) === "Ensemble") {
-    return { edit: { type: "addStep", node: ref.node, index: ref.index + 1, step: newModel(node) }, select: { node: ref.node, index: ref.index + 1 } };
+    return { edit: { type: "addStep", node: ref.node, index: ref.index + 1, step: newModel(node, {}, model) }, select: { node: ref.node, index: ref.index + 1 } };
   }
-  const taken = node.steps[ref.index].fields.name;
-  return wrap(state, ref, "Ensemble", {}, { name: uniqueName("model", typeof taken === "string" ? [taken] : []), serviceName: "" });
+  return wrap(state, ref, "Ensemble", {}, branchModel(node.steps[ref.index].fields.name, model));
+}
+
+/**
+ * A model picked in the palette and dropped on a box: a box that calls nothing yet (a new blank
+ * box) gets it as its target, and its name when it still has the name the view gave it; any other
+ * box gets it beside itself, in parallel.
+ */
+export function dropOnBox(state: GraphState, ref: StepRef, model: NewModel): FlowEdit | null {
+  const node = nodeByName(state, ref.node);
+  const step = node?.steps[ref.index];
+  if (!node || !step) return null;
+  const target = stepTarget(step.fields);
+  if (target !== null && target.value !== "") return addParallel(state, ref, model);
+  const edits: Edit[] = [{ type: "setStepTarget", node: ref.node, index: ref.index, kind: model.target, value: model.value }];
+  const name = step.fields.name;
+  if (typeof name !== "string" || BLANK_NAME.test(name)) {
+    const others = node.steps.filter((_, i) => i !== ref.index).map((s) => s.fields.name);
+    edits.push({ type: "setStepField", node: ref.node, index: ref.index, field: "name", value: uniqueName(model.name, others.filter((n): n is string => typeof n === "string")) });
+  }
+  return { edit: { type: "batch", edits }, select: ref };
+}
+
+/**
+ * A model dropped on the canvas away from any box or arrow: the last step of the root Sequence
+ * (a graph with no nodes gets one), or else a new Sequence node of its own.
+ */
+export function appendModel(state: GraphState, model: NewModel): FlowEdit | null {
+  const root = nodeByName(state, "root");
+  if (root && routerTypeOf(root) === "Sequence") return insertModel(state, { node: "root", index: root.steps.length }, model);
+  const name = root ? uniqueName("sequence", state.nodes.map((n) => n.name)) : "root";
+  const steps = [newModel(undefined, {}, model)];
+  const position = freeSpot(state, { x: 0, y: 0 }, steps);
+  return { edit: { type: "addNode", routerType: "Sequence", name, position, steps }, select: { node: name, index: 0 } };
 }
 
 /** A conditional branch: one more Switch step, or a new Switch around the box. */

@@ -40,11 +40,11 @@ export function useNodeEditing({ dispatch, readOnly, working, selection: sel, se
 
   const selectedNodeName = sel.kind === "step" ? sel.node : sel.kind === "nodes" && sel.names.length === 1 ? sel.names[0] : null;
   const selectedNames = sel.kind === "nodes" ? sel.names : sel.kind === "step" ? [sel.node] : [];
-  const addStep = (target: TargetKind) => {
+  const addStep = (target: TargetKind, service?: string) => {
     const node = working.nodes.find((n) => n.name === selectedNodeName);
     if (!node) return;
     const index = sel.kind === "step" ? sel.index + 1 : node.steps.length;
-    onEdit({ type: "addStep", node: node.name, index, step: paletteStep(working, node.name, target) }, { select: { kind: "step", node: node.name, index } });
+    onEdit({ type: "addStep", node: node.name, index, step: paletteStep(working, node.name, target, service) }, { select: { kind: "step", node: node.name, index } });
   };
 
   /** Removes nodes; removing the root (the graph's entry point) asks first, since the graph cannot run without it. */

@@ -1,0 +1,33 @@
+import ELK from "elkjs/lib/elk.bundled.js";
+import { describe, expect, it } from "vitest";
+import { dropTarget, segmentDistance } from "./drop";
+import { autoFlowLayout, BOX_SIZES } from "./layout";
+import { project } from "./project";
+import { FACE_RECOGNITION, graphOf } from "./__fixtures__/graphs";
+
+describe("where a palette drop lands in the Flow view", () => {
+  it("measures the distance to a segment", () => {
+    expect(segmentDistance({ x: 5, y: 3 }, { x: 0, y: 0 }, { x: 10, y: 0 })).toBe(3);
+    expect(segmentDistance({ x: 13, y: 4 }, { x: 0, y: 0 }, { x: 10, y: 0 })).toBe(5);
+    expect(segmentDistance({ x: 1, y: 1 }, { x: 0, y: 0 }, { x: 0, y: 0 })).toBeCloseTo(Math.SQRT2);
+  });
+
+  it("a box of a step, the arrow nearest the point, or the canvas", async () => {
+    const model = project(graphOf(FACE_RECOGNITION));
+    const placed = await autoFlowLayout(model, new ELK());
+    const byTitle = (t: string) => model.boxes.find((b) => b.title === t)!;
+    const centre = (t: string) => {
+      const b = byTitle(t);
+      return { x: placed.boxes[b.id].x + BOX_SIZES[b.kind].width / 2, y: placed.boxes[b.id].y + BOX_SIZES[b.kind].height / 2 };
+    };
+    const onBox = dropTarget(model, placed, centre("db-visitors"), 20);
+    expect(onBox.kind === "box" && onBox.box.step).toEqual({ node: "match", index: 1 });
+    // Halfway between the detector and the extractor: that arrow, inserting at step 1.
+    const a = centre("face-detector");
+    const b = centre("feature-extractor");
+    const between = dropTarget(model, placed, { x: (a.x + b.x) / 2, y: a.y + 6 }, 20);
+    expect(between.kind === "arrow" && between.at).toEqual({ node: "root", index: 1 });
+    // The request box is no step: a drop on it is on the canvas, unless an arrow is near.
+    expect(dropTarget(model, placed, { x: a.x, y: a.y + 400 }, 20)).toEqual({ kind: "canvas" });
+  });
+});

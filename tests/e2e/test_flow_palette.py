@@ -1,0 +1,265 @@
+"""The Flow view with the mouse alone (issue 12): services picked in the palette are dropped on an
+arrow (inserted there), on a box (run beside it, or fill a blank box in) or on the canvas (added at
+the end of the pipeline); a new user draws the seed's four-stage pipeline in a handful of drags and
+exports the YAML a KServe user writes by hand.
+
+Selectors: the palette's "Services" group (a button per service, named by it), the arrows' "+"
+buttons ("Insert a model between A and B"), ``.flow-box[data-box=CALL-ID]`` and the canvas's
+``.flow-drop-note`` (what a drop there would do, shown while dragging).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+from canvaskit import palette
+from playwright.sync_api import Locator, Page, expect
+from test_flow_view import box, bring_into_view, demo_graph, open_flow, yaml_text
+
+from graphs import spec
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+# What the seed's request drew (step 1 -> step 2 -> steps 3-1 and 3-2 in parallel -> step 4), as a
+# KServe user writes it by hand.
+SEED_YAML = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: seed
+  namespace: default
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+        - name: face-detector
+          serviceName: face-detector
+        - name: feature-extractor
+          serviceName: feature-extractor
+          data: $response
+        - name: ensemble
+          nodeName: ensemble
+          data: $response
+        - name: result-merger
+          serviceName: result-merger
+          data: $response
+    ensemble:
+      routerType: Ensemble
+      steps:
+        - name: db-employees
+          serviceName: db-employees
+        - name: db-visitors
+          serviceName: db-visitors
+"""
+
+SERVICES = [
+    "face-detector",
+    "feature-extractor",
+    "db-employees",
+    "db-visitors",
+    "result-merger",
+    "face-aligner",
+]
+
+
+@pytest.fixture
+def staging(studio_user: Any) -> Any:
+    """The user's environment, whose service map names the models they may use."""
+    from execution.models import Environment
+
+    return Environment.objects.create(
+        name="staging",
+        owner=studio_user,
+        service_urls={name: f"http://{name}.models.svc/v1/models/{name}:predict" for name in SERVICES},
+    )
+
+
+def service(page: Page, name: str) -> Locator:
+    return palette(page).get_by_role("group", name="Services").get_by_role("button", name=name, exact=True)
+
+
+def plus(page: Page, between: str) -> Locator:
+    return page.get_by_role("button", name=f"Insert a model between {between}", exact=True)
+
+
+def centre(locator: Locator) -> tuple[float, float]:
+    """The centre of ``locator`` once it stands still (the canvas pans to a new box, animated)."""
+    last = None
+    for _ in range(30):
+        b = locator.bounding_box()
+        assert b is not None
+        now = (b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+        if now == last:
+            return now
+        last = now
+        locator.page.wait_for_timeout(100)
+    raise AssertionError(f"{locator} keeps moving")
+
+
+def drag_item(page: Page, item: Locator, to: tuple[float, float], note: str | None = None) -> None:
+    """Drags a palette item to a point of the page as a hand does; checks what the canvas says the
+    drop will do (``note``) before letting go."""
+    page.mouse.move(*centre(item))
+    page.mouse.down()
+    page.mouse.move(to[0] - 40, to[1] - 20, steps=6)
+    page.mouse.move(*to, steps=6)
+    if note is not None:
+        expect(page.locator(".flow-drop-note")).to_have_text(note)
+    page.mouse.up()
+    expect(page.locator(".flow-drop-note")).to_have_count(0)
+
+
+def document(page: Page) -> Any:
+    """The working copy's manifest, as the YAML panel shows it."""
+    return yaml.safe_load(yaml_text(page))
+
+
+def nodes_of(page: Page) -> Any:
+    return document(page)["spec"]["nodes"]
+
+
+def test_the_palette_lists_the_services_and_drops_them_on_arrows_boxes_and_the_canvas(
+    flow_page: Page, make_graph: Any, live_server: Any, staging: Any, shot: Any
+) -> None:
+    page = flow_page
+    demo_graph(make_graph, "face-recognition")
+    open_flow(page, f"{live_server.url}/graphs/face-recognition/")
+    # The environment's services and the graph's own, each once.
+    names = service(page, "face-aligner").locator("xpath=..").get_by_role("button").all_inner_texts()
+    assert names == sorted({*SERVICES, "face-db-employees", "face-db-visitors"}), names
+    before = nodes_of(page)
+
+    # On the "+" of an arrow: inserted there, taking the previous answer.
+    drag_item(
+        page,
+        service(page, "face-aligner"),
+        centre(plus(page, "face-detector and feature-extractor")),
+        "Insert between face-detector and feature-extractor",
+    )
+    expect(box(page, "root/1")).to_contain_text("face-aligner")
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bselected\b"))
+    steps = nodes_of(page)["root"]["steps"]
+    assert steps[1] == {"name": "face-aligner", "serviceName": "face-aligner", "data": "$response"}
+    assert [s["name"] for s in steps] == [
+        "face-detector",
+        "face-aligner",
+        "feature-extractor",
+        "match",
+        "result-merger",
+    ]
+    shot(page, "inserted")
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/1")).to_contain_text("feature-extractor")
+    assert nodes_of(page) == before
+
+    # On the empty canvas, far from any box or arrow: the last step of the root Sequence.
+    canvas = page.locator(".flow-canvas").bounding_box()
+    assert canvas is not None
+    drag_item(
+        page,
+        service(page, "face-aligner"),
+        (canvas["x"] + canvas["width"] / 2, canvas["y"] + canvas["height"] - 60),
+        "Add at the end of the pipeline",
+    )
+    steps = nodes_of(page)["root"]["steps"]
+    assert steps[-1] == {"name": "face-aligner", "serviceName": "face-aligner", "data": "$response"}
+    assert len(steps) == 5
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+    assert nodes_of(page) == before
+
+    # On the box of a model: a new Ensemble runs it and the new model in parallel.
+    bring_into_view(page, "root/0")
+    drag_item(
+        page,
+        service(page, "face-aligner"),
+        centre(box(page, "root/0")),
+        "Run beside face-detector, in parallel",
+    )
+    nodes = nodes_of(page)
+    assert nodes["root"]["steps"][0] == {"name": "ensemble", "nodeName": "ensemble"}
+    assert nodes["ensemble"] == {
+        "routerType": "Ensemble",
+        "steps": [
+            {"name": "face-detector", "serviceName": "face-detector"},
+            {"name": "face-aligner", "serviceName": "face-aligner"},
+        ],
+    }
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+    assert nodes_of(page) == before
+
+    # A blank step dropped on an arrow, then a service dropped on that blank box: it is filled in.
+    drag_item(
+        page,
+        palette(page).get_by_role("button", name="Service step", exact=True),
+        centre(plus(page, "face-detector and feature-extractor")),
+    )
+    expect(box(page, "root/1")).to_contain_text("model")
+    drag_item(page, service(page, "face-aligner"), centre(box(page, "root/1")), "Use for model")
+    assert nodes_of(page)["root"]["steps"][1] == {
+        "name": "face-aligner",
+        "serviceName": "face-aligner",
+        "data": "$response",
+    }
+    expect(page.locator(".valid-chip")).to_have_text("Valid")
+
+
+def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(
+    flow_page: Page, make_graph: Any, live_server: Any, staging: Any, shot: Any, tmp_path: Any
+) -> None:
+    """From an empty graph, with the mouse only (every press-and-release a user action, at most
+    12): five services dragged from the palette, Save, Export, YAML. The downloaded file is the
+    pipeline a KServe user writes by hand."""
+    page = flow_page
+    make_graph("seed")
+    open_flow(page, f"{live_server.url}/graphs/seed/")
+    actions = 0
+
+    def drop(name: str, on: Locator, below: bool = False) -> None:
+        """One drag from the palette onto ``on`` (its centre; with ``below``, near its bottom)."""
+        nonlocal actions
+        x, y = centre(on)
+        if below:
+            b = on.bounding_box()
+            assert b is not None
+            y = b["y"] + b["height"] - 60
+        drag_item(page, service(page, name), (x, y))
+        actions += 1
+
+    def click(locator: Locator) -> None:
+        nonlocal actions
+        locator.click()
+        actions += 1
+
+    drop("face-detector", plus(page, "Request and empty Sequence"))
+    expect(box(page, "root/0")).to_contain_text("face-detector")
+    drop("feature-extractor", plus(page, "face-detector and Response"))
+    expect(box(page, "root/1")).to_contain_text("feature-extractor")
+    drop("db-employees", plus(page, "feature-extractor and Response"))
+    expect(box(page, "root/2")).to_contain_text("db-employees")
+    drop("db-visitors", box(page, "root/2"))
+    expect(box(page, "root/2>ensemble/1")).to_contain_text("db-visitors")
+    # Dropped anywhere on the empty canvas: added at the end of the pipeline.
+    drop("result-merger", page.locator(".flow-canvas .react-flow__background"), below=True)
+    expect(box(page, "root/3")).to_contain_text("result-merger")
+    expect(page.locator(".valid-chip")).to_have_text("Valid")
+    shot(page, "drawn")
+
+    click(page.get_by_role("button", name="Save", exact=True))
+    expect(page.locator(".toast").filter(has_text="Saved version 2")).to_be_visible()
+    click(page.get_by_role("button", name="Export"))
+    with page.expect_download() as info:
+        click(page.get_by_role("menuitem", name="YAML"))
+    assert actions <= 12, actions
+    target = tmp_path / "seed.yaml"
+    info.value.save_as(target)
+    exported = target.read_text()
+    assert yaml.safe_load(exported) == yaml.safe_load(SEED_YAML), exported
+    manifest = spec.parse(exported)
+    assert not spec.has_errors(spec.validate(manifest))
