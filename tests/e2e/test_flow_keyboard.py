@@ -1,0 +1,124 @@
+"""The Flow view's edits, each undone to the exact manifest it started from, and the keyboard path
+(issue 12): Tab reaches every box (and brings it into view), Enter opens its properties, Alt+arrow
+moves it along its chain, Delete removes it, Ctrl+Z undoes.
+
+Selectors as in test_flow_view.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+from canvaskit import open_tab
+from playwright.sync_api import Page, expect
+from test_flow_palette import nodes_of
+from test_flow_view import box, box_body, demo_graph, in_canvas, open_flow, view_button
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SELECTED = re.compile(r"\bselected\b")
+
+
+@pytest.fixture
+def face_flow(flow_page: Page, make_graph: Any, live_server: Any) -> Page:
+    demo_graph(make_graph, "face-recognition")
+    open_flow(flow_page, f"{live_server.url}/graphs/face-recognition/")
+    return flow_page
+
+
+def undo(page: Page) -> None:
+    """Ctrl+Z with the focus on the canvas (not in a text field)."""
+    page.locator(".flow-canvas .react-flow__pane").click(position={"x": 8, "y": 8})
+    page.keyboard.press("Control+z")
+
+
+def test_delete_reorder_insert_and_parallel_are_undone_to_the_exact_manifest(face_flow: Page) -> None:
+    page = face_flow
+    original = nodes_of(page)
+    steps = original["root"]["steps"]
+
+    # Delete (the key, on the selected box).
+    box_body(page, "root/1").click()
+    expect(box(page, "root/1")).to_have_class(SELECTED)
+    page.keyboard.press("Delete")
+    # The step that calls match is now second: its group takes the place.
+    expect(page.locator('.flow-group[data-group="root/1>match"]')).to_be_visible()
+    expect(box(page, "root/1")).to_have_count(0)
+    expected = copy.deepcopy(original)
+    del expected["root"]["steps"][1]
+    assert nodes_of(page) == expected
+    undo(page)
+    expect(box(page, "root/1")).to_contain_text("feature-extractor")
+    assert nodes_of(page) == original
+
+    # Reorder: face-detector one place later along the chain.
+    box_body(page, "root/0").focus()
+    page.keyboard.press("Alt+ArrowRight")
+    expect(box(page, "root/1")).to_contain_text("face-detector")
+    expected = copy.deepcopy(original)
+    expected["root"]["steps"] = [steps[1], steps[0], *steps[2:]]
+    assert nodes_of(page) == expected
+    undo(page)
+    expect(box(page, "root/0")).to_contain_text("face-detector")
+    assert nodes_of(page) == original
+
+    # Insert on an arrow.
+    page.get_by_role("button", name="Insert a model between face-detector and feature-extractor").click()
+    expect(box(page, "root/1")).to_have_class(SELECTED)
+    expected = copy.deepcopy(original)
+    expected["root"]["steps"].insert(1, {"name": "model", "serviceName": "", "data": "$response"})
+    assert nodes_of(page) == expected
+    undo(page)
+    expect(box(page, "root/1")).to_contain_text("feature-extractor")
+    assert nodes_of(page) == original
+
+    # A parallel branch beside a model of the Ensemble: one more step of the Ensemble.
+    box_body(page, "root/2>match/0").click()
+    box(page, "root/2>match/0").get_by_role("button", name="‖ parallel").click()
+    expect(box(page, "root/2>match/1")).to_have_class(SELECTED)
+    expected = copy.deepcopy(original)
+    expected["match"]["steps"].insert(1, {"name": "model", "serviceName": ""})
+    assert nodes_of(page) == expected
+    undo(page)
+    expect(box(page, "root/2>match/1")).to_contain_text("db-visitors")
+    assert nodes_of(page) == original
+
+
+def test_tab_reaches_every_box_in_view_and_the_keys_edit_it(face_flow: Page) -> None:
+    page = face_flow
+    original = nodes_of(page)
+    open_tab(page, "Properties")
+    view_button(page, "Nodes").focus()
+    wanted = {"root/0", "root/1", "root/2>match/0", "root/2>match/1", "root/3"}
+    reached: list[str] = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            "() => document.activeElement?.classList.contains('flow-box-body') ? "
+            "document.activeElement.closest('.flow-box').dataset.box : null"
+        )
+        if focused is None:
+            continue
+        # The box the focus is on is brought into view (the canvas pans to it).
+        page.wait_for_timeout(350)
+        assert in_canvas(page, box(page, focused)), focused
+        reached.append(focused)
+        if wanted <= set(reached):
+            break
+    assert wanted <= set(reached), reached
+    assert reached.index("root/0") < reached.index("root/1") < reached.index("root/3")
+
+    # On the last box reached (result-merger, right of the first view): Enter opens its properties,
+    # Delete removes it, Ctrl+Z brings it back.
+    box_body(page, "root/3").focus()
+    page.keyboard.press("Enter")
+    expect(box(page, "root/3")).to_have_class(SELECTED)
+    expect(page.locator(".props-title")).to_contain_text("result-merger")
+    page.keyboard.press("Delete")
+    expect(box(page, "root/3")).to_have_count(0)
+    page.keyboard.press("Control+z")
+    expect(box(page, "root/3")).to_contain_text("result-merger")
+    assert nodes_of(page) == original
