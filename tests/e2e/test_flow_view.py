@@ -154,6 +154,23 @@ def test_switch_and_splitter_demos_label_their_branches(
     expect(labels.filter(has_text=re.compile(r"^10%$"))).to_have_count(1)
 
 
+def test_the_cat_dog_breed_demo_shows_the_condition_and_where_the_data_comes_from(
+    flow_page: Page, make_graph: Any, live_server: Any
+) -> None:
+    """The breed step has a condition and no ``data``: it gets the graph's request (an arrow from
+    Request, labelled with the condition), after the classifier (a dashed "then" arrow)."""
+    page = flow_page
+    demo_graph(make_graph, "cat-dog-breed")
+    open_flow(page, f"{live_server.url}/graphs/cat-dog-breed/")
+    expect(box(page, "root/0")).to_contain_text("cat-dog-classifier")
+    expect(box(page, "root/1")).to_contain_text("dog-breed-classifier")
+    expect(box(page, "root/1").locator(".flow-cond")).to_contain_text("if [@this]")
+    labels = page.locator(".flow-arrow-label .flow-label")
+    expect(labels.filter(has_text=re.compile(r"^if \[@this\]"))).to_have_count(1)
+    expect(labels.filter(has_text=re.compile(r"^then · if \[@this\]"))).to_have_count(1)
+    expect(page.locator(".flow-label-order")).to_have_count(1)
+
+
 def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(face_flow: Page, shot: Any) -> None:
     """'+' on an arrow inserts a model there (the YAML shows it at once, undo takes it back); a
     parallel branch beside a box wraps it in a new Ensemble."""
