@@ -1,6 +1,7 @@
-"""The Flow view's edits, each undone to the exact manifest it started from, and the keyboard path
-(issue 12): Tab reaches every box (and brings it into view), Enter opens its properties, Alt+arrow
-moves it along its chain, Delete removes it, Ctrl+Z undoes.
+"""The Flow view's edits, each undone to the exact manifest it started from, a moved box kept by
+the saved version, and the keyboard path (issue 12): Tab reaches every box (and brings it into
+view), Enter opens its properties, Alt+arrow moves it along its chain, Delete removes it, Ctrl+Z
+undoes.
 
 Selectors as in test_flow_view.py.
 """
@@ -12,10 +13,10 @@ import re
 from typing import Any
 
 import pytest
-from canvaskit import open_tab
+from canvaskit import open_tab, save
 from playwright.sync_api import Page, expect
 from test_flow_palette import nodes_of
-from test_flow_view import box, box_body, demo_graph, in_canvas, open_flow, view_button
+from test_flow_view import box, box_body, centre, demo_graph, drag, in_canvas, open_flow, view_button
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -71,6 +72,8 @@ def test_delete_reorder_insert_and_parallel_are_undone_to_the_exact_manifest(fac
     expected = copy.deepcopy(original)
     expected["root"]["steps"].insert(1, {"name": "model", "serviceName": "", "data": "$response"})
     assert nodes_of(page) == expected
+    # Live validation pins the blank box: it calls no service yet.
+    expect(box(page, "root/1").locator(".issue-count.issue-error")).to_be_visible()
     undo(page)
     expect(box(page, "root/1")).to_contain_text("feature-extractor")
     assert nodes_of(page) == original
@@ -122,3 +125,16 @@ def test_tab_reaches_every_box_in_view_and_the_keys_edit_it(face_flow: Page) -> 
     page.keyboard.press("Control+z")
     expect(box(page, "root/3")).to_contain_text("result-merger")
     assert nodes_of(page) == original
+
+
+def test_a_moved_box_stays_where_it_was_dropped_in_the_saved_version(face_flow: Page) -> None:
+    page = face_flow
+    start = centre(box_body(page, "root/1"))
+    drag(page, start, (start[0], start[1] + 150))
+    expect(page.get_by_text("Unsaved changes")).to_be_visible()
+    save(page, "Feature extractor moved down")
+    page.reload()
+    expect(page.locator(".flow-canvas[data-laid-out]")).to_be_visible()
+    # Measured against its neighbour, which did not move: the first view may sit elsewhere.
+    (_, moved_y), (_, still_y) = centre(box(page, "root/1")), centre(box(page, "root/0"))
+    assert moved_y - still_y > 100, (moved_y, still_y)
