@@ -78,6 +78,13 @@ def staging(studio_user: Any) -> Any:
     )
 
 
+@pytest.fixture
+def face_flow_staging(flow_page: Page, make_graph: Any, live_server: Any, staging: Any) -> Page:
+    demo_graph(make_graph, "face-recognition")
+    open_flow(flow_page, f"{live_server.url}/graphs/face-recognition/")
+    return flow_page
+
+
 def service(page: Page, name: str) -> Locator:
     return palette(page).get_by_role("group", name="Services").get_by_role("button", name=name, exact=True)
 
@@ -208,6 +215,37 @@ def test_the_palette_lists_the_services_and_drops_them_on_arrows_boxes_and_the_c
         "data": "$response",
     }
     expect(page.locator(".valid-chip")).to_have_text("Valid")
+
+
+def test_router_types_dropped_on_a_box_add_its_branches(face_flow_staging: Page) -> None:
+    """A Switch from the palette dropped on a box is the box's "condition" button; a Sequence has
+    no meaning on the Flow canvas: the note says what to drop, and nothing changes."""
+    page = face_flow_staging
+    before = nodes_of(page)
+    canvas = page.locator(".flow-canvas").bounding_box()
+    assert canvas is not None
+    page.mouse.move(*centre(palette(page).get_by_role("button", name="Sequence", exact=True)))
+    page.mouse.down()
+    page.mouse.move(canvas["x"] + canvas["width"] / 2, canvas["y"] + canvas["height"] - 60, steps=8)
+    expect(page.locator(".flow-drop-note")).to_have_text("Drop an Ensemble, Switch or Splitter on a box")
+    page.mouse.up()
+    assert nodes_of(page) == before
+
+    drag_item(
+        page,
+        palette(page).get_by_role("button", name="Switch", exact=True),
+        centre(box(page, "root/0")),
+        "Add a conditional branch beside face-detector",
+    )
+    nodes = nodes_of(page)
+    assert nodes["root"]["steps"][0] == {"name": "switch", "nodeName": "switch"}
+    assert nodes["switch"] == {
+        "routerType": "Switch",
+        "steps": [
+            {"name": "face-detector", "serviceName": "face-detector", "condition": ""},
+            {"name": "model", "serviceName": "", "condition": ""},
+        ],
+    }
 
 
 def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(

@@ -5,7 +5,7 @@
  * runs beside it (or fills a blank box in), on the canvas is added at the end of the pipeline.
  */
 import { ROUTER_TYPES, type RouterType, type TargetKind } from "../graph/types";
-import { PALETTE_MIME } from "./RouterNode";
+import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "./RouterNode";
 
 const NODE_HELP: Record<RouterType, string> = {
   Sequence: "Runs steps in order; $response passes the previous result on",
@@ -49,6 +49,7 @@ export function Palette({
           title={`${NODE_HELP[t]}. Drag onto the canvas or click to add.`}
           onDragStart={(e) => {
             e.dataTransfer.setData(PALETTE_MIME, JSON.stringify({ kind: "node", routerType: t }));
+            e.dataTransfer.setData(`${PALETTE_ROUTER_MIME}${t.toLowerCase()}`, t);
             e.dataTransfer.effectAllowed = "copy";
           }}
           onClick={() => onAddNode(t)}

@@ -33,6 +33,8 @@ export interface RouterNodeData extends Record<string, unknown> {
 export type RouterFlowNode = Node<RouterNodeData, "router">;
 
 export const PALETTE_MIME = "application/x-igs-palette";
+/** Beside PALETTE_MIME, a router type's own data type: unlike the data, types can be read while dragging. */
+export const PALETTE_ROUTER_MIME = "application/x-igs-palette-router-";
 export const STEP_MIME = "application/x-igs-step";
 
 export interface CanvasActions {

@@ -9,14 +9,14 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } fro
 import { getElk } from "../canvas/autoLayout";
 import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
 import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
-import { PALETTE_MIME } from "../canvas/RouterNode";
+import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "../canvas/RouterNode";
 import { Spinner } from "../common/ui";
 import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
 import type { GraphState, Position } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
 import { FlowActionsContext, FlowBoxNode, FlowGroupNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode } from "./FlowBoxNode";
-import { dropHint, dropTarget, type DropTarget } from "./drop";
+import { draggedRouter, dropHint, dropTarget, routerHint, type DropTarget } from "./drop";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
 import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
@@ -302,11 +302,20 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   };
   const onDragOver = (e: DragEvent) => {
     if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    const target = targetAt(e);
+    if (!target) return;
+    const router = draggedRouter(e.dataTransfer.types, PALETTE_ROUTER_MIME);
+    if (router) {
+      // A router type applies to a box only; elsewhere the drop is refused, and the note says why.
+      const hint = routerHint(router, target);
+      setDropNote(hint ?? "Drop an Ensemble, Switch or Splitter on a box");
+      if (!hint) return;
+    } else {
+      const titles = new Map(shown.boxes.map((b) => [b.id, b.title]));
+      setDropNote(dropHint(target, titles, (b) => isBlank(live.current, b)));
+    }
     e.preventDefault();
     e.dataTransfer.dropEffect = "copy";
-    const target = targetAt(e);
-    const titles = new Map(shown.boxes.map((b) => [b.id, b.title]));
-    setDropNote(target ? dropHint(target, titles, (b) => isBlank(live.current, b)) : null);
   };
   // Leaving one element inside the canvas for another also fires dragleave (after the next
   // element's dragenter): only a pointer outside the canvas ends the note.
@@ -318,8 +327,17 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     setDropNote(null);
     const item = readOnly ? null : parsePalette(e.dataTransfer.getData(PALETTE_MIME));
     const target = targetAt(e);
-    if (!item || item.kind !== "step" || !item.target || !target) return;
+    if (!item || !target) return;
     e.preventDefault();
+    if (item.kind === "node") {
+      const ref = target.kind === "box" ? target.box.step : null;
+      if (!ref) return;
+      if (item.routerType === "Ensemble") apply(addParallel(live.current, ref));
+      else if (item.routerType === "Switch") apply(addConditional(live.current, ref));
+      else if (item.routerType === "Splitter") apply(addSplit(live.current, ref));
+      return;
+    }
+    if (!item.target) return;
     const model: NewModel = item.service ? { name: item.service, target: "serviceName", value: item.service } : { name: "model", target: item.target, value: item.target === "serviceUrl" ? "http://" : "" };
     const state = live.current;
     if (target.kind === "box" && target.box.step) apply(dropOnBox(state, target.box.step, model));

@@ -31,3 +31,17 @@ describe("where a palette drop lands in the Flow view", () => {
     expect(dropTarget(model, placed, { x: a.x, y: a.y + 400 }, 20)).toEqual({ kind: "canvas" });
   });
 });
+
+describe("router types dropped in the Flow view", () => {
+  it("are read from the drag's data types and apply to boxes only", async () => {
+    const { draggedRouter, routerHint } = await import("./drop");
+    expect(draggedRouter(["text/plain", "application/x-r-splitter"], "application/x-r-")).toBe("Splitter");
+    expect(draggedRouter(["application/x-r-nonsense"], "application/x-r-")).toBeNull();
+    expect(draggedRouter([], "application/x-r-")).toBeNull();
+    const model = project(graphOf(FACE_RECOGNITION));
+    const detector = model.boxes.find((b) => b.title === "face-detector")!;
+    expect(routerHint("Switch", { kind: "box", box: detector })).toBe("Add a conditional branch beside face-detector");
+    expect(routerHint("Sequence", { kind: "box", box: detector })).toBeNull();
+    expect(routerHint("Ensemble", { kind: "canvas" })).toBeNull();
+  });
+});

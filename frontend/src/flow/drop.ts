@@ -1,9 +1,11 @@
 /**
  * Where a model dragged from the palette lands in the Flow view: on a box (it fills a blank box
  * in, or runs beside it), on an arrow that has a "+" (inserted there), or on the canvas away from
- * both (appended to the pipeline). Pure: positions in flow coordinates.
+ * both (appended to the pipeline). A router type dragged from the palette applies to a box only:
+ * an Ensemble, Switch or Splitter there is the box's own parallel, conditional or weighted branch.
+ * Pure: positions in flow coordinates.
  */
-import type { Position } from "../graph/types";
+import { ROUTER_TYPES, type Position, type RouterType } from "../graph/types";
 import { BOX_SIZES, type FlowLayout } from "./layout";
 import type { FlowArrow, FlowBox, FlowModel, InsertPoint } from "./project";
 
@@ -67,4 +69,24 @@ export function dropHint(target: DropTarget, titles: ReadonlyMap<string, string>
   if (target.kind === "box") return blank(target.box) ? `Use for ${target.box.title}` : `Run beside ${target.box.title}, in parallel`;
   if (target.kind === "arrow") return `Insert between ${titles.get(target.arrow.from) ?? "?"} and ${titles.get(target.arrow.to) ?? "?"}`;
   return "Add at the end of the pipeline";
+}
+
+/** What a router type dropped on a box adds beside it (the box's own buttons do the same). */
+export const ROUTER_ON_BOX: Partial<Record<RouterType, string>> = {
+  Ensemble: "a model in parallel",
+  Switch: "a conditional branch",
+  Splitter: "a weighted split",
+};
+
+/** The router type a palette drag carries, from its data types (`prefix` + the type in lower case). */
+export function draggedRouter(types: readonly string[], prefix: string): RouterType | null {
+  for (const t of types) if (t.startsWith(prefix)) return ROUTER_TYPES.find((r) => r.toLowerCase() === t.slice(prefix.length)) ?? null;
+  return null;
+}
+
+/** What dropping router `type` at `target` does, in words; null when it does nothing there. */
+export function routerHint(type: RouterType, target: DropTarget): string | null {
+  const what = ROUTER_ON_BOX[type];
+  if (!what || target.kind !== "box") return null;
+  return `Add ${what} beside ${target.box.title}`;
 }
