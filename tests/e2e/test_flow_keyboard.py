@@ -99,10 +99,7 @@ def test_tab_reaches_every_box_in_view_and_the_keys_edit_it(face_flow: Page) -> 
     reached: list[str] = []
     for _ in range(40):
         page.keyboard.press("Tab")
-        focused = page.evaluate(
-            "() => document.activeElement?.classList.contains('flow-box-body') ? "
-            "document.activeElement.closest('.flow-box').dataset.box : null"
-        )
+        focused = focused_box(page)
         if focused is None:
             continue
         # The box the focus is on is brought into view (the canvas pans to it).
@@ -138,3 +135,39 @@ def test_a_moved_box_stays_where_it_was_dropped_in_the_saved_version(face_flow: 
     # Measured against its neighbour, which did not move: the first view may sit elsewhere.
     (_, moved_y), (_, still_y) = centre(box(page, "root/1")), centre(box(page, "root/0"))
     assert moved_y - still_y > 100, (moved_y, still_y)
+
+
+def focused_box(page: Page) -> Any:
+    return page.evaluate(
+        "() => document.activeElement?.classList.contains('flow-box-body') ? "
+        "document.activeElement.closest('.flow-box').dataset.box : null"
+    )
+
+
+def test_arrow_keys_walk_the_boxes_along_the_picture(face_flow: Page) -> None:
+    """From a box, → goes to the next box along the flow, ↓ and ↑ between parallel boxes; the box
+    reached is brought into view; Enter selects it."""
+    page = face_flow
+    box_body(page, "root/0").focus()
+    for key, expected in [
+        ("ArrowRight", "root/1"),
+        ("ArrowRight", "root/2>match/0"),
+        ("ArrowDown", "root/2>match/1"),
+        ("ArrowUp", "root/2>match/0"),
+        ("ArrowRight", "root/2>match:merge"),
+        ("ArrowRight", "root/3"),
+    ]:
+        page.keyboard.press(key)
+        page.wait_for_function(
+            "id => document.activeElement?.closest('.flow-box')?.dataset.box === id", arg=expected
+        )
+    page.wait_for_timeout(350)
+    assert in_canvas(page, box(page, "root/3"))
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        "() => document.activeElement?.closest('.flow-box')?.dataset.box === 'root/2>match:merge'"
+    )
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    expect(box(page, "root/3")).to_have_class(SELECTED)
+    assert focused_box(page) == "root/3"

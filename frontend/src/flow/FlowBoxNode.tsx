@@ -9,12 +9,15 @@ import { StatusIcon } from "../common/icons";
 import { formatMs } from "../panels/run/console";
 import { LowDetailContext } from "../canvas/useLowDetail";
 import type { BoxRun } from "./marks";
+import { isDirection, type Direction } from "./navigate";
 import { describeBox, type FlowBox, type FlowGroup, type InsertPoint, type StepRef } from "./project";
 
 export interface FlowActions {
   select(box: FlowBox): void;
   /** Brings the box into view (when it gets the keyboard focus). */
   reveal(box: FlowBox): void;
+  /** Moves the keyboard focus to the nearest box in an arrow key's direction. */
+  focusNear(box: FlowBox, direction: Direction): void;
   /** Selects the step that calls the group's node (or the node, when no step does). */
   selectGroup(group: FlowGroup): void;
   insert(at: InsertPoint): void;
@@ -30,6 +33,7 @@ const noop = () => undefined;
 export const FlowActionsContext = createContext<FlowActions>({
   select: noop,
   reveal: noop,
+  focusNear: noop,
   selectGroup: noop,
   insert: noop,
   parallel: noop,
@@ -114,6 +118,10 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
       e.preventDefault();
       e.stopPropagation();
       actions.move(ref, e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 1);
+    } else if (!e.altKey && !e.ctrlKey && !e.metaKey && !e.shiftKey && isDirection(e.key)) {
+      e.preventDefault();
+      e.stopPropagation();
+      actions.focusNear(box, e.key);
     }
   };
 

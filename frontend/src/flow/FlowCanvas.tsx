@@ -21,6 +21,7 @@ import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropInde
 import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
+import { nearestBox, type Direction } from "./navigate";
 import { boundsOf, firstViewport, type Viewport } from "./viewport";
 import "./flow.css";
 
@@ -180,6 +181,31 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     if (box) reveal(box);
   }, [selection, placed, shown, reveal]);
 
+  // Arrow keys on a box: the focus goes to the nearest box that way (navigate.ts), brought into
+  // view first (with many boxes only those in view are rendered).
+  const shownRef = useRef(shown);
+  shownRef.current = shown;
+  const focusNear = useCallback(
+    (from: FlowBox, direction: Direction) => {
+      const at = placedRef.current;
+      if (!at) return;
+      const centres = new Map<string, Position>();
+      for (const b of shownRef.current.boxes) {
+        const p = at.boxes[b.id];
+        if (p) centres.set(b.id, { x: p.x + BOX_SIZES[b.kind].width / 2, y: p.y + BOX_SIZES[b.kind].height / 2 });
+      }
+      const id = nearestBox(from.id, direction, centres);
+      const to = shownRef.current.boxes.find((b) => b.id === id);
+      if (!to) return;
+      reveal(to);
+      const body = () => canvasRef.current?.querySelector<HTMLElement>(`.flow-box[data-box="${CSS.escape(to.id)}"] .flow-box-body`);
+      const now = body();
+      if (now) now.focus();
+      else window.setTimeout(() => body()?.focus(), 300);
+    },
+    [reveal],
+  );
+
   // The first picture opens readable (viewport.ts): fitted, but never smaller than readable, at
   // the start of the flow. Worked out once, when the first layout arrives and React Flow mounts.
   const opening = useRef<Viewport | null>(null);
@@ -237,6 +263,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         else onSelect({ kind: "none" });
       },
       reveal,
+      focusNear,
       selectGroup: (group) => onSelect(group.call ? { kind: "step", node: group.call.node, index: group.call.index } : { kind: "nodes", names: [group.node] }),
       insert: (at) => apply(insertModel(live.current, at)),
       parallel: (ref) => apply(addParallel(live.current, ref)),
@@ -252,7 +279,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           return next;
         }),
     }),
-    [apply, onSelect, reveal],
+    [apply, onSelect, reveal, focusNear],
   );
 
   const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {

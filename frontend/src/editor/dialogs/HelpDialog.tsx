@@ -16,6 +16,7 @@ const SHORTCUTS: [string, string][] = [
   ["Ctrl/Shift+click", "Add a node to the selection"],
   ["Esc", "Clear the selection"],
   ["V", "Switch between the Flow view and the Nodes view"],
+  ["← → ↑ ↓", "Flow view: go to the nearest box that way (Enter selects it)"],
   ["Alt+← / Alt+→", "Flow view: move the focused box earlier or later along its chain"],
   ["L", "Auto layout (Flow view: forget moved boxes)"],
   ["F", "Fit view"],
@@ -42,6 +43,7 @@ export function HelpDialog({ open, onClose }: { open: boolean; onClose: () => vo
         <li>Each model is a box; arrows show where its answer goes. A called node's boxes sit in a group (▾ collapses it).</li>
         <li>Click + on an arrow to insert a model there. Select a box for its actions: + after, parallel (an Ensemble), condition (a Switch), split (a Splitter), move, delete.</li>
         <li>Drag a box past its neighbour to reorder the chain; drag it elsewhere and it stays where you put it (L forgets the moves).</li>
+        <li>Drag a service from the palette onto an arrow to insert it, onto a box to run it in parallel (or to fill in a box with no service yet), or onto the canvas to add it at the end. Drop an Ensemble, Switch or Splitter on a box for its branch.</li>
       </ul>
       <h4>In the Nodes view</h4>
       <ul className="help-list">
