@@ -149,6 +149,12 @@ def test_switch_and_splitter_demos_label_their_branches(
     expect(labels.filter(has_text='if instances.#(animal=="dog")')).to_have_count(1)
     expect(labels.filter(has_text="no match")).to_have_count(1)
     expect(box(page, "root:nomatch")).to_contain_text("nothing matched → 404")
+    # Drawn whole, not cut short: the exit's title and the models' service names fit their boxes.
+    for title in [
+        box(page, "root:nomatch").locator(".flow-title"),
+        box(page, "root/0").locator(".flow-sub-text"),
+    ]:
+        assert title.evaluate("el => el.scrollWidth <= el.clientWidth"), title.inner_text()
     open_flow(page, f"{live_server.url}/graphs/canary/")
     expect(labels.filter(has_text=re.compile(r"^90%$"))).to_have_count(1)
     expect(labels.filter(has_text=re.compile(r"^10%$"))).to_have_count(1)

@@ -20,15 +20,15 @@ export interface Size {
 export const BOX_SIZES: Record<BoxKind, Size> = {
   request: { width: 120, height: 44 },
   response: { width: 120, height: 44 },
-  step: { width: 200, height: 70 },
-  ref: { width: 200, height: 70 },
-  call: { width: 200, height: 70 },
-  unknown: { width: 200, height: 70 },
+  step: { width: 220, height: 70 },
+  ref: { width: 220, height: 70 },
+  call: { width: 220, height: 70 },
+  unknown: { width: 220, height: 70 },
   empty: { width: 190, height: 56 },
   switch: { width: 150, height: 60 },
   splitter: { width: 150, height: 60 },
   merge: { width: 170, height: 56 },
-  exit: { width: 190, height: 56 },
+  exit: { width: 220, height: 56 },
 };
 
 /** Room around a group's boxes, and for its title bar. */
