@@ -96,15 +96,14 @@ def plus(page: Page, between: str) -> Locator:
 def centre(locator: Locator) -> tuple[float, float]:
     """The centre of ``locator`` once it stands still (the canvas pans to a new box, animated)."""
     last = None
-    for _ in range(30):
-        b = locator.bounding_box()
-        assert b is not None
-        now = (b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
-        if now == last:
+    for _ in range(40):
+        b = locator.bounding_box()  # None while the picture is drawn again
+        now = None if b is None else (b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+        if now is not None and now == last:
             return now
         last = now
         locator.page.wait_for_timeout(100)
-    raise AssertionError(f"{locator} keeps moving")
+    raise AssertionError(f"{locator} keeps moving or is not drawn")
 
 
 def drag_item(page: Page, item: Locator, to: tuple[float, float], note: str | None = None) -> None:
