@@ -83,6 +83,17 @@ def bring_into_view(page: Page, call_id: str) -> None:
     raise AssertionError(f"{call_id} did not come into view")
 
 
+def settle(page: Page) -> None:
+    """Waits until the canvas stands still: a new or selected box out of view is panned to, animated."""
+    last = None
+    for _ in range(30):
+        now = page.locator(".flow-canvas .react-flow__viewport").get_attribute("style")
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(120)
+
+
 def yaml_text(page: Page) -> str:
     open_tab(page, "YAML")
     return page.locator(".cm-content").inner_text()
@@ -356,8 +367,10 @@ def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
 
     def click(locator: Locator) -> None:
         nonlocal clicks
+        settle(page)
         locator.click()
         clicks += 1
+        settle(page)
 
     click(page.get_by_role("button", name="Insert a model between Request and empty Sequence"))
     name_model(page, "face-detector")
