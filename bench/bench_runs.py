@@ -84,6 +84,13 @@ def main() -> None:
     parser.add_argument("--sse-runs", type=int, default=20, help="runs followed over SSE")
     parser.add_argument("--suite-cases", type=int, default=200, help="cases of the suite run (0: none)")
     parser.add_argument("--suite-step-ms", type=int, default=50, help="latency of the suite's model calls")
+    parser.add_argument(
+        "--worker-tree",
+        type=Path,
+        default=ROOT,
+        help="run the workers from this checkout (an A/B comparison against another branch in the "
+        "same run: the database schema must be the same)",
+    )
     args = parser.parse_args()
     args.workers = args.workers or (2 if args.db == "postgres" else make_run_workers())
 
@@ -102,7 +109,8 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
     load = os.getloadavg()
     print(
-        f"\n{args.db}, {args.workers} worker process(es) x {args.concurrency} threads; "
+        f"\n{args.db}, {args.workers} worker process(es) x {args.concurrency} threads "
+        f"(code: {args.worker_tree}); "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
     width = max(len(r[0]) for r in rows)
@@ -180,9 +188,9 @@ def setup_django(workdir: Path, redis_port: int, mock_url: str, db_url: str | No
 
 
 @contextlib.contextmanager
-def worker_processes(count: int, concurrency: int, logdir: Path) -> Iterator[None]:
-    """``count`` Celery worker processes (threads pool), as scripts/run.sh starts them; waits
-    until every one answers a ping."""
+def worker_processes(count: int, concurrency: int, logdir: Path, tree: Path = ROOT) -> Iterator[None]:
+    """``count`` Celery worker processes (threads pool) of the code in ``tree``, as scripts/run.sh
+    starts them; waits until every one answers a ping."""
     from config.celery_app import app
 
     procs = []
@@ -195,7 +203,7 @@ def worker_processes(count: int, concurrency: int, logdir: Path) -> Iterator[Non
                         "--pool=threads", f"--concurrency={concurrency}", f"--hostname=bench{i}@%h",
                         "--without-gossip", "--without-mingle", "--loglevel=WARNING",
                     ],
-                    cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                    cwd=tree, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 )
             )  # fmt: skip
     try:
@@ -263,7 +271,7 @@ def _bench(args: argparse.Namespace, mock_url: str) -> list[tuple[str, str, str,
     rows: list[tuple[str, str, str, str]] = []
     logdir = Path(tempfile.mkdtemp(prefix="bench-runs-workers-"))
     try:
-        with worker_processes(args.workers, args.concurrency, logdir):
+        with worker_processes(args.workers, args.concurrency, logdir, args.worker_tree):
             rows += _one_at_a_time(args, user, _graph(user, "one-step", 1, "success-200"))
             rows += _event_stream(args, web_port, token)
             rows += _concurrent(args, user, _graph(user, "three-steps", 3, "echo"), slow)

@@ -288,16 +288,27 @@ class _Execution:
         if trace:
             writes.GROUP.write(self._storing(trace))
 
-    def _storing(self, trace: list[TraceEvent]) -> Callable[[], None]:
-        """The write of ``trace``: may be tried more than once, so it starts from the routes that
-        were pending before it (a failed try must not have consumed any)."""
-        routes = dict(self.steps.pending_routes)
+    def _storing(
+        self, trace: list[TraceEvent], *, closing: dict[str, Any] | None = None
+    ) -> Callable[[], None]:
+        """The write of ``trace``'s steps and events; with ``closing`` (the run's final fields),
+        also the run's ending: the steps still pending closed, then the terminal event.
+
+        It may be tried more than once, so it starts from the recorder's state before it (a failed
+        try must not have consumed a pending route, nor taken a row for stored)."""
+        before = self.steps.saved()
+        items = [(event.type, self._event_data(event)) for event in trace]
 
         def store() -> None:
-            self.steps.pending_routes = dict(routes)
-            for event in trace:
-                self.steps.apply(event)
-            events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
+            self.steps.restore(before)
+            self.steps.store(trace)
+            if closing is None:
+                events.emit_many(self.run.pk, items)
+                return
+            status, error = closing["status"], closing.get("error", "")
+            endings.close_pending_steps(self.run, self.attempt, status, error)
+            final = endings.finished_data(closing, self.attempt, self.engine_finished)
+            events.emit_many(self.run.pk, [*items, (RUN_EVENTS.terminal, final)])
 
         return store
 
@@ -331,16 +342,13 @@ class _Execution:
             **self._ending(outcome),
         }
 
-        store_last = self._storing(self.unsaved)
+        store_last = self._storing(self.unsaved, closing=fields)
 
         def write() -> None:
             if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
                 **fields
             ):
                 store_last()
-                endings.close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
-                final = endings.finished_data(fields, self.attempt, self.engine_finished)
-                events.emit(run.pk, RUN_EVENTS.terminal, final)
 
         writes.GROUP.write(write)
 
