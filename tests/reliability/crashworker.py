@@ -5,9 +5,10 @@ handling of a poison run can be tested whatever the engine parses with.
 
     python tests/reliability/crashworker.py -A config.celery_app worker --pool=threads ...
 
-takes the ``celery`` command's arguments. It wraps the worker's write of trace events (``_storing``,
-on the task thread: the first of our code to see a step's answer), so the process dies mid-attempt with
-the run claimed and its step in flight, exactly where a native crash would leave it.
+takes the ``celery`` command's arguments. It wraps the worker's write of trace events
+(``_storing``, on the task thread: the first of our code to see a step's answer), so the process
+dies mid-attempt with the run claimed and its step in flight, exactly where a native crash would
+leave it.
 """
 
 from __future__ import annotations
