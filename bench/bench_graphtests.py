@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import copy
 import multiprocessing
 import shutil
@@ -97,8 +98,12 @@ def _suite_document(count: int) -> dict[str, Any]:
     return dict(document)
 
 
-def _through_celery(args: argparse.Namespace, mock_url: str, redis_port: int) -> list[tuple[str, str, str]]:
-    """Figure 2 of the module docstring; Django is set up (bench_runs.setup_django) already."""
+def through_celery(
+    *, cases: int, step_ms: int, mock_url: str, worker: contextlib.AbstractContextManager[Any] | None = None
+) -> list[tuple[str, str, str]]:
+    """Figure 2 of the module docstring; Django is set up (bench_runs.setup_django) already.
+    ``worker``: where the runs are executed (default: an in-process threads worker of 8;
+    bench_runs.py passes a null context, its worker processes being started)."""
     import yaml
     from celery.contrib.testing.worker import start_worker
     from django.conf import settings
@@ -113,19 +118,19 @@ def _through_celery(args: argparse.Namespace, mock_url: str, redis_port: int) ->
     from execution.services import runs
     from execution.suites import services as suites
     from execution.suites.models import SuiteRun
-    from execution.testcases import services as cases
+    from execution.testcases import services as case_services
     from graphs.models import Graph
 
     call_command("migrate", verbosity=0)
     list(demo.seed())
     user = get_user_model().objects.get(username=demo.DEMO_USER)
     graph = Graph.objects.select_related("latest_version").get(name="face-recognition")
-    text = yaml.safe_dump(_suite_document(args.cases))
-    cases.test_cases_import(graph=graph, user=user, text=text.encode(), mode="replace")
+    text = yaml.safe_dump(_suite_document(cases))
+    case_services.test_cases_import(graph=graph, user=user, text=text.encode(), mode="replace")
     slow = Environment.objects.create(
         name="bench-slow",
         visibility="shared",
-        url_template=f"{mock_url}/v1/models/{{name}}:predict?latency_ms={args.step_ms}",
+        url_template=f"{mock_url}/v1/models/{{name}}:predict?latency_ms={step_ms}",
         allow_loopback=True,
     )
     concurrency = settings.SUITE_CONCURRENCY
@@ -159,23 +164,25 @@ def _through_celery(args: argparse.Namespace, mock_url: str, redis_port: int) ->
             time.sleep(0.01)
         return time.perf_counter() - began
 
-    with start_worker(app, pool="threads", concurrency=8, perform_ping_check=False, loglevel="ERROR"):
+    if worker is None:
+        worker = start_worker(app, pool="threads", concurrency=8, perform_ping_check=False, loglevel="ERROR")
+    with worker:
         ids = list(graph.test_cases.order_by("name").values_list("pk", flat=True))
         one_suite(ids[:concurrency])  # warm-up: connections, imports
         wall, suite = one_suite(None)
         baseline = plain_runs()
-    bound = args.cases * CRITICAL_CALLS * args.step_ms / 1000 / concurrency
+    bound = cases * CRITICAL_CALLS * step_ms / 1000 / concurrency
     return [
-        (f"suite run of {args.cases} cases through Celery: wall", f"{wall:.2f} s", ""),
+        (f"suite run of {cases} cases through Celery: wall", f"{wall:.2f} s", ""),
         (
-            f"  bound ({args.cases} x {CRITICAL_CALLS} x {args.step_ms} ms / {concurrency})",
+            f"  bound ({cases} x {CRITICAL_CALLS} x {step_ms} ms / {concurrency})",
             f"{bound:.2f} s",
             "",
         ),
         ("  bound / wall", f"{bound / wall:.2f}", ">= 0.8"),
-        ("  cases per second (Celery)", f"{args.cases / wall:.1f}", ""),
+        ("  cases per second (Celery)", f"{cases / wall:.1f}", ""),
         ("  outcome", f"{suite.status} {suite.passed}/{suite.total}", "passed"),
-        (f"  the same {args.cases} requests as plain runs: wall", f"{baseline:.2f} s", ""),
+        (f"  the same {cases} requests as plain runs: wall", f"{baseline:.2f} s", ""),
         ("  suite wall / plain-runs wall", f"{wall / baseline:.2f}", ""),
     ]
 
@@ -204,7 +211,9 @@ def main() -> None:
         setup_django(workdir, redis_port, f"http://127.0.0.1:{port}")
         rows = _in_process(args, port)
         if not args.no_celery:
-            rows += _through_celery(args, f"http://127.0.0.1:{port}", redis_port)
+            rows += through_celery(
+                cases=args.cases, step_ms=args.step_ms, mock_url=f"http://127.0.0.1:{port}"
+            )
     finally:  # never leave a server behind, whatever failed
         parent.send("stop")
         proc.join(timeout=10)

@@ -21,3 +21,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": os.path.join(tempfile.gettempdir(), f"studio-test-{os.getpid()}.sqlite3")
     }
+
+# The in-process test worker (tests/conftest.py) closes its threads' database connections after
+# every task, as Celery does by default: connections kept across tasks would outlive the session's
+# worker and hold the PostgreSQL test database open at its teardown. Worker processes started by
+# the tests (tests/reliability) run with config.settings, connections kept.
+CELERY_DB_REUSE_MAX = None

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Start the whole studio on one machine: Redis (unless REDIS_URL points elsewhere), the mock
-# model server, a Celery worker with the reaper, and the web server (gunicorn). Each runs under a
-# small supervisor that restarts it when it exits, with a back-off of 1, 2, 4 … 30 s; one crashed
-# service no longer stops the others. Ctrl-C (or SIGTERM) stops all of them.
+# model server, Celery worker processes (one per core; the first also schedules the reaper) and
+# the web server (gunicorn). Each runs under a small supervisor that restarts it when it exits,
+# with a back-off of 1, 2, 4 … 30 s; one crashed service no longer stops the others. Ctrl-C (or
+# SIGTERM) stops all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -74,8 +75,19 @@ if [ -z "${REDIS_URL:-}" ]; then  # set REDIS_URL in the environment to use an e
 fi
 export MOCKMODELS_URL="http://127.0.0.1:$MOCK_PORT"
 supervise mockmodels $PY manage.py mockmodels --port "$MOCK_PORT"
-supervise worker .venv/bin/celery -A config.celery_app worker --beat --pool=threads --concurrency=8 \
-  --loglevel=INFO --schedule "$RUN_DIR/celerybeat-schedule"
+# Worker processes: one per core (WORKERS), each a threads pool of WORKER_THREADS runs. Runs are
+# mostly waiting on their models, but the Python work of each run (the engine, its writes) holds
+# its process's GIL: a process per core uses every core. The first one also runs the reaper's
+# schedule (beat: exactly one per deployment).
+WORKERS=${WORKERS:-$(nproc 2>/dev/null || echo 1)}
+WORKER_THREADS=${WORKER_THREADS:-8}
+[ "$WORKERS" -ge 1 ] 2>/dev/null || WORKERS=1
+for i in $(seq 1 "$WORKERS"); do
+  beat=()
+  [ "$i" = 1 ] && beat=(--beat --schedule "$RUN_DIR/celerybeat-schedule")
+  supervise "worker$i" .venv/bin/celery -A config.celery_app worker "${beat[@]}" --pool=threads \
+    --concurrency="$WORKER_THREADS" --hostname="worker$i@%h" --loglevel=INFO
+done
 # Static files (the built frontend) come from whitenoise, as in production.
 supervise web .venv/bin/gunicorn config.wsgi:application --bind "127.0.0.1:$PORT" \
   --worker-class gthread --workers "$WEB_WORKERS" --threads "$WEB_THREADS" --backlog "$WEB_BACKLOG" \

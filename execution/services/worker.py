@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import queue
@@ -11,6 +12,7 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -82,6 +84,7 @@ class _Execution:
     task: asyncio.Task[Any] | None = None
     started: threading.Event = field(default_factory=threading.Event)
     cancel_reason: str | None = None
+    unsaved: list[TraceEvent] = field(default_factory=list)  # the engine's last events, for _finish
 
     def __post_init__(self) -> None:
         self.steps = StepRecorder(self.run, self.attempt)
@@ -213,13 +216,17 @@ class _Execution:
         for event in trace:
             if event.type == RUN_EVENTS.terminal:  # stored by _finish, with the run's status
                 self.engine_finished = dict(event.data)
-        self._persist([event for event in trace if event.type != RUN_EVENTS.terminal])
+        trace = [event for event in trace if event.type != RUN_EVENTS.terminal]
         outcome = None
         for item in batch:
             if item is _CANCEL:
                 self.cancel_engine("cancelled")
             elif isinstance(item, _Outcome):
                 outcome = item
+        if outcome is None:
+            self._persist(trace)
+        else:  # the last events are stored with the run's ending, in the same write
+            self.unsaved = trace
         return outcome
 
     def _keep_time(self, clock: _Clock) -> _Outcome | None:
@@ -276,18 +283,34 @@ class _Execution:
             self.cancel_engine("lost")
 
     def _persist(self, trace: list[TraceEvent]) -> None:
-        if not trace:
-            return
-        routes = dict(self.steps.pending_routes)
+        """Store the step rows and events of ``trace``, committed (with the other runs' writes of
+        the moment: :class:`~execution.services.writes.GroupCommit`) before this returns."""
+        if trace:
+            writes.GROUP.write(self._storing(trace))
 
-        def write() -> None:
-            self.steps.pending_routes = dict(routes)  # a failed try must not have consumed any
-            with writes.write_turn(), transaction.atomic():
-                for event in trace:
-                    self.steps.apply(event)
-                events.emit_many(self.run.pk, [(event.type, self._event_data(event)) for event in trace])
+    def _storing(
+        self, trace: list[TraceEvent], *, closing: dict[str, Any] | None = None
+    ) -> Callable[[], None]:
+        """The write of ``trace``'s steps and events; with ``closing`` (the run's final fields),
+        also the run's ending: the steps still pending closed, then the terminal event.
 
-        writes.retry_while_busy(write)
+        It may be tried more than once, so it starts from the recorder's state before it (a failed
+        try must not have consumed a pending route, nor taken a row for stored)."""
+        before = self.steps.saved()
+        items = [(event.type, self._event_data(event)) for event in trace]
+
+        def store() -> None:
+            self.steps.restore(before)
+            self.steps.store(trace)
+            if closing is None:
+                events.emit_many(self.run.pk, items)
+                return
+            status, error = closing["status"], closing.get("error", "")
+            endings.close_pending_steps(self.run, self.attempt, status, error)
+            final = endings.finished_data(closing, self.attempt, self.engine_finished)
+            events.emit_many(self.run.pk, [*items, (RUN_EVENTS.terminal, final)])
+
+        return store
 
     def _event_data(self, event: TraceEvent) -> dict[str, Any]:
         return {
@@ -319,16 +342,15 @@ class _Execution:
             **self._ending(outcome),
         }
 
-        def write() -> None:
-            with writes.write_turn(), transaction.atomic():
-                if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
-                    **fields
-                ):
-                    endings.close_pending_steps(run, self.attempt, fields["status"], fields.get("error", ""))
-                    final = endings.finished_data(fields, self.attempt, self.engine_finished)
-                    events.emit(run.pk, RUN_EVENTS.terminal, final)
+        store_last = self._storing(self.unsaved, closing=fields)
 
-        writes.retry_while_busy(write)
+        def write() -> None:
+            if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
+                **fields
+            ):
+                store_last()
+
+        writes.GROUP.write(write)
 
     def _ending(self, outcome: _Outcome | None) -> dict[str, Any]:
         """The run's status and error (and response, if the graph answered) for how it ended."""
@@ -403,18 +425,9 @@ def run_execute(*, run_id: str) -> str:
     exactly one caller win); a running or finished run returns at once. Returns what happened
     (``done``, or why nothing was done), for logs and tests.
     """
-    now = timezone.now()
-    with writes.write_turn(), transaction.atomic():
-        claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED, cancel_requested=False).update(
-            status=Run.Status.RUNNING,
-            attempt=F("attempt") + 1,
-            started_at=now,
-            heartbeat_at=now,
-        )
-        if not claimed:
-            return "not-claimed"
-        run = Run.objects.select_related("version", "graph").get(pk=run_id)
-        events.emit(run.pk, "run.started", {"attempt": run.attempt, "worker": socket.gethostname()})
+    run = writes.GROUP.write(functools.partial(_claim, run_id))
+    if run is None:
+        return "not-claimed"
     with _IN_FLIGHT_LOCK:
         _IN_FLIGHT[str(run.pk)] = run.attempt
     try:
@@ -426,6 +439,27 @@ def run_execute(*, run_id: str) -> str:
     return "done"
 
 
+def _claim(run_id: str) -> Run | None:
+    """The write that claims a queued run (None: not queued any more, or a cancel was asked)."""
+    now = timezone.now()
+    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED, cancel_requested=False).update(
+        status=Run.Status.RUNNING,
+        attempt=F("attempt") + 1,
+        started_at=now,
+        heartbeat_at=now,
+    )
+    if not claimed:
+        return None
+    run = Run.objects.select_related("version", "graph").get(pk=run_id)
+    events.emit(run.pk, "run.started", {"attempt": run.attempt, "worker": socket.gethostname()})
+    return run
+
+
+# A full collection at most this often while other runs are in flight (seconds).
+_COLLECT_EVERY = 2.0
+_collected = {"at": 0.0, "frozen": False}
+
+
 def _return_freed_memory() -> None:
     """Free what a finished run left in reference cycles, now rather than at some later collection.
 
@@ -433,6 +467,23 @@ def _return_freed_memory() -> None:
     those cycles wait for Python's cycle collector, which a worker that allocates little between
     runs may not run for a long time. Measured on a 40 x 9 MiB Ensemble stopped by its budget
     (tests/reliability/test_run_memory.py): the worker stayed 73 MiB above its start after the run
-    without this, 6 to 12 MiB with it. A full collection takes milliseconds, once per run.
+    without this, 6 to 12 MiB with it.
+
+    A full collection holds the GIL while it walks every object of the process, stopping every
+    other run of the worker meanwhile: tens of ms for a loaded Django process, more than the CPU of
+    a short run. So the objects the process had when its first run ended (modules, settings,
+    Django's caches: they live as long as the process) are frozen out of the collector's walks
+    (``gc.freeze``, at the first moment no run is in flight), and while other runs are in flight a collection happens at most every
+    ``_COLLECT_EVERY`` s; the last run to end always collects.
     """
+    now = time.monotonic()
+    with _IN_FLIGHT_LOCK:
+        busy = bool(_IN_FLIGHT)
+        if busy and now - _collected["at"] < _COLLECT_EVERY:
+            return
+        _collected["at"] = now
+        freeze = not busy and not _collected["frozen"]  # no run's objects are frozen with them
+        _collected["frozen"] = _collected["frozen"] or freeze
     gc.collect()
+    if freeze:
+        gc.freeze()

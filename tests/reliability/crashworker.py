@@ -5,9 +5,10 @@ handling of a poison run can be tested whatever the engine parses with.
 
     python tests/reliability/crashworker.py -A config.celery_app worker --pool=threads ...
 
-takes the ``celery`` command's arguments. It wraps the worker's persistence of trace events (the
-task thread, the first of our code to see a step's answer), so the process dies mid-attempt with
-the run claimed and its step in flight, exactly where a native crash would leave it.
+takes the ``celery`` command's arguments. It wraps the worker's write of trace events
+(``_storing``, on the task thread: the first of our code to see a step's answer), so the process
+dies mid-attempt with the run claimed and its step in flight, exactly where a native crash would
+leave it.
 """
 
 from __future__ import annotations
@@ -28,17 +29,17 @@ def install() -> None:
     django.setup()
     from execution.services import worker
 
-    persist = worker._Execution._persist
+    storing = worker._Execution._storing
 
-    def crash_on_poison(self: Any, trace: list[Any]) -> None:
+    def crash_on_poison(self: Any, trace: list[Any], **kwargs: Any) -> Any:
         for event in trace:
             response = event.data.get("response") if event.type == "step.finished" else None
             if isinstance(response, dict) and str(response.get("body", "")).startswith(POISON):
                 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file in the tree
                 os.kill(os.getpid(), signal.SIGSEGV)
-        persist(self, trace)
+        return storing(self, trace, **kwargs)
 
-    worker._Execution._persist = crash_on_poison  # type: ignore[method-assign]
+    worker._Execution._storing = crash_on_poison  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

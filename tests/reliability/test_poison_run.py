@@ -30,7 +30,9 @@ def step_server() -> Iterator[Any]:
     from crashworker import POISON
 
     with stepserver.StepServer() as server:
-        server.route("/poison", stepserver.Reply(body=POISON.encode(), content_type="text/plain"))
+        # Answered after a moment: the step is stored as started (in flight) before the answer kills
+        # the worker, as a slow model would leave it; an instant answer may come in the same batch.
+        server.route("/poison", stepserver.Reply(body=POISON.encode(), content_type="text/plain", delay=0.3))
         server.route("/ok", stepserver.Reply(json={"predictions": [1]}))
         yield server
 
