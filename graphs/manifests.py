@@ -146,3 +146,19 @@ def summary_counts(manifest: Mapping[str, Any], issues: list[dict[str, Any]]) ->
         "error_count": sum(1 for issue in issues if issue.get("severity") == "error"),
         "warning_count": sum(1 for issue in issues if issue.get("severity") == "warning"),
     }
+
+
+def service_names(manifest: Mapping[str, Any]) -> list[str]:
+    """The serviceNames the manifest's steps call, sorted, each once (the empty name left out): the
+    catalog of services (``GET /api/services/``) reads them from the latest versions without
+    loading their manifests."""
+    spec_doc = manifest.get("spec")
+    nodes = spec_doc.get("nodes") if isinstance(spec_doc, Mapping) else None
+    names: set[str] = set()
+    for node in nodes.values() if isinstance(nodes, Mapping) else ():
+        steps = node.get("steps") if isinstance(node, Mapping) else None
+        for step in steps if isinstance(steps, list) else ():
+            name = step.get("serviceName") if isinstance(step, Mapping) else None
+            if isinstance(name, str) and name:
+                names.add(name)
+    return sorted(names)

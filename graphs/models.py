@@ -80,6 +80,9 @@ class GraphVersion(models.Model):
     step_count = models.PositiveIntegerField(default=0)
     error_count = models.PositiveIntegerField(default=0)
     warning_count = models.PositiveIntegerField(default=0)
+    service_names = models.JSONField(
+        default=list, blank=True, help_text="The serviceNames its steps call, sorted, each once."
+    )
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

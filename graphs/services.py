@@ -29,6 +29,7 @@ from graphs.errors import (
 from graphs.manifests import (
     check_graph_name,
     check_manifest_limits,
+    service_names,
     starter_manifest,
     summary_counts,
     with_name,
@@ -238,6 +239,7 @@ def graph_version_create(
                     valid=valid,
                     issues=issues,
                     **summary_counts(document, issues),
+                    service_names=service_names(document),
                     message=message[:500],
                     author=author,
                     parent=parent or latest,
