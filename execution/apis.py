@@ -9,7 +9,7 @@ from typing import Any
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -181,6 +181,49 @@ class EnvironmentDetailApi(APIView):
         environment = selectors.environment_get(pk=pk, user=request.user)
         environments.environment_delete(environment=environment, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ServiceCatalogEntry(serializers.Serializer):
+    name = serializers.CharField(help_text="A serviceName")
+    graph_count = serializers.IntegerField(
+        help_text="How many graphs (not archived) call it in their latest version"
+    )
+    environments = serializers.ListField(
+        child=serializers.CharField(), help_text="The environments you may use that map it to a URL"
+    )
+
+
+class ServiceCatalogOutput(serializers.Serializer):
+    services = ServiceCatalogEntry(many=True, help_text="The most used first, then by name")
+    truncated = serializers.BooleanField(
+        help_text=f"More names are known than the {selectors.SERVICE_CATALOG_LIMIT} answered"
+    )
+
+
+SERVICE_CATALOG_EXAMPLE = {
+    "services": [
+        {"name": "classifier", "graph_count": 3, "environments": ["staging"]},
+        {"name": "summarizer", "graph_count": 1, "environments": []},
+        {"name": "translator", "graph_count": 0, "environments": ["staging"]},
+    ],
+    "truncated": False,
+}
+
+
+class ServiceCatalogApi(APIView):
+    @extend_schema(
+        operation_id="services_list",
+        responses=ServiceCatalogOutput,
+        examples=[OpenApiExample("Three services", value=SERVICE_CATALOG_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: Request) -> Response:
+        """The services the studio knows, for the editor's palette: the serviceNames the latest
+        versions of the graphs (not archived) call, with how many graphs call each, and those mapped
+        in the service maps of the environments you may use, with which environments map each. The
+        most used first, at most 500.
+        """
+        catalog = selectors.service_catalog(user=request.user)
+        return Response(ServiceCatalogOutput(catalog).data)
 
 
 # --- runs ----------------------------------------------------------------------------------------

@@ -172,3 +172,48 @@ def run_event_log(*, run_id: uuid.UUID | str, user: User, after: int = 0) -> Eve
         events=list(stored.filter(seq__gt=after).order_by("seq")),
         finished=stored.filter(type=RUN_EVENTS.terminal).exists(),
     )
+
+
+# --- the catalog of services ----------------------------------------------------------------------
+
+# The most names the catalog answers (the most used first): a palette lists them all.
+SERVICE_CATALOG_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    name: str
+    graph_count: int
+    environments: list[str]
+
+
+@dataclass(frozen=True)
+class ServiceCatalog:
+    services: list[CatalogEntry]
+    truncated: bool
+
+
+def service_catalog(*, user: User, limit: int = SERVICE_CATALOG_LIMIT) -> ServiceCatalog:
+    """The serviceNames the studio knows, for ``user``'s palette: those the latest versions of the
+    graphs that are not archived call (with how many graphs call each), and those mapped in the
+    service maps of the environments ``user`` may use (with which environments map each).
+
+    The most used first (then by name), at most ``limit`` of them. Two queries, whatever the number
+    of graphs: the latest versions' ``service_names`` summary column, never their manifests.
+    """
+    graph_counts: dict[str, int] = {}
+    called = Graph.objects.filter(archived_at__isnull=True, latest_version__isnull=False).values_list(
+        "latest_version__service_names", flat=True
+    )
+    for names in called:
+        for name in names if isinstance(names, list) else ():
+            if isinstance(name, str) and name:
+                graph_counts[name] = graph_counts.get(name, 0) + 1
+    mapped: dict[str, list[str]] = {}
+    for env_name, service_urls in environment_list(user=user).values_list("name", "service_urls"):
+        for name in service_urls if isinstance(service_urls, dict) else ():
+            if isinstance(name, str) and name:
+                mapped.setdefault(name, []).append(env_name)
+    names = sorted(graph_counts.keys() | mapped.keys(), key=lambda name: (-graph_counts.get(name, 0), name))
+    services = [CatalogEntry(name, graph_counts.get(name, 0), mapped.get(name, [])) for name in names[:limit]]
+    return ServiceCatalog(services=services, truncated=len(names) > limit)

@@ -6,6 +6,7 @@ urlpatterns = [
     path("conditions/evaluate/", apis.ConditionEvaluateApi.as_view(), name="conditions-evaluate"),
     path("environments/", apis.EnvironmentListCreateApi.as_view(), name="environments"),
     path("environments/<dbint:pk>/", apis.EnvironmentDetailApi.as_view(), name="environment"),
+    path("services/", apis.ServiceCatalogApi.as_view(), name="services"),
     path("graphs/<str:name>/runs/", apis.RunListCreateApi.as_view(), name="graph-runs"),
     path("runs/<uuid:run_id>/", apis.RunDetailApi.as_view(), name="run"),
     path("runs/<uuid:run_id>/rerun/", apis.RunRerunApi.as_view(), name="run-rerun"),

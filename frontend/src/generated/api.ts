@@ -567,6 +567,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The services the studio knows, for the editor's palette: the serviceNames the latest
+         *     versions of the graphs (not archived) call, with how many graphs call each, and those mapped
+         *     in the service maps of the environments you may use, with which environments map each. The
+         *     most used first, at most 500.
+         */
+        get: operations["services_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/suite-runs/{suite_id}/": {
         parameters: {
             query?: never;
@@ -1203,6 +1225,20 @@ export interface components {
             preview: boolean;
             /** @description Record these instead of the captured ones (the ones the author kept) */
             expectations?: unknown[];
+        };
+        ServiceCatalogEntry: {
+            /** @description A serviceName */
+            name: string;
+            /** @description How many graphs (not archived) call it in their latest version */
+            graph_count: number;
+            /** @description The environments you may use that map it to a URL */
+            environments: string[];
+        };
+        ServiceCatalogOutput: {
+            /** @description The most used first, then by name */
+            services: components["schemas"]["ServiceCatalogEntry"][];
+            /** @description More names are known than the 500 answered */
+            truncated: boolean;
         };
         /**
          * @description * `error` - error
@@ -4443,6 +4479,43 @@ export interface operations {
             };
             /** @description The database is busy; try again after `Retry-After` seconds. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    services_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceCatalogOutput"];
+                };
+            };
+            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
