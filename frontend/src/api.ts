@@ -123,6 +123,9 @@ export type Environment = Schemas["EnvironmentOutput"];
 /** The fields `POST /api/environments/` takes (`PATCH` takes any of them). */
 export type EnvironmentInput = Schemas["EnvironmentInputRequest"];
 
+/** The services the studio knows (`GET /api/services/`): the most used first. */
+export type ServiceCatalog = Schemas["ServiceCatalogOutput"];
+
 /** What `POST /api/graphs/{name}/runs/` takes. */
 export type RunStart = Schemas["InputRequest"];
 
@@ -308,6 +311,11 @@ export class Api {
 
   evaluateCondition(document: unknown, condition: string): Promise<ConditionResult> {
     return this.json("POST", "conditions/evaluate/", { json: { document, condition } });
+  }
+
+  /** The serviceNames the graphs call and the usable environments map, for the palette. */
+  listServices(): Promise<ServiceCatalog> {
+    return this.json("GET", "services/");
   }
 
   // ---- test runs ----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ buttons ("Insert a model between A and B"), ``.flow-box[data-box=CALL-ID]`` and 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from canvaskit import palette
 from playwright.sync_api import Locator, Page, expect
 from test_flow_view import box, bring_into_view, demo_graph, open_flow, yaml_text
 
+from graphs import manifests as graph_manifests
 from graphs import spec
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -107,8 +109,9 @@ def centre(locator: Locator) -> tuple[float, float]:
 
 
 def drag_item(page: Page, item: Locator, to: tuple[float, float], note: str | None = None) -> None:
-    """Drags a palette item to a point of the page as a hand does; checks what the canvas says the
-    drop will do (``note``) before letting go."""
+    """Drags a palette item to a point of the page as a hand does (scrolling the palette to it
+    first); checks what the canvas says the drop will do (``note``) before letting go."""
+    item.scroll_into_view_if_needed()
     page.mouse.move(*centre(item))
     page.mouse.down()
     page.mouse.move(to[0] - 40, to[1] - 20, steps=6)
@@ -134,9 +137,11 @@ def test_the_palette_lists_the_services_and_drops_them_on_arrows_boxes_and_the_c
     page = flow_page
     demo_graph(make_graph, "face-recognition")
     open_flow(page, f"{live_server.url}/graphs/face-recognition/")
-    # The environment's services and the graph's own, each once.
+    # The studio's catalog (the services the graphs call, the most used first), then the ones only
+    # the environment maps, each once.
     names = service(page, "face-aligner").locator("xpath=..").get_by_role("button").all_inner_texts()
-    assert names == sorted({*SERVICES, "face-db-employees", "face-db-visitors"}), names
+    called = ["face-db-employees", "face-db-visitors", "face-detector", "feature-extractor", "result-merger"]
+    assert names == [*called, "db-employees", "db-visitors", "face-aligner"], names
     before = nodes_of(page)
 
     # On the "+" of an arrow: inserted there, taking the previous answer.
@@ -247,18 +252,13 @@ def test_router_types_dropped_on_a_box_add_its_branches(face_flow_staging: Page)
     }
 
 
-def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(
-    flow_page: Page, make_graph: Any, live_server: Any, staging: Any, shot: Any, tmp_path: Any
-) -> None:
+def draw_seed_pipeline(page: Page, names: dict[str, str], tmp_path: Any, shot: Any) -> str:
     """From an empty graph, with the mouse only (every press-and-release a user action, at most
-    12): five services dragged from the palette, Save, Export, YAML. The downloaded file is the
-    pipeline a KServe user writes by hand."""
-    page = flow_page
-    make_graph("seed")
-    open_flow(page, f"{live_server.url}/graphs/seed/")
+    12): five services dragged from the palette, Save, Export, YAML. ``names`` maps the seed's
+    models to the services picked for them. Answers the downloaded YAML."""
     actions = 0
 
-    def drop(name: str, on: Locator, below: bool = False) -> None:
+    def drop(model: str, on: Locator, below: bool = False) -> None:
         """One drag from the palette onto ``on`` (its centre; with ``below``, near its bottom)."""
         nonlocal actions
         x, y = centre(on)
@@ -266,7 +266,7 @@ def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(
             b = on.bounding_box()
             assert b is not None
             y = b["y"] + b["height"] - 60
-        drag_item(page, service(page, name), (x, y))
+        drag_item(page, service(page, names[model]), (x, y))
         actions += 1
 
     def click(locator: Locator) -> None:
@@ -275,16 +275,16 @@ def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(
         actions += 1
 
     drop("face-detector", plus(page, "Request and empty Sequence"))
-    expect(box(page, "root/0")).to_contain_text("face-detector")
-    drop("feature-extractor", plus(page, "face-detector and Response"))
-    expect(box(page, "root/1")).to_contain_text("feature-extractor")
-    drop("db-employees", plus(page, "feature-extractor and Response"))
-    expect(box(page, "root/2")).to_contain_text("db-employees")
+    expect(box(page, "root/0")).to_contain_text(names["face-detector"])
+    drop("feature-extractor", plus(page, f"{names['face-detector']} and Response"))
+    expect(box(page, "root/1")).to_contain_text(names["feature-extractor"])
+    drop("db-employees", plus(page, f"{names['feature-extractor']} and Response"))
+    expect(box(page, "root/2")).to_contain_text(names["db-employees"])
     drop("db-visitors", box(page, "root/2"))
-    expect(box(page, "root/2>ensemble/1")).to_contain_text("db-visitors")
+    expect(box(page, "root/2>ensemble/1")).to_contain_text(names["db-visitors"])
     # Dropped anywhere on the empty canvas: added at the end of the pipeline.
     drop("result-merger", page.locator(".flow-canvas .react-flow__background"), below=True)
-    expect(box(page, "root/3")).to_contain_text("result-merger")
+    expect(box(page, "root/3")).to_contain_text(names["result-merger"])
     expect(page.locator(".valid-chip")).to_have_text("Valid")
     shot(page, "drawn")
 
@@ -297,6 +297,73 @@ def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(
     target = tmp_path / "seed.yaml"
     info.value.save_as(target)
     exported = target.read_text()
+    assert not spec.has_errors(spec.validate(spec.parse(exported)))
+    return exported
+
+
+def test_a_new_user_draws_the_seed_pipeline_with_the_mouse_alone(
+    flow_page: Page, make_graph: Any, live_server: Any, staging: Any, shot: Any, tmp_path: Any
+) -> None:
+    """The seed's models, mapped in the user's environment, dragged onto a new graph: the
+    downloaded file is the pipeline a KServe user writes by hand."""
+    page = flow_page
+    make_graph("seed")
+    open_flow(page, f"{live_server.url}/graphs/seed/")
+    exported = draw_seed_pipeline(page, {name: name for name in SERVICES}, tmp_path, shot)
     assert yaml.safe_load(exported) == yaml.safe_load(SEED_YAML), exported
-    manifest = spec.parse(exported)
-    assert not spec.has_errors(spec.validate(manifest))
+
+
+def test_a_user_with_only_the_local_environment_finds_the_demos_services(
+    flow_page: Page, studio_user: Any, make_graph: Any, live_server: Any, shot: Any, tmp_path: Any
+) -> None:
+    """What `make run` gives a new user: the demo (its graphs and the `local` environment, which
+    maps no service: a URL template sends every name to the mock models) and nothing else. On a
+    new graph the palette lists the services the demo's graphs call, the most used first, and the
+    pipeline is drawn from them by drag alone."""
+    from execution import demo
+    from execution.models import Environment
+    from execution.selectors import environment_list
+
+    list(demo.seed())
+    assert [(e.name, e.service_urls) for e in environment_list(user=studio_user)] == [("local", {})]
+    assert not Environment.objects.exclude(name="local").exists()
+    make_graph("seed")
+    page = flow_page
+    open_flow(page, f"{live_server.url}/graphs/seed/")
+
+    names = palette(page).get_by_role("group", name="Services").get_by_role("button").all_inner_texts()
+    called = Counter(
+        name
+        for manifest, _layout, _description, _request in demo.DEMO_GRAPHS.values()
+        for name in graph_manifests.service_names(manifest)
+    )
+    assert names == sorted(called, key=lambda name: (-called[name], name)), names
+    assert names[0] == "dog-breed-classifier"  # the demo's most used: two graphs call it
+    # Many services: a box filters them by name (and shows them all again once cleared).
+    search = palette(page).get_by_role("searchbox", name="Filter services")
+    listed = palette(page).get_by_role("group", name="Services").get_by_role("button")
+    search.fill("face-db")
+    expect(listed).to_have_text(["face-db-employees", "face-db-visitors"])
+    search.fill("")
+    expect(listed).to_have_count(len(names))
+    shot(page, "catalog")
+
+    picked = {
+        "face-detector": "face-detector",
+        "feature-extractor": "feature-extractor",
+        "db-employees": "face-db-employees",
+        "db-visitors": "face-db-visitors",
+        "result-merger": "result-merger",
+    }
+    exported = yaml.safe_load(draw_seed_pipeline(page, picked, tmp_path, shot))
+    steps = exported["spec"]["nodes"]["root"]["steps"]
+    assert [step.get("serviceName") or step.get("nodeName") for step in steps] == [
+        "face-detector",
+        "feature-extractor",
+        "ensemble",
+        "result-merger",
+    ]
+    assert [step["serviceName"] for step in exported["spec"]["nodes"]["ensemble"]["steps"]] == [
+        "face-db-employees",
+        "face-db-visitors",
+    ]

@@ -3,9 +3,15 @@
  * kind into a card (or click to add it to the selected node). Its services (paletteServices.ts)
  * are models picked by name: in the Flow view one dropped on an arrow is inserted there, on a box
  * runs beside it (or fills a blank box in), on the canvas is added at the end of the pipeline.
+ * They come the most used first; when there are many, a box above them filters them by name.
  */
+import { useState } from "react";
 import { ROUTER_TYPES, type RouterType, type TargetKind } from "../graph/types";
+import { filterServices } from "./paletteServices";
 import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "./RouterNode";
+
+/** More services than this and the palette shows a box that filters them by name. */
+export const SERVICE_FILTER_FROM = 8;
 
 const NODE_HELP: Record<RouterType, string> = {
   Sequence: "Runs steps in order; $response passes the previous result on",
@@ -36,6 +42,9 @@ export function Palette({
   /** The Flow view is shown (its own hint). */
   flow?: boolean;
 }) {
+  const [filter, setFilter] = useState("");
+  const filtering = services.length > SERVICE_FILTER_FROM;
+  const shown = filtering ? filterServices(services, filter) : services;
   return (
     <aside className="palette" aria-label="Palette">
       <div className="palette-title">Nodes</div>
@@ -79,8 +88,18 @@ export function Palette({
       <div className="palette-title" id="palette-services">
         Services
       </div>
+      {filtering && (
+        <input
+          type="search"
+          className="palette-filter"
+          placeholder="Filter services"
+          aria-label="Filter services"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+      )}
       <div className="palette-services" role="group" aria-labelledby="palette-services">
-        {services.map((name) => (
+        {shown.map((name) => (
           <button
             key={name}
             type="button"
@@ -98,7 +117,8 @@ export function Palette({
             <span className="palette-service-name">{name}</span>
           </button>
         ))}
-        {services.length === 0 && <p className="palette-hint">The services mapped in your environments show here.</p>}
+        {services.length === 0 && <p className="palette-hint">The services your graphs call and your environments map show here.</p>}
+        {services.length > 0 && shown.length === 0 && <p className="palette-hint">No service matches “{filter.trim()}”.</p>}
       </div>
       <p className="palette-hint">
         {flow ? "Drop a step on an arrow to insert it, on a box to run it in parallel." : "Drag from the small square at a step's right edge to a card to call that node."}

@@ -1,20 +1,37 @@
 /**
  * The services the palette offers by name, so that a model can be added with the mouse alone: the
- * serviceNames mapped in the environments the user may run in, and those the graph already calls.
+ * studio's catalog (`GET /api/services/`: the serviceNames the graphs call, the most used first,
+ * and those mapped in the environments the user may run in), the environments' service maps as
+ * last listed, and the names the open graph calls (saved or not).
  */
-import type { Environment } from "../api";
+import type { Environment, ServiceCatalog } from "../api";
 import type { GraphState } from "../graph/types";
 
-/** Sorted, each once, the empty name left out. */
-export function paletteServices(environments: readonly Pick<Environment, "service_urls">[], state: Pick<GraphState, "nodes">): string[] {
-  const names = new Set<string>();
-  for (const env of environments) for (const name of Object.keys(env.service_urls)) names.add(name);
+/**
+ * Each name once, the empty name left out: the catalog's in its order (the most used first), then
+ * the names it lacks (the graph's own, an environment's newer entries) by name.
+ */
+export function paletteServices(
+  catalog: Pick<ServiceCatalog, "services"> | null,
+  environments: readonly Pick<Environment, "service_urls">[],
+  state: Pick<GraphState, "nodes">,
+): string[] {
+  const ordered = new Set<string>();
+  for (const entry of catalog?.services ?? []) ordered.add(entry.name);
+  const others = new Set<string>();
+  for (const env of environments) for (const name of Object.keys(env.service_urls)) others.add(name);
   for (const node of state.nodes) {
     for (const step of node.steps) {
       const name = step.fields.serviceName;
-      if (typeof name === "string") names.add(name);
+      if (typeof name === "string") others.add(name);
     }
   }
-  names.delete("");
-  return [...names].sort((a, b) => a.localeCompare(b));
+  const rest = [...others].filter((name) => !ordered.has(name)).sort((a, b) => a.localeCompare(b));
+  return [...ordered, ...rest].filter((name) => name !== "");
+}
+
+/** The names containing ``query`` (any case, spaces around it ignored); all of them for none. */
+export function filterServices(names: readonly string[], query: string): readonly string[] {
+  const q = query.trim().toLowerCase();
+  return q === "" ? names : names.filter((name) => name.toLowerCase().includes(q));
 }

@@ -43,6 +43,7 @@ import { useGraphLoader } from "./hooks/useGraphLoader";
 import { useLiveValidation } from "./hooks/useLiveValidation";
 import { useNotice } from "./hooks/useNotice";
 import { useSaveWithConflict } from "./hooks/useSaveWithConflict";
+import { useServiceCatalog } from "./hooks/useServiceCatalog";
 import { useNodeEditing } from "./hooks/useNodeEditing";
 import { useRunTarget } from "./hooks/useRunTarget";
 import { useShortcuts } from "./hooks/useShortcuts";
@@ -192,9 +193,10 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   // ---- test runs ---------------------------------------------------------------------------
   const runTarget = useRunTarget({ view, lockedVersion, dirty, base, setNotice });
   const samplesOfGraph = useMemo(() => graphSamples(working.layoutExtra), [working.layoutExtra]);
+  const catalog = useServiceCatalog(api);
   const runs = useRunController({ api, graph: graphName, resolveVersion: runTarget.resolveVersion, graphSamples: samplesOfGraph });
   // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only working.nodes
-  const services = useMemo(() => paletteServices(runs.environments, working), [runs.environments, working.nodes]);
+  const services = useMemo(() => paletteServices(catalog, runs.environments, working), [catalog, runs.environments, working.nodes]);
   const selectRunStep = (node: string, index: number) => {
     if (!displayState.nodes.some((n) => n.name === node)) return;
     onSelect({ kind: "step", node, index });
