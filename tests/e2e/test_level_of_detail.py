@@ -28,6 +28,12 @@ def wheel_zoom(page: Page, delta: float, times: int = 3) -> None:
         page.wait_for_timeout(80)
 
 
+def arrowheads(page: Page) -> set[str]:
+    """The arrowhead each drawn edge ends with (its computed ``marker-end``; "none": no head)."""
+    heads = page.locator(".react-flow__edge-path").evaluate_all("ps => ps.map(p => getComputedStyle(p).markerEnd)")
+    return {"none" if h == "none" else "head" for h in heads}
+
+
 def demo_graph(make_graph: Any, name: str) -> None:
     manifest, layout, description, _request = demo.DEMO_GRAPHS[name]
     make_graph(name, manifest["spec"]["nodes"], layout=layout, description=description)
@@ -54,13 +60,16 @@ def test_nodes_view_draws_header_only_cards_when_zoomed_out_and_full_cards_again
     expect(page.locator(".step-row")).to_have_count(0)
     # The header-only card keeps its full-detail height: measured sizes and edge ends stay put.
     assert cards.evaluate_all("cs => cs.map(c => c.offsetHeight)") == heights
-    # Every step's edge is still drawn.
+    # Every step's edge is still drawn, as a plain line: an arrowhead would be a few pixels wide
+    # and is painted on its own, for every edge on every frame of a pan.
     assert page.locator(".react-flow__edge").count() > 0
+    assert arrowheads(page) == {"none"}
 
     wheel_zoom(page, -400)
     expect(page.locator('.canvas[data-detail="full"]')).to_be_visible()
     expect(page.locator('.router-card[data-detail="full"]')).to_have_count(count)
     expect(page.locator(".step-row")).to_have_count(rows)
+    assert arrowheads(page) == {"head"}
 
 
 def test_flow_view_draws_plain_boxes_when_zoomed_out_and_labels_again(
@@ -76,12 +85,14 @@ def test_flow_view_draws_plain_boxes_when_zoomed_out_and_labels_again(
     expect(page.locator('.flow-box[data-detail="full"]')).to_have_count(count)
     labels = page.locator(".flow-arrow-label")
     expect(labels.first).to_be_attached()
+    assert arrowheads(page) == {"head"}
 
     wheel_zoom(page, 400)
     expect(page.locator('.flow-canvas[data-detail="low"]')).to_be_visible()
     expect(page.locator('.flow-box[data-detail="low"]')).to_have_count(count)
     expect(page.locator(".flow-title")).to_have_count(0)
     expect(labels).to_have_count(0)
+    assert arrowheads(page) == {"none"}
     # A plain box is still a named button.
     expect(page.get_by_role("button", name="detect", exact=False).first).to_be_attached()
 
@@ -89,3 +100,4 @@ def test_flow_view_draws_plain_boxes_when_zoomed_out_and_labels_again(
     expect(page.locator('.flow-canvas[data-detail="full"]')).to_be_visible()
     expect(page.locator('.flow-box[data-detail="full"]')).to_have_count(count)
     expect(labels.first).to_be_attached()
+    assert arrowheads(page) == {"head"}
