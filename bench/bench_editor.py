@@ -83,6 +83,11 @@ NODES_VIEWS, FLOW_VIEWS = ("fit", "zoom 1"), ("flow fit", "flow 1")
 TTI_GOAL = {500: 1500.0}
 PAN_GOAL = {500: {"fit": 25.0, "zoom 1": FRAME_MS, "flow fit": 25.0, "flow 1": FRAME_MS}}
 FPS_GOAL = {1000: 30.0}
+LOAD_TIMEOUT_S = 150  # a page load that takes longer is reported as such, and not tried again
+
+
+class NotReady(RuntimeError):
+    """The page did not become interactive in time."""
 
 
 # ---- the scenarios ------------------------------------------------------------------------------
@@ -102,6 +107,7 @@ class Scenario:
     pan_long_tasks: list[float] = field(default_factory=list)
     cards: int = 0
     pans: int = 0
+    failed: str = ""  # why it could not be measured
     # Chromium's own counters (CDP Performance.getMetrics), milliseconds summed over runs.
     load_split: dict[str, float] = field(default_factory=dict)
     pan_split: dict[str, float] = field(default_factory=dict)
@@ -237,7 +243,12 @@ def load(page: Any, base: str, scenario: Scenario) -> Any:
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
     page.goto(f"{base}/graphs/{scenario.graph}/", wait_until="commit")
-    page.wait_for_function("window.__bench && window.__bench.painted !== null", timeout=120_000, polling=100)
+    try:
+        page.wait_for_function(
+            "window.__bench && window.__bench.painted !== null", timeout=240_000, polling=100
+        )
+    except Exception as err:
+        raise NotReady(f"not interactive within {LOAD_TIMEOUT_S} s") from err
     result = page.evaluate(
         """() => {
           const nav = performance.getEntriesByType("navigation")[0];
@@ -335,16 +346,17 @@ def run(runs: int, keep: bool, sizes: list[tuple[int, int]]) -> list[Scenario]:
             # machine then spreads over the scenarios instead of spoiling one.
             for round_ in range(runs):
                 for scenario in scenarios:
-                    if scenario.view == "flow 1":
+                    if scenario.view == "flow 1" or scenario.failed:
                         continue
                     page = context.new_page()
+                    zoom = zoomed.get(scenario.graph) if scenario.view == "flow fit" else None
                     try:
-                        measure(
-                            page,
-                            base,
-                            scenario,
-                            zoomed.get(scenario.graph) if scenario.view == "flow fit" else None,
-                        )
+                        measure(page, base, scenario, zoom)
+                    except NotReady as err:
+                        for s in (scenario, zoom):
+                            if s is not None:
+                                s.failed = str(err)
+                        print(f"  {scenario.graph} ({scenario.view}): {err}", file=sys.stderr)
                     finally:
                         page.close()
                 print(f"  round {round_ + 1}/{runs} measured", file=sys.stderr)
@@ -371,6 +383,8 @@ def verdict(value: float, goal: float | None, higher: bool = False) -> str:
 
 
 def row(s: Scenario, base: Scenario | None) -> str:
+    if s.failed:
+        return f"{s.graph:<16} {s.view:<8} {s.failed}"
     tti = statistics.median(s.tti_ms) if s.tti_ms else float("nan")
     dcl = statistics.median(s.parse_ms) if s.parse_ms else float("nan")
     p50, p95 = percentile(s.frames, 0.5), percentile(s.frames, 0.95)
@@ -439,8 +453,8 @@ def report_goals(scenarios: list[Scenario]) -> None:
         cells = []
         for view in (nodes_view, flow_view):
             s = by.get((size, view)) if view else None
-            if s is None:
-                cells.append("-" if view is None else "(not run)")
+            if s is None or s.failed:
+                cells.append("-" if view is None else "(not run)" if s is None else "OVER (no load)")
                 continue
             value = measures[key](s)
             cells.append(
