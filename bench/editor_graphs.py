@@ -71,14 +71,15 @@ def nodes_graph(name: str, nodes: int, steps: int) -> tuple[dict[str, Any], dict
 
 
 def _service(k: int, **extra: Any) -> dict[str, Any]:
-    return {"name": f"m{k}", "serviceName": f"model-{k}", **extra}
+    return {"name": f"m{k}", "serviceName": f"model-{k}"} | extra
 
 
 def flow_graph(name: str, steps: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """``steps`` steps (one box each in the Flow view): a root Sequence of routing stages.
 
     The stages alternate Ensemble (every branch runs, then a merge) and Switch (one branch per
-    condition); each branch calls a Sequence of three models. About sqrt(steps / 4) / 2 stages of
+    condition, then one model on whichever answered); each branch calls a Sequence of three
+    models. About sqrt(steps / 4) / 2 stages of
     equal width, so that the picture is about as wide as it is high once fitted.
     """
     stages = max(2, round((steps / 4) ** 0.5 / 2))
@@ -105,5 +106,11 @@ def flow_graph(name: str, steps: int) -> tuple[dict[str, Any], dict[str, Any]]:
             model += width
         nodes[stage] = {"routerType": "Switch" if switch else "Ensemble", "steps": branches}
         root.append({"name": stage, "nodeName": stage, **({"data": "$response"} if root else {})})
+        if switch and s < stages - 1:
+            # One model takes whichever branch answered (the Flow view would otherwise draw an
+            # arrow from every branch's end into every branch of the next stage).
+            root.append(_service(model, name=f"post-{s:02d}", data="$response"))
+            left -= 1
+            model += 1
     graph = {"root": {"routerType": "Sequence", "steps": root}, **nodes}
     return _manifest(name, graph), _grid(list(graph))
