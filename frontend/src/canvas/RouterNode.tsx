@@ -8,6 +8,7 @@ import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
 import { StatusIcon } from "../common/icons";
 import { rowDropIndex } from "./dropPoint";
 import { shorten } from "./labels";
+import { StillHandle } from "./StillHandle";
 import { LowDetailContext } from "./useLowDetail";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
@@ -257,7 +258,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
     const count = node.steps.length;
     return (
       <div ref={cardRef} className={`${classes.join(" ")} card-low`} data-node={node.name} data-detail="low" style={{ height: fullHeight.current ?? estimateHeight(count) }}>
-        <Handle type="target" position={Position.Left} id="in" className="handle-in" isConnectable={false} />
+        <StillHandle type="target" position={Position.Left} id="in" nodeId={node.name} className="handle-in" />
         <div className="card-head">
           <span className="type-tag">{TYPE_SHORT[routerType] ?? (routerType ? routerType.slice(0, 3).toUpperCase() : "?")}</span>
           <span className="card-name">{node.name}</span>
@@ -268,7 +269,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
           )}
         </div>
         {node.steps.map((step, i) => (
-          <Handle key={step.id} type="source" position={Position.Right} id={step.id} className="handle-step" isConnectable={false} style={{ top: `${((i + 1) / (count + 1)) * 100}%` }} />
+          <StillHandle key={step.id} type="source" position={Position.Right} id={step.id} nodeId={node.name} className="handle-step" style={{ top: `${((i + 1) / (count + 1)) * 100}%` }} />
         ))}
       </div>
     );

@@ -5,6 +5,7 @@ import { worstSeverity } from "../graph/queries";
 import type { Issue } from "../graph/types";
 import type { Mark } from "../canvas/RouterNode";
 import { shorten } from "../canvas/labels";
+import { StillHandle } from "../canvas/StillHandle";
 import { StatusIcon } from "../common/icons";
 import { formatMs } from "../panels/run/console";
 import { LowDetailContext } from "../canvas/useLowDetail";
@@ -144,9 +145,9 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
     // assistive technology, still selectable.
     return (
       <div className={`${classes.join(" ")} flow-box-low`} data-box={box.id} data-kind={box.kind} data-detail="low">
-        <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />
+        <StillHandle type="target" position={Position.Left} nodeId={box.id} className="flow-handle" />
         <div {...bodyProps} aria-label={box.title} title={box.title} />
-        <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />
+        <StillHandle type="source" position={Position.Right} nodeId={box.id} className="flow-handle" />
       </div>
     );
   }
