@@ -30,7 +30,9 @@ def wheel_zoom(page: Page, delta: float, times: int = 3) -> None:
 
 def arrowheads(page: Page) -> set[str]:
     """The arrowhead each drawn edge ends with (its computed ``marker-end``; "none": no head)."""
-    heads = page.locator(".react-flow__edge-path").evaluate_all("ps => ps.map(p => getComputedStyle(p).markerEnd)")
+    heads = page.locator(".react-flow__edge-path").evaluate_all(
+        "ps => ps.map(p => getComputedStyle(p).markerEnd)"
+    )
     return {"none" if h == "none" else "head" for h in heads}
 
 
