@@ -1,6 +1,6 @@
 /** A router node drawn as a card: header (type, name, root marker, issues) and its ordered steps. */
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
-import { createContext, memo, useContext, useLayoutEffect, useRef, useState, type DragEvent } from "react";
+import { createContext, memo, useContext, useRef, useState, type DragEvent } from "react";
 import { estimateHeight } from "../graph/manifest";
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
@@ -210,7 +210,7 @@ function RunStepBadge({ mark }: { mark: StepMark }) {
   );
 }
 
-function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
+function RouterNodeView({ data, selected, height }: NodeProps<RouterFlowNode>) {
   const actions = useContext(CanvasActionsContext);
   const { node, isRoot, allIssues, stepIssues, selectedStep, readOnly, mark, stepMarks, removedSteps, run, stepRuns } = data;
   const routerType = routerTypeOf(node);
@@ -219,13 +219,10 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   // A press on a step's connection handle starts a connection, not an HTML5 drag of the row.
   const pressOnHandle = useRef(false);
   const low = useContext(LowDetailContext);
-  // The card's height in full detail: the header-only card keeps it, so that measured sizes
-  // (placement, auto layout) and the edges' ends do not move when the detail level flips.
-  const cardRef = useRef<HTMLDivElement>(null);
-  const fullHeight = useRef<number | null>(null);
-  useLayoutEffect(() => {
-    if (!low && cardRef.current) fullHeight.current = cardRef.current.offsetHeight;
-  });
+  // The header-only card keeps the card's full-detail height, so that measured sizes (placement,
+  // auto layout) and the edges' ends do not move when the detail level flips: `height` is the
+  // size React Flow last measured (no reading of the DOM here, which would force a layout for
+  // each card on every render).
 
   const onRowDragOver = (e: DragEvent, index: number) => {
     if (readOnly || !acceptsDrop(e)) return;
@@ -257,7 +254,7 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
     // down the right side) so that the edges still leave the card in step order.
     const count = node.steps.length;
     return (
-      <div ref={cardRef} className={`${classes.join(" ")} card-low`} data-node={node.name} data-detail="low" style={{ height: fullHeight.current ?? estimateHeight(count) }}>
+      <div className={`${classes.join(" ")} card-low`} data-node={node.name} data-detail="low" style={{ height: height || estimateHeight(count) }}>
         <StillHandle type="target" position={Position.Left} id="in" nodeId={node.name} className="handle-in" />
         <div className="card-head">
           <span className="type-tag">{TYPE_SHORT[routerType] ?? (routerType ? routerType.slice(0, 3).toUpperCase() : "?")}</span>
@@ -277,7 +274,6 @@ function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
 
   return (
     <div
-      ref={cardRef}
       className={classes.join(" ")}
       data-node={node.name}
       data-detail="full"
