@@ -4,27 +4,23 @@
  * Null until the first answer; a failed listing keeps the last one (the palette still offers the
  * graph's own services and the environments' maps).
  */
-import { useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import type { Api, ServiceCatalog } from "../../api";
+import { useRefreshOnFocus } from "../../common/useRefreshOnFocus";
 
 export function useServiceCatalog(api: Api): ServiceCatalog | null {
   const [catalog, setCatalog] = useState<ServiceCatalog | null>(null);
-  useEffect(() => {
-    let cancelled = false;
-    const refresh = () => {
+  const load = useCallback(
+    (alive: () => boolean) => {
       api
         .listServices()
         .then((answer) => {
-          if (!cancelled) setCatalog(answer);
+          if (alive()) setCatalog(answer);
         })
         .catch(() => undefined);
-    };
-    refresh();
-    window.addEventListener("focus", refresh);
-    return () => {
-      cancelled = true;
-      window.removeEventListener("focus", refresh);
-    };
-  }, [api]);
+    },
+    [api],
+  );
+  useRefreshOnFocus(load);
   return catalog;
 }

@@ -2,9 +2,10 @@
  * The Run panel's request form: payload, environment and headers (kept as a draft per graph across
  * reloads), the environments to choose from, and the saved samples.
  */
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Api, Environment, Page } from "../../api";
 import { describeApiError } from "../../common/ui";
+import { useRefreshOnFocus } from "../../common/useRefreshOnFocus";
 import { deleteSample, loadDraft, loadLastPayload, loadSamples, parsePayload, safeStorage, saveDraft, saveLastPayload, saveSample, type Sample } from "./samples";
 
 const DEFAULT_PAYLOAD = '{\n  "instances": [\n    {}\n  ]\n}';
@@ -62,29 +63,24 @@ export function useRunForm({ api, graph, graphSamples = NO_SAMPLES }: { api: Api
 
   // Listed again whenever the window regains focus: "Manage environments" opens the
   // environments page in another tab, and what is changed there shows up here on return.
-  useEffect(() => {
-    let cancelled = false;
-    const refresh = () => {
+  const loadEnvironments = useCallback(
+    (alive: () => boolean) => {
       api
         .listEnvironments()
         .then((page: Page<Environment>) => {
-          if (cancelled) return;
+          if (!alive()) return;
           const list = page.results;
           setEnvironments(list);
           setEnvironmentsError(null);
           setEnvironment((current) => (list.some((e) => e.name === current) ? current : (list.find((e) => e.name === "local") ?? list[0])?.name ?? current));
         })
         .catch((err: unknown) => {
-          if (!cancelled) setEnvironmentsError(describeApiError(err));
+          if (alive()) setEnvironmentsError(describeApiError(err));
         });
-    };
-    refresh();
-    window.addEventListener("focus", refresh);
-    return () => {
-      cancelled = true;
-      window.removeEventListener("focus", refresh);
-    };
-  }, [api]);
+    },
+    [api],
+  );
+  useRefreshOnFocus(loadEnvironments);
 
   return {
     payload,
