@@ -1,6 +1,7 @@
 """Graph tests benchmark: a suite in-process (``testgraph FILE --cases``) and through Celery.
 
     python bench/bench_graphtests.py [--cases N] [--repeats R] [--step-ms MS] [--no-celery]
+                                     [--no-in-process] [--ab OTHER_CHECKOUT --rounds R]
 
 A suite of N cases (default 200, the issue's size) of the face-recognition demo (its three demo
 cases, repeated under new names) runs against the mock model server, which serves from a child
@@ -9,12 +10,15 @@ process so that its threads do not compete with the engine (or the worker) for t
 1. In-process: the suite's wall time, cases per second, and the ratio against a baseline of the same
    requests through the engine alone (no expectations judged), medians over repeats after a warm-up.
    Goal: >= 100 cases/s on this machine class (issue 11).
-2. Through Celery, with ``make run``'s defaults (a threads worker of 8, ``SUITE_CONCURRENCY`` 8,
-   SQLite, Redis): one suite run of the N stored cases (``execution.suites``: every case a run)
-   in an environment whose every model call takes ``--step-ms`` on the mock server. The bound is
+2. Through Celery, with ``make run``'s defaults (``celery worker`` processes as scripts/run.sh
+   starts them, one per core with 8 threads each; ``SUITE_CONCURRENCY``; SQLite; Redis): one
+   suite run of the N stored cases (``execution.suites``: every case a run) in an environment whose every model call takes ``--step-ms`` on the mock server. The bound is
    N x critical path / concurrency, the critical path being the graph's 4 calls in a row (the
    Ensemble's two calls overlap). Printed: wall time, cases per second, bound / wall (goal: >= 0.8),
-   and the ratio against a baseline in the same run: the same N requests as plain runs.
+   and the ratio against a baseline in the same run: the same N requests as plain runs; also where
+   a case's time went (queued, running, judged) and how much of the suite's slots its runs held.
+   ``--ab OTHER`` alternates worker processes running another checkout's code with this one's,
+   ``--rounds`` times each (an interleaved A/B comparison on a noisy machine; medians printed).
 
 Nothing is asserted; the goals are printed beside the figures.
 """
@@ -23,9 +27,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import copy
 import multiprocessing
+import os
 import shutil
 import statistics
 import sys
@@ -37,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def _serve(conn: Connection) -> None:
@@ -98,26 +103,16 @@ def _suite_document(count: int) -> dict[str, Any]:
     return dict(document)
 
 
-def through_celery(
-    *, cases: int, step_ms: int, mock_url: str, worker: contextlib.AbstractContextManager[Any] | None = None
-) -> list[tuple[str, str, str]]:
-    """Figure 2 of the module docstring; Django is set up (bench_runs.setup_django) already.
-    ``worker``: where the runs are executed (default: an in-process threads worker of 8;
-    bench_runs.py passes a null context, its worker processes being started)."""
+def _prepare(cases: int, step_ms: int, mock_url: str) -> dict[str, Any]:
+    """The N stored cases on the face-recognition demo and an environment whose model calls take
+    ``step_ms``; Django is set up (benchkit.setup_django) already."""
     import yaml
-    from celery.contrib.testing.worker import start_worker
-    from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.db import transaction
 
     import execution.tasks  # noqa: F401 - registers the tasks
-    from config.celery_app import app
     from execution import demo
-    from execution.models import Environment, Run
-    from execution.services import runs
-    from execution.suites import services as suites
-    from execution.suites.models import SuiteRun
+    from execution.models import Environment
     from execution.testcases import services as case_services
     from graphs.models import Graph
 
@@ -133,27 +128,41 @@ def through_celery(
         url_template=f"{mock_url}/v1/models/{{name}}:predict?latency_ms={step_ms}",
         allow_loopback=True,
     )
-    concurrency = settings.SUITE_CONCURRENCY
-    assert graph.latest_version is not None
+    return {"graph": graph, "user": user, "environment": slow}
+
+
+def _measure(setup: dict[str, Any]) -> dict[str, Any]:
+    """One suite run of every stored case (after a warm-up suite of ``concurrency`` cases), then the
+    same requests as plain runs; wall times and where a case's time went."""
+    from django.conf import settings
+    from django.db import transaction
+
+    from execution.models import Run
+    from execution.services import runs
+    from execution.suites import services as suites
+    from execution.suites.models import SuiteCaseResult, SuiteRun
+
+    graph, user, slow = setup["graph"], setup["user"], setup["environment"]
+    version = graph.latest_version
 
     def one_suite(case_ids: list[int] | None) -> tuple[float, SuiteRun]:
         began = time.perf_counter()
         suite = suites.suite_start(
-            graph=graph, version=graph.latest_version, user=user, environment=slow, case_ids=case_ids
+            graph=graph, version=version, user=user, environment=slow, case_ids=case_ids
         )
         while not SuiteRun.objects.filter(pk=suite.pk, status__in=SuiteRun.TERMINAL).exists():
             time.sleep(0.01)
         return time.perf_counter() - began, SuiteRun.objects.get(pk=suite.pk)
 
     def plain_runs() -> float:
-        """The baseline: the same requests as plain runs, all queued at once (the worker's 8
-        threads bound them as the suite run's concurrency bounds its cases), nothing judged."""
+        """The baseline: the same requests as plain runs, all queued at once (the workers' threads
+        bound them as the suite run's concurrency bounds its cases), nothing judged."""
         began = time.perf_counter()
         with transaction.atomic():  # enqueued together when this commits
             ids = [
                 runs.run_create(
                     graph=graph,
-                    version=graph.latest_version,
+                    version=version,
                     user=user,
                     payload=row.document["request"]["payload"],
                     environment=slow,
@@ -164,27 +173,80 @@ def through_celery(
             time.sleep(0.01)
         return time.perf_counter() - began
 
-    if worker is None:
-        worker = start_worker(app, pool="threads", concurrency=8, perform_ping_check=False, loglevel="ERROR")
-    with worker:
-        ids = list(graph.test_cases.order_by("name").values_list("pk", flat=True))
-        one_suite(ids[:concurrency])  # warm-up: connections, imports
-        wall, suite = one_suite(None)
-        baseline = plain_runs()
+    ids = list(graph.test_cases.order_by("name").values_list("pk", flat=True))
+    one_suite(ids[: settings.SUITE_CONCURRENCY])  # warm-up: connections, imports
+    wall, suite = one_suite(None)
+    baseline = plain_runs()
+    queued, running, judged = [], [], []
+    for row in SuiteCaseResult.objects.filter(suite=suite).select_related("run"):
+        run = row.run
+        if run is None or not (run.started_at and run.finished_at and row.finished_at):
+            continue
+        queued.append((run.started_at - run.created_at).total_seconds())
+        running.append((run.finished_at - run.started_at).total_seconds())
+        judged.append((row.finished_at - run.finished_at).total_seconds())
+    return {
+        "wall": wall,
+        "suite": suite,
+        "baseline": baseline,
+        "concurrency": suite.concurrency,
+        "queued": statistics.mean(queued or [0]),
+        "running": statistics.mean(running or [0]),
+        "judged": statistics.mean(judged or [0]),
+        # How much of the suite's slots (concurrency x wall) its runs held, created to finished.
+        "occupancy": sum(q + r for q, r in zip(queued, running, strict=True)) / (suite.concurrency * wall),
+    }
+
+
+def _rows(cases: int, step_ms: int, m: dict[str, Any], label: str = "") -> list[tuple[str, str, str]]:
+    concurrency, wall, suite = m["concurrency"], m["wall"], m["suite"]
     bound = cases * CRITICAL_CALLS * step_ms / 1000 / concurrency
     return [
-        (f"suite run of {cases} cases through Celery: wall", f"{wall:.2f} s", ""),
-        (
-            f"  bound ({cases} x {CRITICAL_CALLS} x {step_ms} ms / {concurrency})",
-            f"{bound:.2f} s",
-            "",
-        ),
+        (f"suite run of {cases} cases through Celery{label}: wall", f"{wall:.2f} s", ""),
+        (f"  bound ({cases} x {CRITICAL_CALLS} x {step_ms} ms / {concurrency})", f"{bound:.2f} s", ""),
         ("  bound / wall", f"{bound / wall:.2f}", ">= 0.8"),
         ("  cases per second (Celery)", f"{cases / wall:.1f}", ""),
         ("  outcome", f"{suite.status} {suite.passed}/{suite.total}", "passed"),
-        (f"  the same {cases} requests as plain runs: wall", f"{baseline:.2f} s", ""),
-        ("  suite wall / plain-runs wall", f"{wall / baseline:.2f}", ""),
+        ("  per case: queued -> claimed", f"{m['queued'] * 1000:.0f} ms", ""),
+        (
+            f"  per case: claimed -> run ended ({CRITICAL_CALLS * step_ms} ms in calls)",
+            f"{m['running'] * 1000:.0f} ms",
+            "",
+        ),
+        ("  per case: run ended -> verdict", f"{m['judged'] * 1000:.0f} ms", ""),
+        ("  slots held by a run (created -> ended)", f"{m['occupancy']:.2f}", ""),
+        (f"  the same {cases} requests as plain runs: wall", f"{m['baseline']:.2f} s", ""),
+        ("  suite wall / plain-runs wall", f"{wall / m['baseline']:.2f}", ""),
     ]
+
+
+def through_celery(
+    *, cases: int, step_ms: int, mock_url: str, trees: list[Path] | None = None, rounds: int = 1
+) -> list[tuple[str, str, str]]:
+    """Figure 2 of the module docstring. ``trees``: the checkouts whose code the worker processes
+    run, started here as scripts/run.sh starts them (one per core, 8 threads each), alternated
+    ``rounds`` times (an interleaved A/B); None: the caller's workers are running already
+    (bench_runs.py)."""
+    setup = _prepare(cases, step_ms, mock_url)
+    if trees is None:
+        return _rows(cases, step_ms, _measure(setup))
+    from benchkit import make_run_workers, worker_processes
+
+    results: dict[Path, list[dict[str, Any]]] = {tree: [] for tree in trees}
+    logdir = Path(tempfile.mkdtemp(prefix="bench-graphtests-workers-"))
+    try:
+        for _ in range(rounds):
+            for tree in trees:
+                with worker_processes(make_run_workers(), 8, logdir, tree):
+                    results[tree].append(_measure(setup))
+    finally:
+        shutil.rmtree(logdir, ignore_errors=True)
+    rows: list[tuple[str, str, str]] = []
+    for tree, measured in results.items():
+        best = sorted(measured, key=lambda m: m["wall"])[len(measured) // 2]  # the median's
+        label = f" ({tree.name}, median of {len(measured)})" if len(trees) > 1 or rounds > 1 else ""
+        rows += _rows(cases, step_ms, best, label)
+    return rows
 
 
 def main() -> None:
@@ -195,8 +257,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--step-ms", type=int, default=50, help="latency of every model call (Celery part)")
     parser.add_argument("--no-celery", action="store_true", help="only the in-process figures")
+    parser.add_argument("--no-in-process", action="store_true", help="only the Celery figures")
+    parser.add_argument(
+        "--ab",
+        type=Path,
+        default=None,
+        help="another checkout (same database schema): its workers and this one's alternate, --rounds times",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="suite runs per checkout (Celery part)")
     args = parser.parse_args()
-    from bench_runs import free_port, setup_django
+    from benchkit import free_port, setup_django
 
     from execution import localredis
 
@@ -209,10 +279,14 @@ def main() -> None:
     port = parent.recv()
     try:
         setup_django(workdir, redis_port, f"http://127.0.0.1:{port}")
-        rows = _in_process(args, port)
+        rows = [] if args.no_in_process else _in_process(args, port)
         if not args.no_celery:
             rows += through_celery(
-                cases=args.cases, step_ms=args.step_ms, mock_url=f"http://127.0.0.1:{port}"
+                cases=args.cases,
+                step_ms=args.step_ms,
+                mock_url=f"http://127.0.0.1:{port}",
+                trees=[ROOT] if args.ab is None else [args.ab.resolve(), ROOT],
+                rounds=args.rounds,
             )
     finally:  # never leave a server behind, whatever failed
         parent.send("stop")
@@ -225,7 +299,9 @@ def main() -> None:
     print("-" * (width + 22))
     for name, value, goal in rows:
         print(f"{name:<{width}}  {value:>10}  {goal}")
+    load = os.getloadavg()
     print(f"(in-process: medians of {args.repeats} repeats; mock model server in a child process)")
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
 
 def _in_process(args: argparse.Namespace, port: int) -> list[tuple[str, str, str]]:

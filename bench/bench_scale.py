@@ -49,8 +49,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_runs import free_port, percentile, setup_django  # noqa: E402  (bench/ is on sys.path)
 from bench_spec import build  # noqa: E402
+from benchkit import free_port, percentile, setup_django  # noqa: E402  (bench/ is on sys.path)
 
 Row = tuple[str, str, str, str]
 
