@@ -41,6 +41,7 @@ def run_create(
     idempotency_key: str | None = None,
     rerun_of: Run | None = None,
     secrets: Mapping[str, str] | None = None,
+    enqueue: bool = True,
 ) -> tuple[Run, bool]:
     """Queue a run of ``version`` and enqueue its task once the transaction commits.
 
@@ -50,6 +51,8 @@ def run_create(
     Without ``environment`` the run goes to the system's default (created when missing); an
     environment ``user`` may not use (another user's private one) raises NotPermitted (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
+    ``enqueue=False``: no task is sent; the caller, a worker thread, runs it itself right after the
+    commit (a suite run's next case: ``execution.suites.services``), else the run reaper re-sends it.
     """
     graph_services.ensure_deployable(graph, version, before="running it")
     if environment is None:
@@ -95,7 +98,8 @@ def run_create(
             )
             if secrets and not bus.store_secret_headers(run.pk, dict(secrets)):
                 logger.warning("run %s: secret headers could not be stored and will not be sent", run.pk)
-            transaction.on_commit(lambda: run_tasks.enqueue(run))
+            if enqueue:
+                transaction.on_commit(lambda: run_tasks.enqueue(run))
     except IntegrityError:
         if idempotency_key:
             existing = _idempotent_replay(user, idempotency_key, graph, body)

@@ -15,11 +15,12 @@ run on, so no suite run stays running for longer than its runs do.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import random
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -41,6 +42,7 @@ from execution.services import runs, writes
 from execution.suites import events as suite_events
 from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteRun
+from execution.tasks import runs as run_tasks
 from execution.testcases.local import environment_named, stored_version, without_redacted
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
@@ -199,14 +201,17 @@ def _case_seed(suite: SuiteRun, case: GraphTestCase, case_ref: int) -> int:
     return random.Random(f"{suite.seed}:{case_ref}").randrange(2**53)
 
 
-def _start_case(suite: SuiteRun, result: SuiteCaseResult) -> None:
-    """Send one pending case to the workers as a run (inside the caller's locked transaction)."""
+def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None = None) -> None:
+    """Send one pending case to the workers as a run (inside the caller's locked transaction).
+    With an empty ``keep``, the run is not sent but kept there: the calling worker thread runs it
+    itself once the transaction commits (no round trip through the broker)."""
     try:
         case = without_redacted(parse_case(result.document), [])
         environment = result.environment
         if environment is None:
             raise BadRequest("the environment the case was to run in was deleted")
         headers = {k: v for k, v in case.request.headers if k.lower() != "content-type"}
+        hold = keep is not None and not keep
         with transaction.atomic():
             run, _ = runs.run_create(
                 graph=suite.graph,
@@ -217,11 +222,14 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult) -> None:
                 headers=headers,
                 environment=environment,
                 seed=_case_seed(suite, case, result.case_ref),
+                enqueue=not hold,
             )
     except (BadRequest, Forbidden, TestSpecError) as exc:
         reason = getattr(exc, "detail", None) or str(exc)
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
         return
+    if hold and keep is not None:
+        keep.append(run)
     now = timezone.now()
     SuiteCaseResult.objects.filter(pk=result.pk).update(outcome=Outcome.RUNNING, run=run, started_at=now)
     suite_events.emit(
@@ -279,9 +287,9 @@ def _record(suite: SuiteRun, result: SuiteCaseResult, **verdict: Any) -> bool:
     return True
 
 
-def _fill_locked(suite: SuiteRun) -> None:
+def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
     """Start pending cases up to the suite's concurrency, or finish the suite run when none is
-    left; the caller holds the suite's lock (:func:`_lock`)."""
+    left; the caller holds the suite's lock (:func:`_lock`). ``keep``: see :func:`_start_case`."""
     if suite.is_terminal:
         return
     rows = SuiteCaseResult.objects.filter(suite=suite)
@@ -295,7 +303,7 @@ def _fill_locked(suite: SuiteRun) -> None:
         free = suite.concurrency - in_flight
         if free > 0:
             for result in rows.filter(outcome=Outcome.PENDING).select_related("environment")[:free]:
-                _start_case(suite, result)
+                _start_case(suite, result, keep)
     if rows.filter(outcome__in=(Outcome.PENDING, Outcome.RUNNING)).exists():
         return
     _recount(suite)
@@ -321,21 +329,31 @@ def _fill_locked(suite: SuiteRun) -> None:
         )
 
 
-def suite_advance(suite_id: uuid.UUID | str, *, run_id: uuid.UUID | str | None = None) -> None:
+def suite_advance(
+    suite_id: uuid.UUID | str, *, run_id: uuid.UUID | str | None = None, keep: list[Run] | None = None
+) -> None:
     """Judge the cases whose runs have ended (only ``run_id``'s when given: the worker that ran it
     judges its own case, not its neighbours'), start the next ones, and finish the suite run when
-    nothing is left. Idempotent; safe from any number of processes at once."""
+    nothing is left. Idempotent; safe from any number of processes at once.
+
+    ``keep`` (a worker thread's list, empty): the first case started here is not sent to the broker
+    but appended to it, once its transaction has committed; the caller must run it (or send it)."""
     ended = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome=Outcome.RUNNING).filter(
         Q(run__isnull=True) | Q(run__status__in=Run.TERMINAL)
     )
     if run_id is not None:
         ended = ended.filter(run__pk=run_id)
 
-    def fill() -> None:
+    def locked(action: Callable[[SuiteRun, list[Run] | None], None]) -> None:
+        # A transaction may be tried again (busy database): only what a committed one started is kept.
+        started: list[Run] | None = [] if keep is not None and not keep else None
         with writes.write_turn(), transaction.atomic():
-            _fill_locked(_lock(suite_id))
+            action(_lock(suite_id), started)
+        if keep is not None and started:
+            keep.extend(started)
 
-    writes.retry_while_busy(fill)  # first: the next case goes to the workers while this one is judged
+    # First: the next case goes to the workers while this one is judged.
+    writes.retry_while_busy(lambda: locked(_fill_locked))
     manifests: dict[int, spec.Manifest] = {}
     for result in list(ended):
         run = (
@@ -343,24 +361,38 @@ def suite_advance(suite_id: uuid.UUID | str, *, run_id: uuid.UUID | str | None =
         )
         verdict = judge(result, run, manifests)  # outside the lock: a big body takes a while
 
-        def write(result: SuiteCaseResult = result, verdict: dict[str, Any] = verdict) -> None:
+        def write(
+            suite: SuiteRun,
+            started: list[Run] | None,
+            result: SuiteCaseResult = result,
+            verdict: dict[str, Any] = verdict,
+        ) -> None:
             # The verdict, the next case (or the suite run's end) in one transaction: nobody sees
             # every case judged and the suite run still running.
-            with writes.write_turn(), transaction.atomic():
-                suite = _lock(suite_id)
-                _record(suite, result, **verdict)
-                _fill_locked(suite)
+            _record(suite, result, **verdict)
+            _fill_locked(suite, started)
 
-        writes.retry_while_busy(write)
+        writes.retry_while_busy(functools.partial(locked, write))
 
 
-def suite_run_ended(*, run_id: uuid.UUID | str) -> bool:
-    """Called when a run has ended: judge its case and move its suite run along, if it has one."""
+def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[bool, str | None]:
+    """Called when a run has ended: judge its case and move its suite run along, if it has one.
+
+    Returns whether the run was a suite run's case, and, with ``take`` (a worker thread that will
+    run it at once), the id of the next case's run, started but not sent to the broker: the
+    caller must run it (``execution.services.worker.run_execute``). When moving along fails after
+    that run was started, it is sent to the broker instead before the error is raised."""
     suite_id = SuiteCaseResult.objects.filter(run_id=run_id).values_list("suite_id", flat=True).first()
     if suite_id is None:
-        return False
-    suite_advance(suite_id, run_id=run_id)
-    return True
+        return False, None
+    keep: list[Run] | None = [] if take else None
+    try:
+        suite_advance(suite_id, run_id=run_id, keep=keep)
+    except BaseException:
+        for run in keep or []:
+            run_tasks.enqueue(run)
+        raise
+    return True, (str(keep[0].pk) if keep else None)
 
 
 def suite_reap() -> list[str]:

@@ -95,7 +95,7 @@ def test_a_ten_megabyte_expectation_is_refused_and_nothing_is_lost(
 
 @pytest.mark.django_db(transaction=True)
 def test_cases_start_as_slots_free_up_and_each_is_judged_from_its_run(
-    demo_api: APIClient, settings: Any, enqueued: list[dict[str, Any]]
+    demo_api: APIClient, settings: Any, enqueued: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings.SUITE_CONCURRENCY = 2
     extra = [
@@ -114,13 +114,22 @@ def test_cases_start_as_slots_free_up_and_each_is_judged_from_its_run(
     suite = response.json()
     assert suite["status"] == "running" and suite["counts"]["total"] == 7
     assert [r["outcome"] for r in suite["results"]].count("running") == 2 and len(enqueued) == 2
-    executed = 0
-    while executed < len(enqueued):  # each finished run starts the next case: never more than 2 queued
-        in_flight = Run.objects.filter(status__in=("queued", "running")).count()
-        assert in_flight <= 2
-        run_graph_task.apply(args=enqueued[executed]["args"])
-        executed += 1
-    assert executed == 7
+    # Each finished run starts the next case, which the same thread runs at once (not sent): never
+    # more than 2 queued or running when a run is claimed.
+    from execution.services import worker
+
+    claimed: list[int] = []
+    real_execute = worker.run_execute
+
+    def counted(*, run_id: str) -> str:
+        claimed.append(Run.objects.filter(status__in=("queued", "running")).count())
+        return real_execute(run_id=run_id)
+
+    monkeypatch.setattr(worker, "run_execute", counted)
+    for message in list(enqueued):
+        run_graph_task.apply(args=message["args"])
+    assert len(enqueued) == 2 and len(claimed) == 7 and max(claimed) <= 2  # 5 never sent
+    assert Run.objects.count() == 7 and not Run.objects.exclude(status__in=Run.TERMINAL).exists()
     done = demo_api.get(f"/api/suite-runs/{suite['id']}/").json()
     assert done["status"] == "failed"
     assert done["counts"] == {"total": 7, "passed": 6, "failed": 1, "error": 0, "cancelled": 0, "finished": 7}

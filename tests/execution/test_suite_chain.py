@@ -1,0 +1,129 @@
+"""How a suite run passes its slots from case to case: the worker thread whose run ended starts
+the next case and runs it itself, without sending it to the broker (execution/tasks/suites.py)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from execution import demo
+from execution.models import Run
+from execution.services import worker
+from execution.suites import services as suites
+from execution.suites.models import SuiteCaseResult, SuiteRun
+from execution.tasks import suites as suite_tasks
+from execution.tasks.runs import run_graph_task
+from graphs.models import Graph
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GRAPH = "animal-switch"  # three demo cases: cat, dog, neither
+
+
+@pytest.fixture
+def start(db: Any, mock_server: Any) -> Any:
+    list(demo.seed())
+    user = get_user_model().objects.get(username=demo.DEMO_USER)
+    graph = Graph.objects.get(name=GRAPH)
+
+    def start(concurrency: int) -> SuiteRun:
+        return suites.suite_start(
+            graph=graph, version=graph.versions.get(number=1), user=user, concurrency=concurrency
+        )
+
+    return start
+
+
+def runs_of(suite: SuiteRun) -> list[str]:
+    return [
+        str(pk)
+        for pk in SuiteCaseResult.objects.filter(suite=suite, run__isnull=False).values_list("run", flat=True)
+    ]
+
+
+def test_two_cases_ending_together_start_the_next_case_exactly_once(
+    start: Any, enqueued: list[dict[str, Any]]
+) -> None:
+    suite = start(concurrency=2)  # three cases: two start, one waits
+    first, second = runs_of(suite)
+    assert len(enqueued) == 2
+    for run_id in (first, second):  # both end before either moves the suite run along
+        assert worker.run_execute(run_id=run_id) == "done"
+    kept: dict[str, str | None] = {}
+
+    def ended(run_id: str) -> None:
+        try:
+            kept[run_id] = suites.suite_run_ended(run_id=run_id, take=True)[1]
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=ended, args=(run_id,)) for run_id in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    taken = [run_id for run_id in kept.values() if run_id is not None]
+    assert len(kept) == 2 and len(taken) == 1  # one of them runs the third case; the other, nothing
+    assert Run.objects.count() == 3 and len(set(runs_of(suite))) == 3
+    assert len(enqueued) == 2  # the third case's run was kept, not sent
+    assert Run.objects.get(pk=taken[0]).status == Run.Status.QUEUED
+    assert worker.run_execute(run_id=taken[0]) == "done"
+    assert suites.suite_run_ended(run_id=taken[0], take=True) == (True, None)  # nothing left
+    suite.refresh_from_db()
+    assert suite.status == SuiteRun.Status.PASSED and suite.passed == 3
+
+
+def test_a_finished_run_of_a_cancelled_suite_starts_nothing(
+    start: Any, enqueued: list[dict[str, Any]]
+) -> None:
+    suite = start(concurrency=1)
+    (first,) = runs_of(suite)
+    assert worker.run_execute(run_id=first) == "done"  # ended, not yet moved along
+    suites.suite_cancel(suite=suite, user=suite.created_by)
+    assert suites.suite_run_ended(run_id=first, take=True) == (True, None)
+    assert Run.objects.count() == 1 and len(enqueued) == 1
+    suite.refresh_from_db()
+    assert suite.status == SuiteRun.Status.CANCELLED and (suite.passed, suite.cancelled) == (1, 2)
+
+
+def test_the_thread_that_ran_a_case_runs_the_next_ones_itself(
+    start: Any, enqueued: list[dict[str, Any]]
+) -> None:
+    suite = start(concurrency=1)
+    run_graph_task.apply(args=enqueued[0]["args"])  # its postrun handler runs the other two cases
+    assert len(enqueued) == 1 and Run.objects.filter(status__in=Run.TERMINAL).count() == 3
+    suite.refresh_from_db()
+    assert suite.status == SuiteRun.Status.PASSED and suite.passed == 3
+
+
+def test_a_stopping_worker_sends_the_next_case_to_the_broker(
+    start: Any, enqueued: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(suite_tasks, "STOPPING", threading.Event())
+    suite_tasks.stop_chaining()
+    suite = start(concurrency=1)
+    run_graph_task.apply(args=enqueued[0]["args"])
+    assert len(enqueued) == 2  # the second case was sent, not run here
+    second = enqueued[1]["args"][0]
+    assert Run.objects.get(pk=second).status == Run.Status.QUEUED
+    assert SuiteCaseResult.objects.filter(suite=suite, outcome="running").count() == 1
+
+
+def test_a_next_case_that_fails_to_run_here_is_sent_to_the_broker(
+    start: Any, enqueued: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start(concurrency=1)
+    (first,) = [m["args"][0] for m in enqueued]
+    assert worker.run_execute(run_id=first) == "done"
+
+    def broken(*, run_id: str) -> str:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(worker, "run_execute", broken)
+    with pytest.raises(RuntimeError):
+        suite_tasks.run_suite_chain(first)
+    assert len(enqueued) == 2 and Run.objects.get(pk=enqueued[1]["args"][0]).status == Run.Status.QUEUED
