@@ -15,7 +15,6 @@ run on, so no suite run stays running for longer than its runs do.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import random
@@ -273,8 +272,25 @@ def _finished_data(result: SuiteCaseResult, suite: SuiteRun) -> dict[str, Any]:
     }
 
 
+# The suite run's count of each final outcome.
+_COUNTER = {
+    Outcome.PASSED: "passed",
+    Outcome.FAILED: "failed",
+    Outcome.ERROR: "errors",
+    Outcome.CANCELLED: "cancelled",
+}
+
+
+def _count(suite: SuiteRun, outcome: str, n: int = 1) -> None:
+    """Add ``n`` cases that reached ``outcome`` to the locked suite run's counts (no recount: the
+    rows are not read again for every case)."""
+    field = _COUNTER[Outcome(outcome)]
+    setattr(suite, field, getattr(suite, field) + n)
+    SuiteRun.objects.filter(pk=suite.pk).update(**{field: F(field) + n})
+
+
 def _record(suite: SuiteRun, result: SuiteCaseResult, **verdict: Any) -> bool:
-    """Write a case's verdict once (from running or pending), recount, emit ``case.finished``."""
+    """Write a case's verdict once (from running or pending), count it, emit ``case.finished``."""
     verdict.setdefault("finished_at", timezone.now())
     if not SuiteCaseResult.objects.filter(
         pk=result.pk, outcome__in=(Outcome.PENDING, Outcome.RUNNING)
@@ -282,7 +298,7 @@ def _record(suite: SuiteRun, result: SuiteCaseResult, **verdict: Any) -> bool:
         return False
     for key, value in verdict.items():
         setattr(result, key, value)
-    _recount(suite)
+    _count(suite, result.outcome)
     suite_events.emit(suite.pk, "case.finished", _finished_data(result, suite))
     return True
 
@@ -293,9 +309,13 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
     if suite.is_terminal:
         return
     rows = SuiteCaseResult.objects.filter(suite=suite)
+    any_started = False
     if suite.cancel_requested:
-        rows.filter(outcome=Outcome.PENDING).update(outcome=Outcome.CANCELLED, finished_at=timezone.now())
-        _recount(suite)
+        dropped = rows.filter(outcome=Outcome.PENDING).update(
+            outcome=Outcome.CANCELLED, finished_at=timezone.now()
+        )
+        if dropped:
+            _count(suite, Outcome.CANCELLED, dropped)
     else:
         # A case whose run has ended no longer holds a slot, judged or not: the next case starts
         # before the last one's verdict is written.
@@ -304,9 +324,12 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         if free > 0:
             for result in rows.filter(outcome=Outcome.PENDING).select_related("environment")[:free]:
                 _start_case(suite, result, keep)
+                any_started = True
+        if any_started or in_flight:
+            return
     if rows.filter(outcome__in=(Outcome.PENDING, Outcome.RUNNING)).exists():
         return
-    _recount(suite)
+    _recount(suite)  # once, at the end: the final counts are the rows' own
     now = timezone.now()
     if suite.cancel_requested:
         status = SuiteRun.Status.CANCELLED
@@ -345,17 +368,22 @@ def suite_advance(
         ended = ended.filter(run__pk=run_id)
 
     def locked(action: Callable[[SuiteRun, list[Run] | None], None]) -> None:
-        # A transaction may be tried again (busy database): only what a committed one started is kept.
-        started: list[Run] | None = [] if keep is not None and not keep else None
-        with writes.write_turn(), transaction.atomic():
+        # Through the group commit (one transaction with the other runs' writes of this process).
+        # The write may be tried again (a busy database): only what its committed try started is kept.
+        def work() -> list[Run]:
+            started: list[Run] | None = [] if keep is not None and not keep else None
             action(_lock(suite_id), started)
-        if keep is not None and started:
-            keep.extend(started)
+            return started or []
 
-    # First: the next case goes to the workers while this one is judged.
-    writes.retry_while_busy(lambda: locked(_fill_locked))
+        kept = writes.GROUP.write(work)
+        if keep is not None:
+            keep.extend(kept)
+
     manifests: dict[int, spec.Manifest] = {}
-    for result in list(ended):
+    judged = list(ended)
+    if not judged:
+        locked(_fill_locked)
+    for result in judged:
         run = (
             Run.objects.select_related("version").filter(pk=result.run_id).first() if result.run_id else None
         )
@@ -372,7 +400,7 @@ def suite_advance(
             _record(suite, result, **verdict)
             _fill_locked(suite, started)
 
-        writes.retry_while_busy(functools.partial(locked, write))
+        locked(write)
 
 
 def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[bool, str | None]:
