@@ -229,8 +229,11 @@ RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then th
 # server's threads per process (scripts/run.sh: gunicorn --threads 64, leaving 16 for requests).
 RUN_SSE_MAX_STREAMS = env.int("RUN_SSE_MAX_STREAMS", default=48)
 RUN_SSE_MAX_STREAMS_PER_USER = env.int("RUN_SSE_MAX_STREAMS_PER_USER", default=10)  # a few tabs each
-# Suite runs: cases of one suite run in flight at once (each one a run on the workers). `make run`
-# starts a worker with 8 threads; a suite that takes them all leaves nothing for single runs.
+# Suite runs: cases of one suite run in flight at once (each one a run on the workers). A fixed 8,
+# not the workers' capacity: `make run` starts one worker process per core with 8 threads each, so
+# a suite run takes one process's worth and leaves the rest to single runs and a second suite run
+# (one that took every thread would queue every run started meanwhile behind its cases); and the
+# web process, which starts suite runs, cannot know how many workers run. Raise it with the workers.
 SUITE_CONCURRENCY = env.int("SUITE_CONCURRENCY", default=8)
 CELERY_BEAT_SCHEDULE = {
     "reap-stuck-runs": {

@@ -243,7 +243,11 @@ def _lock(suite_id: uuid.UUID | str) -> SuiteRun:
     """The suite run, its row locked for the rest of the transaction (a no-op update takes the
     row lock on PostgreSQL and the write lock on SQLite, so what is read next is current)."""
     SuiteRun.objects.filter(pk=suite_id).update(event_seq=F("event_seq"))
-    return SuiteRun.objects.select_related("graph", "version", "created_by").get(pk=suite_id)
+    return (
+        SuiteRun.objects.select_related("graph", "version", "created_by")
+        .defer("version__manifest", "version__layout")  # starting a case reads neither
+        .get(pk=suite_id)
+    )
 
 
 def _recount(suite: SuiteRun) -> None:
