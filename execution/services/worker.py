@@ -425,9 +425,14 @@ def run_execute(*, run_id: str) -> str:
     exactly one caller win); a running or finished run returns at once. Returns what happened
     (``done``, or why nothing was done), for logs and tests.
     """
-    run = writes.GROUP.write(functools.partial(_claim, run_id))
+    run = writes.GROUP.write(functools.partial(claim, run_id))
     if run is None:
         return "not-claimed"
+    return run_claimed(run)
+
+
+def run_claimed(run: Run) -> str:
+    """Run a run this thread has claimed (:func:`claim`, committed); returns ``done``."""
     with _IN_FLIGHT_LOCK:
         _IN_FLIGHT[str(run.pk)] = run.attempt
     try:
@@ -439,8 +444,9 @@ def run_execute(*, run_id: str) -> str:
     return "done"
 
 
-def _claim(run_id: str) -> Run | None:
-    """The write that claims a queued run (None: not queued any more, or a cancel was asked)."""
+def claim(run_id: str) -> Run | None:
+    """The write that claims a queued run (None: not queued any more, or a cancel was asked), in
+    the caller's transaction; once it commits, the caller must run it (:func:`run_claimed`)."""
     now = timezone.now()
     claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED, cancel_requested=False).update(
         status=Run.Status.RUNNING,

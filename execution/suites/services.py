@@ -37,7 +37,7 @@ from execution.graphtests import (
     parse_case,
 )
 from execution.models import Environment, Run
-from execution.services import runs, writes
+from execution.services import runs, worker, writes
 from execution.suites import events as suite_events
 from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteRun
@@ -202,8 +202,9 @@ def _case_seed(suite: SuiteRun, case: GraphTestCase, case_ref: int) -> int:
 
 def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None = None) -> None:
     """Send one pending case to the workers as a run (inside the caller's locked transaction).
-    With an empty ``keep``, the run is not sent but kept there: the calling worker thread runs it
-    itself once the transaction commits (no round trip through the broker)."""
+    With an empty ``keep``, the run is not sent but claimed in this transaction for the calling
+    worker thread, and kept there: that thread runs it once the transaction commits (no round trip
+    through the broker, no write of its own for the claim)."""
     try:
         case = without_redacted(parse_case(result.document), [])
         environment = result.environment
@@ -228,7 +229,11 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
         return
     if hold and keep is not None:
-        keep.append(run)
+        claimed = worker.claim(str(run.pk))
+        if claimed is not None:
+            keep.append(claimed)
+        else:  # not claimable after all: sent as any run is
+            transaction.on_commit(lambda: run_tasks.enqueue(run))
     now = timezone.now()
     SuiteCaseResult.objects.filter(pk=result.pk).update(outcome=Outcome.RUNNING, run=run, started_at=now)
     suite_events.emit(
@@ -407,24 +412,19 @@ def suite_advance(
         locked(write)
 
 
-def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[bool, str | None]:
+def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[bool, Run | None]:
     """Called when a run has ended: judge its case and move its suite run along, if it has one.
 
     Returns whether the run was a suite run's case, and, with ``take`` (a worker thread that will
-    run it at once), the id of the next case's run, started but not sent to the broker: the
-    caller must run it (``execution.services.worker.run_execute``). When moving along fails after
-    that run was started, it is sent to the broker instead before the error is raised."""
+    run it at once), the next case's run, started and claimed for this thread in the same
+    transaction but not sent to the broker: the caller must run it
+    (``execution.services.worker.run_claimed``)."""
     suite_id = SuiteCaseResult.objects.filter(run_id=run_id).values_list("suite_id", flat=True).first()
     if suite_id is None:
         return False, None
     keep: list[Run] | None = [] if take else None
-    try:
-        suite_advance(suite_id, run_id=run_id, keep=keep)
-    except BaseException:
-        for run in keep or []:
-            run_tasks.enqueue(run)
-        raise
-    return True, (str(keep[0].pk) if keep else None)
+    suite_advance(suite_id, run_id=run_id, keep=keep)
+    return True, (keep[0] if keep else None)
 
 
 def suite_reap() -> list[str]:

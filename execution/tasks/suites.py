@@ -4,9 +4,9 @@ A signal handler rather than a call in the run task: the suite services queue ru
 task's module may not import them (the layers of pyproject.toml's import contracts).
 
 The thread that ran a suite's case also runs the next case it starts, at once and without a round
-trip through the broker (the run is queued, committed, then claimed here as any worker claims
-it), then judges that one and goes on, so a suite run's slot passes from case to case in the same
-thread. It stops chaining (the next case is sent to the broker instead) once the worker is asked
+trip through the broker: the next case's run is queued and claimed for this thread in the
+transaction that records the verdict of the case before it. The thread then judges that one and
+goes on, so a suite run's slot passes from case to case in the same thread. It stops chaining (the next case is sent to the broker instead) once the worker is asked
 to stop, or after ``CHAIN_SECONDS`` in one task: the task's message stays unacknowledged while the
 chain runs (``acks_late``), and must be acknowledged well before the broker would redeliver it.
 """
@@ -44,27 +44,20 @@ def advance_suite_after_run(task: Task | None = None, args: Any = None, **_: Any
         run_suite_chain(str(args[0]))
 
 
-def run_suite_chain(run_id: str | None, *, seconds: float = CHAIN_SECONDS) -> int:
+def run_suite_chain(run_id: str, *, seconds: float = CHAIN_SECONDS) -> int:
     """Move the suite run of the ended run ``run_id`` along; while this thread may, run the case
-    it started next here, and repeat. Returns how many runs were run here."""
+    it started (and claimed) next here, and repeat. Returns how many runs were run here."""
     # Imported here: the suite services import the run services, which import this package.
-    from execution.models import Run
-    from execution.services.worker import run_execute
+    from execution.services.worker import run_claimed
     from execution.suites.services import suite_run_ended
-    from execution.tasks import runs as run_tasks
 
     began = time.monotonic()
     ran = 0
-    while run_id is not None:
+    while True:
         take = not STOPPING.is_set() and time.monotonic() - began < seconds
-        _, run_id = suite_run_ended(run_id=run_id, take=take)
-        if run_id is None:
-            break
-        try:
-            run_execute(run_id=run_id)
-        except Exception:
-            # Sent after all: a worker claims it (or finds it ended, and moves the suite run on).
-            run_tasks.enqueue(Run.objects.get(pk=run_id))
-            raise
+        _, run = suite_run_ended(run_id=run_id, take=take)
+        if run is None:
+            return ran
+        run_claimed(run)  # as the run task does once it has claimed a run
         ran += 1
-    return ran
+        run_id = str(run.pk)

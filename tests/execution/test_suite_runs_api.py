@@ -115,17 +115,17 @@ def test_cases_start_as_slots_free_up_and_each_is_judged_from_its_run(
     assert suite["status"] == "running" and suite["counts"]["total"] == 7
     assert [r["outcome"] for r in suite["results"]].count("running") == 2 and len(enqueued) == 2
     # Each finished run starts the next case, which the same thread runs at once (not sent): never
-    # more than 2 queued or running when a run is claimed.
+    # more than 2 queued or running when a run starts.
     from execution.services import worker
 
     claimed: list[int] = []
-    real_execute = worker.run_execute
+    real_run = worker.run_claimed
 
-    def counted(*, run_id: str) -> str:
+    def counted(run: Run) -> str:
         claimed.append(Run.objects.filter(status__in=("queued", "running")).count())
-        return real_execute(run_id=run_id)
+        return real_run(run)
 
-    monkeypatch.setattr(worker, "run_execute", counted)
+    monkeypatch.setattr(worker, "run_claimed", counted)
     for message in list(enqueued):
         run_graph_task.apply(args=message["args"])
     assert len(enqueued) == 2 and len(claimed) == 7 and max(claimed) <= 2  # 5 never sent
