@@ -3,8 +3,11 @@
 A suite run never holds a worker of its own. Starting it stores one row per case and starts the
 first ``concurrency`` cases as ordinary runs (``execution.services.run_create``: queued, sent to
 the Celery workers, traced and streamed like any run). Whenever one of those runs ends, the
-worker that ran it calls :func:`suite_run_ended`, which judges the case against the run's stored
-trace and starts the next pending case; the last one finishes the suite run. Every step is
+worker thread that ran it calls :func:`suite_run_ended`, which judges the case against the run's
+stored trace, then records the verdict and starts the next pending case in one transaction (the
+worker's group commit); the next case's run is claimed for that thread there, which runs it
+without a round trip through the broker (``execution.tasks.suites``). The last one finishes the
+suite run. Every step is
 idempotent and conditional (a case row moves ``pending -> running -> verdict`` only once), so the
 workers, the web process and the reaper may advance the same suite run at once.
 
@@ -42,7 +45,7 @@ from execution.suites import events as suite_events
 from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.tasks import runs as run_tasks
-from execution.testcases.local import environment_named, stored_version, without_redacted
+from execution.testcases.local import environment_named, without_redacted
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs import spec
@@ -469,39 +472,6 @@ def suite_cancel(*, suite: SuiteRun, user: User) -> SuiteRun:
         suite_advance(suite.pk)
     suite.refresh_from_db()
     return suite
-
-
-def suite_start_named(
-    *,
-    graph_name: str,
-    number: int | None = None,
-    environment: str | None = None,
-    case_names: Sequence[str] = (),
-    username: str | None = None,
-    concurrency: int | None = None,
-) -> SuiteRun:
-    """:func:`suite_start` by names, for the command line (``testgraph NAME --workers``): the
-    version (default: the latest), the environment, the cases and the user it is recorded as
-    (default: the graph's owner). NotFound or BadRequest name what does not exist."""
-    graph, version = stored_version(graph_name=graph_name, number=number)
-    user = graph.owner if username is None else User.objects.filter(username=username).first()
-    if user is None:
-        raise BadRequest(f"There is no user {username!r}.")
-    where = None
-    if environment is not None:
-        where = Environment.objects.filter(name=environment).first()
-        if where is None:
-            raise BadRequest(f"There is no environment {environment!r}.")
-    case_ids = None
-    if case_names:
-        known = dict(TestCase.objects.filter(graph=graph, name__in=case_names).values_list("name", "pk"))
-        unknown = sorted(set(case_names) - set(known))
-        if unknown:
-            raise BadRequest(f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}.")
-        case_ids = list(known.values())
-    return suite_start(
-        graph=graph, version=version, user=user, environment=where, case_ids=case_ids, concurrency=concurrency
-    )
 
 
 def suite_start_pair(

@@ -259,7 +259,7 @@ class Command(BaseCommand):
     def _through_workers(self, opts: dict[str, Any]) -> None:
         """The stored suite as a suite run on the workers; lines as its cases finish, in order."""
         from execution.suites import selectors as suite_selectors
-        from execution.suites import services as suite_services
+        from execution.suites.named import suite_start_named
 
         if opts["against"] is not None:
             raise CommandError(
@@ -269,7 +269,7 @@ class Command(BaseCommand):
             )
         started = time.monotonic()
         try:
-            suite = suite_services.suite_start_named(
+            suite = suite_start_named(
                 graph_name=opts["target"],
                 number=opts["number"],
                 environment=opts["environment"],
