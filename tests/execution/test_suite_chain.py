@@ -114,3 +114,13 @@ def test_a_stopping_worker_sends_the_next_case_to_the_broker(
     second = enqueued[1]["args"][0]
     assert Run.objects.get(pk=second).status == Run.Status.QUEUED
     assert SuiteCaseResult.objects.filter(suite=suite, outcome="running").count() == 1
+
+
+def test_a_thread_past_its_chaining_time_sends_the_next_case_to_the_broker(
+    start: Any, enqueued: list[dict[str, Any]]
+) -> None:
+    suite = start(concurrency=1)
+    (first,) = runs_of(suite)
+    assert worker.run_execute(run_id=first) == "done"
+    assert suite_tasks.run_suite_chain(first, seconds=0) == 0  # ran nothing here
+    assert len(enqueued) == 2 and Run.objects.get(pk=enqueued[1]["args"][0]).status == Run.Status.QUEUED
