@@ -10,7 +10,6 @@ import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
 import { paletteServices } from "../canvas/paletteServices";
-import { FlowCanvas } from "../flow/FlowCanvas";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { lazyComponent } from "../common/lazyChunk";
 import { AppHeader, ErrorBanner, Spinner, errorText } from "../common/ui";
@@ -62,6 +61,8 @@ const HistoryPanel = lazyComponent(() => import("../panels/HistoryPanel").then((
 const RunPanel = lazyComponent(() => import("../panels/run/RunPanel").then((m) => m.RunPanel), "run panel");
 const RunsDialog = lazyComponent(() => import("../panels/run/RunsDialog").then((m) => m.RunsDialog), "runs list");
 const TestsPanel = lazyComponent(() => import("../tests/TestsPanel").then((m) => m.TestsPanel), "tests panel");
+// The Flow view (its projection, join points, layout and boxes) is loaded when first shown.
+const FlowCanvas = lazyComponent(() => import("../flow/FlowCanvas").then((m) => m.FlowCanvas), "Flow view");
 
 export function EditorApp({ config }: { config: StudioConfig }) {
   const api = useMemo(() => new Api(config), [config]);

@@ -71,6 +71,12 @@ export interface FlowGroupData extends Record<string, unknown> {
 
 export type FlowGroupFlowNode = Node<FlowGroupData, "flowGroup">;
 
+export interface FlowJoinData extends Record<string, unknown> {
+  box: FlowBox;
+}
+
+export type FlowJoinFlowNode = Node<FlowJoinData, "flowJoin">;
+
 const KIND_TAG: Record<string, string> = {
   request: "",
   response: "",
@@ -270,3 +276,20 @@ function FlowGroupView({ data }: NodeProps<FlowGroupFlowNode>) {
 }
 
 export const FlowGroupNode = memo(FlowGroupView);
+
+/**
+ * A join point (project.ts): where several ends meet the next fan-out. A small dot, named for
+ * assistive technology; nothing to select or edit (the arrows out of it carry the "+").
+ */
+function FlowJoinView({ data }: NodeProps<FlowJoinFlowNode>) {
+  const low = useContext(LowDetailContext);
+  const { box } = data;
+  return (
+    <div className="flow-join" data-box={box.id} data-kind="join" role="img" aria-label="join" title="join">
+      {low ? <StillHandle type="target" position={Position.Left} nodeId={box.id} className="flow-handle" /> : <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />}
+      {low ? <StillHandle type="source" position={Position.Right} nodeId={box.id} className="flow-handle" /> : <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />}
+    </div>
+  );
+}
+
+export const FlowJoinNode = memo(FlowJoinView);

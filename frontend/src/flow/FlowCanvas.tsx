@@ -15,7 +15,7 @@ import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
 import type { GraphState, Position } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
-import { FlowActionsContext, FlowBoxNode, FlowGroupNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode } from "./FlowBoxNode";
+import { FlowActionsContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";
 import { draggedRouter, dropHint, dropTarget, routerHint, type DropTarget } from "./drop";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
 import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
@@ -25,10 +25,10 @@ import { nearestBox, type Direction } from "./navigate";
 import { boundsOf, firstViewport, type Viewport } from "./viewport";
 import "./flow.css";
 
-const nodeTypes = { flowBox: FlowBoxNode, flowGroup: FlowGroupNode };
+const nodeTypes = { flowBox: FlowBoxNode, flowGroup: FlowGroupNode, flowJoin: FlowJoinNode };
 const edgeTypes = { flowArrow: FlowArrowEdge };
 
-type FlowNode = FlowBoxFlowNode | FlowGroupFlowNode;
+type FlowNode = FlowBoxFlowNode | FlowGroupFlowNode | FlowJoinFlowNode;
 
 /** What decides a new layout: the boxes, groups and arrows (not their labels or marks). */
 function structureOf(model: FlowModel): string {
@@ -124,6 +124,10 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     for (const box of shown.boxes) {
       const p = placed.boxes[box.id];
       if (!p) continue;
+      if (box.kind === "join") {
+        out.push({ id: box.id, type: "flowJoin", position: p, ...BOX_SIZES.join, style: BOX_SIZES.join, draggable: false, selectable: false, focusable: false, zIndex: 1, data: { box } });
+        continue;
+      }
       const node = box.step ? nodeByName(state, box.step.node) : undefined;
       const type = node ? routerTypeOf(node) : "";
       out.push({
@@ -192,7 +196,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
       const centres = new Map<string, Position>();
       for (const b of shownRef.current.boxes) {
         const p = at.boxes[b.id];
-        if (p) centres.set(b.id, { x: p.x + BOX_SIZES[b.kind].width / 2, y: p.y + BOX_SIZES[b.kind].height / 2 });
+        if (p && b.kind !== "join") centres.set(b.id, { x: p.x + BOX_SIZES[b.kind].width / 2, y: p.y + BOX_SIZES[b.kind].height / 2 });
       }
       const id = nearestBox(from.id, direction, centres);
       const to = shownRef.current.boxes.find((b) => b.id === id);

@@ -48,7 +48,7 @@ describe("project: a join point where a fan-out meets the next fan-out", () => {
         "route -branch-> a [if x==a]",
         "route -branch-> b [if x==b]",
         "route -branch-> c [if x==c]",
-        "route -exit-> nothing matched → 404 [no match]",
+        "route -exit-> nothing matched → 500 [no match]",
         "a -data-> join",
         "b -data-> join",
         "c -data-> join",
@@ -87,13 +87,13 @@ describe("project: a join point where a fan-out meets the next fan-out", () => {
     expect(manyToOne.arrows.filter((a) => a.to === "root/1").map((a) => a.insert)).toEqual([0, 1, 2].map(() => ({ node: "root", index: 1 })));
   });
 
-  it("a step that does not take the previous answer: its 'then' arrows go through a join too", () => {
+  it("a step that does not take the previous answer: its 'then' arrows go through a join too (labelled where they leave it)", () => {
     const g = switchThenEnsemble();
     const root = g.root as { steps: JsonObject[] };
     delete root.steps[1].data;
     const m = project(graphOf(g));
     expect(arrowsByTitle(m).filter((a) => a.includes("join") || a.includes("-order->"))).toEqual(
-      ["a -order-> join [then]", "b -order-> join [then]", "c -order-> join [then]", "join -order-> p [then]", "join -order-> q [then]", "join -order-> r [then]"],
+      ["a -order-> join", "b -order-> join", "c -order-> join", "join -order-> p [then]", "join -order-> q [then]", "join -order-> r [then]"],
     );
   });
 

@@ -29,6 +29,7 @@ export const BOX_SIZES: Record<BoxKind, Size> = {
   splitter: { width: 150, height: 60 },
   merge: { width: 170, height: 56 },
   exit: { width: 220, height: 56 },
+  join: { width: 14, height: 14 },
 };
 
 /** Room around a group's boxes, and for its title bar. */

@@ -36,7 +36,7 @@ function describe(status: string, statusCode: number | null, durationMs: number 
 
 /** The run's outcome on a box, or null when the run says nothing about it. */
 export function boxRun(box: FlowBox, run: RunMarks | null | undefined): BoxRun | null {
-  if (!run) return null;
+  if (!run || box.kind === "join") return null;
   if (box.step) {
     const m = stepMarkOf(run, box.step.node, box.step.index);
     return m ? { status: m.status, durationMs: m.durationMs, text: describe(m.status, m.statusCode, m.durationMs) } : null;
@@ -49,13 +49,14 @@ export function boxRun(box: FlowBox, run: RunMarks | null | undefined): BoxRun |
 
 /** The comparison's mark of a box (its step's, else its node's). */
 export function boxMark(box: FlowBox, compare: CompareMarks | null | undefined): Mark | undefined {
-  if (!compare) return undefined;
+  if (!compare || box.kind === "join") return undefined;
   if (box.step) return compare.steps.get(issueKey(box.step.node, box.step.index)) ?? (box.kind === "ref" ? undefined : compare.nodes.get(box.step.node) === "added" ? "added" : undefined);
   return box.node ? compare.nodes.get(box.node) : undefined;
 }
 
 /** The issues pinned to a box: its step's, or (decision, merge, empty boxes) its node's own. */
 export function boxIssues(box: FlowBox, issues: IssueIndex): Issue[] {
+  if (box.kind === "join") return [];
   if (box.step) return issues.byStep.get(issueKey(box.step.node, box.step.index)) ?? [];
   if (box.node && box.kind !== "exit") return issues.byNode.get(box.node) ?? [];
   if (box.kind === "request") return issues.graph;

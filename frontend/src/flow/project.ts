@@ -15,6 +15,10 @@
  * - `nodeName`: the called node's boxes are drawn inline in a group (collapsible). A node called
  *   from a second place, a cycle and a `nodeName` naming no node are reference boxes with a warning.
  *
+ * - Where several ends (a Switch's, Splitter's branches; a fan-out's steps) meet a next stage that
+ *   itself has several starts (an Ensemble's steps…), their arrows meet in one small join point and
+ *   one arrow leaves it for each start: k+m arrows, not k×m. A join has no step, node or outcome.
+ *
  * Box ids are the run console's call ids (`root/2>match/1`: step 1 of `match` called by step 2 of
  * root), so run marks and the console line up with the boxes.
  */
@@ -33,7 +37,8 @@ export type BoxKind =
   | "ref"
   | "empty"
   | "call"
-  | "unknown";
+  | "unknown"
+  | "join";
 
 /** A step of the document: the node it belongs to and its index there. */
 export interface StepRef {
@@ -121,6 +126,22 @@ interface Src {
   kind: ArrowKind;
   label: string | null;
   insert: InsertPoint | null;
+  /** Several ends standing as one source (`box` is then the id of their join point, if drawn). */
+  bundle?: Bundle;
+}
+
+/**
+ * Several ends feeding the next stage. Connected to one box, each end gets its own arrow; from
+ * the second box on, the ends' arrows go into one join point instead, and one arrow leaves it
+ * for each box.
+ */
+interface Bundle {
+  ends: Src[];
+  group: string | null;
+  /** The arrows drawn straight from the ends to the first box (removed when the join appears). */
+  direct: string[];
+  first: { to: string; kind: ArrowKind; label: string | null; insert: InsertPoint | null } | null;
+  joined: boolean;
 }
 
 /** The protocol badge of a step target. */
@@ -156,6 +177,7 @@ class Projector {
   readonly boxes: FlowBox[] = [];
   readonly arrows: FlowArrow[] = [];
   readonly groups: FlowGroup[] = [];
+  private readonly arrowIds = new Set<string>();
   private readonly byName: Map<string, NodeState>;
   /** Node name → where it is drawn (the group id and how its caller is named). */
   private readonly drawn = new Map<string, string>();
@@ -211,13 +233,53 @@ class Projector {
     return box;
   }
 
+  private arrow(from: string, to: string, kind: ArrowKind, label: string | null, insert: InsertPoint | null): string | null {
+    const id = `${from}->${to}${kind === "order" ? ":order" : ""}`;
+    if (this.arrowIds.has(id)) return null;
+    this.arrowIds.add(id);
+    this.arrows.push({ id, from, to, kind, label, insert });
+    return id;
+  }
+
   private connect(srcs: Src[], to: string, extra: { label?: string | null; kind?: ArrowKind; insert?: InsertPoint | null } = {}): void {
     for (const s of srcs) {
       const kind = s.kind === "data" && extra.kind ? extra.kind : s.kind;
-      const id = `${s.box}->${to}${kind === "order" ? ":order" : ""}`;
-      if (this.arrows.some((a) => a.id === id)) continue;
-      this.arrows.push({ id, from: s.box, to, kind, label: joinLabels(s.label, extra.label ?? null), insert: s.insert ?? extra.insert ?? null });
+      const label = joinLabels(s.label, extra.label ?? null);
+      const insert = s.insert ?? extra.insert ?? null;
+      if (s.bundle) this.connectBundle(s.bundle, s.box, { to, kind, label, insert });
+      else this.arrow(s.box, to, kind, label, insert);
     }
+  }
+
+  /** Several ends as one source of `to` (see Bundle). */
+  private connectBundle(b: Bundle, joinId: string, a: NonNullable<Bundle["first"]>): void {
+    if (!b.first) {
+      b.first = a;
+      for (const e of b.ends) {
+        const id = this.arrow(e.box, a.to, e.kind === "data" ? a.kind : e.kind, joinLabels(e.label, a.label), e.insert ?? a.insert);
+        if (id) b.direct.push(id);
+      }
+      return;
+    }
+    if (!b.joined) {
+      if (b.first.to === a.to) return;
+      b.joined = true;
+      const gone = new Set(b.direct);
+      for (const id of gone) this.arrowIds.delete(id);
+      const kept = this.arrows.filter((x) => !gone.has(x.id));
+      this.arrows.length = 0;
+      this.arrows.push(...kept);
+      this.box({ id: joinId, kind: "join", title: "join", group: b.group, layoutKey: joinId });
+      for (const e of b.ends) this.arrow(e.box, joinId, e.kind, e.label, e.insert);
+      this.arrow(joinId, b.first.to, b.first.kind, b.first.label, b.first.insert);
+    }
+    this.arrow(joinId, a.to, a.kind, a.label, a.insert);
+  }
+
+  /** `ends` as one source when there are several of them (the join point, if needed, is `id`). */
+  private bundle(ends: Src[], id: string, group: string | null, kind: ArrowKind = "data", label: string | null = null): Src[] {
+    if (ends.length < 2) return ends;
+    return [{ box: id, kind, label, insert: null, bundle: { ends, group, direct: [], first: null, joined: false } }];
   }
 
   /**
@@ -241,8 +303,12 @@ class Projector {
         node.steps.forEach((step, i) => {
           const fromPrev = i > 0 && step.fields.data === "$response";
           const insert = { node: node.name, index: i };
-          const feed: Src[] = fromPrev ? prev.map((s) => ({ ...s, insert: s.insert ?? insert })) : (i === 0 ? inputs : dataInputs).map((s) => ({ ...s, insert: s.insert ?? insert }));
-          if (!fromPrev && i > 0) feed.push(...prev.map((s) => ({ box: s.box, kind: "order" as const, label: "then", insert })));
+          const joinId = `${nodeId}/${i}:join`;
+          const feed: Src[] = fromPrev ? this.bundle(prev, joinId, group).map((s) => ({ ...s, insert: s.insert ?? insert })) : (i === 0 ? inputs : dataInputs).map((s) => ({ ...s, insert: s.insert ?? insert }));
+          if (!fromPrev && i > 0) {
+            const order = prev.map((s) => ({ box: s.box, kind: "order" as const, label: null, insert: null }));
+            feed.push(...this.bundle(order, `${joinId}:then`, group, "order").map((s) => ({ ...s, label: "then", insert })));
+          }
           prev = this.expandStep(node, i, feed, prefix, keyPrefix, group, stack);
         });
         return prev;
