@@ -171,6 +171,42 @@ def test_switch_and_splitter_demos_label_their_branches(
     expect(labels.filter(has_text=re.compile(r"^10%$"))).to_have_count(1)
 
 
+def test_a_switch_then_an_ensemble_meet_in_one_join_point(
+    flow_page: Page, make_graph: Any, live_server: Any
+) -> None:
+    """Three Switch branches then three Ensemble branches: the branches meet in one join dot, and
+    one arrow leaves it for each Ensemble branch (6 arrows there, not 9); its "+" inserts after
+    the Switch."""
+    page = flow_page
+    make_graph(
+        "join-point",
+        {
+            "root": {
+                "routerType": "Sequence",
+                "steps": [
+                    {"name": "route", "nodeName": "route"},
+                    {"name": "fan", "nodeName": "fan", "data": "$response"},
+                ],
+            },
+            "route": {
+                "routerType": "Switch",
+                "steps": [{"name": n, "serviceName": n, "condition": f"x=={n}"} for n in "abc"],
+            },
+            "fan": {"routerType": "Ensemble", "steps": [{"name": n, "serviceName": n} for n in "pqr"]},
+        },
+    )
+    open_flow(page, f"{live_server.url}/graphs/join-point/")
+    join = page.get_by_role("img", name="join", exact=True)
+    expect(join).to_have_count(1)
+    expect(join).not_to_have_attribute("tabindex", "0")
+    expect(page.locator(".flow-box")).to_have_count(11)
+    # request, decision (4), exit, 3 into the join, 3 out of it, 3 into the merge, the response.
+    expect(page.locator(".react-flow__edge")).to_have_count(15)
+    page.get_by_role("button", name="Insert a model between the join and p").click()
+    text = yaml_text(page)
+    assert re.search(r"- name: route\n\s+nodeName: route\n\s+- name: model\n", text), text
+
+
 def test_the_cat_dog_breed_demo_shows_the_condition_and_where_the_data_comes_from(
     flow_page: Page, make_graph: Any, live_server: Any
 ) -> None:

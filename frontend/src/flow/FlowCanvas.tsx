@@ -244,7 +244,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           points: placed.routes[a.id] ?? null,
           labelAt: placed.labels[a.id] ?? null,
           insert: plus ? a.insert : null,
-          between: `between ${byId.get(a.from)?.title ?? a.from} and ${to?.title ?? a.to}`,
+          between: `between ${byId.get(a.from)?.kind === "join" ? "the join" : (byId.get(a.from)?.title ?? a.from)} and ${to?.title ?? a.to}`,
           run: toRun && toRun.status !== "not-reached" && toRun.status !== "not-taken" ? toRun.status : null,
         },
       };
