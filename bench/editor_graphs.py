@@ -78,9 +78,9 @@ def flow_graph(name: str, steps: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """``steps`` steps (one box each in the Flow view): a root Sequence of routing stages.
 
     The stages alternate Ensemble (every branch runs, then a merge) and Switch (one branch per
-    condition, then one model on whichever answered); each branch calls a Sequence of three
-    models. About sqrt(steps / 4) / 2 stages of
-    equal width, so that the picture is about as wide as it is high once fitted.
+    condition); each branch calls a Sequence of three models. A Switch's branches meet the next
+    stage's in one join point in the Flow view. About sqrt(steps / 4) / 2 stages of equal width,
+    so that the picture is about as wide as it is high once fitted.
     """
     stages = max(2, round((steps / 4) ** 0.5 / 2))
     per_stage = -(-(steps - stages) // stages)  # each stage's share of the other steps
@@ -106,11 +106,5 @@ def flow_graph(name: str, steps: int) -> tuple[dict[str, Any], dict[str, Any]]:
             model += width
         nodes[stage] = {"routerType": "Switch" if switch else "Ensemble", "steps": branches}
         root.append({"name": stage, "nodeName": stage, **({"data": "$response"} if root else {})})
-        if switch and s < stages - 1:
-            # One model takes whichever branch answered (the Flow view would otherwise draw an
-            # arrow from every branch's end into every branch of the next stage).
-            root.append(_service(model, name=f"post-{s:02d}", data="$response"))
-            left -= 1
-            model += 1
     graph = {"root": {"routerType": "Sequence", "steps": root}, **nodes}
     return _manifest(name, graph), _grid(list(graph))
