@@ -16,11 +16,23 @@ SECURE_SSL_REDIRECT = False  # the test client and live servers speak plain HTTP
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not SQLite's shared in-memory database: the worker, the live server and racing
     # threads then lock and wait the way they do in production instead of failing with "locked".
+    import atexit
+    import contextlib
     import tempfile
 
-    DATABASES["default"]["TEST"] = {  # noqa: F405
-        "NAME": os.path.join(tempfile.gettempdir(), f"studio-test-{os.getpid()}.sqlite3")
-    }
+    _TEST_DATABASE = os.path.join(tempfile.gettempdir(), f"studio-test-{os.getpid()}.sqlite3")
+    DATABASES["default"]["TEST"] = {"NAME": _TEST_DATABASE}  # noqa: F405
+
+    def _remove_test_database_sidecars(name: str = _TEST_DATABASE) -> None:
+        """Django deletes the test database at the end; SQLite's -wal and -shm files and the
+        workers' write-turn lock file (execution/services/writes.py) beside it go with it."""
+        if os.path.exists(name):  # kept (--reuse-db): its files stay whole
+            return
+        for suffix in ("-wal", "-shm", ".write-turn"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(name + suffix)
+
+    atexit.register(_remove_test_database_sidecars)
 
 # The in-process test worker (tests/conftest.py) closes its threads' database connections after
 # every task, as Celery does by default: connections kept across tasks would outlive the session's
