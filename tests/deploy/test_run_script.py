@@ -95,6 +95,7 @@ def studio(tmp_path: Path) -> Iterator[Studio]:
         REDIS_PORT=str(free_port()),
         RUN_DIR=str(run_dir),
         WEB_WORKERS="2",
+        WORKERS="2",  # worker processes (make run's default: one per core)
         PYTHONUNBUFFERED="1",
     )
     manage = [sys.executable, "manage.py"]
@@ -153,13 +154,14 @@ def test_make_run_holds_a_burst_serves_the_frontend_and_restarts_a_dead_worker(s
     if asset is not None:  # the built frontend, through whitenoise
         assert httpx.get(f"{studio.url}/static/assets/{asset.name}").status_code == 200
 
-    worker = studio.pid_of("worker")
-    assert alive(worker)
+    worker, other = studio.pid_of("worker1"), studio.pid_of("worker2")  # worker1 also runs beat
+    assert alive(worker) and alive(other) and worker != other
     os.killpg(worker, signal.SIGKILL)
     restarted = wait_until(
-        lambda: (pid := studio.pid_of("worker")) != worker and alive(pid) and pid, 20, "a new worker"
+        lambda: (pid := studio.pid_of("worker1")) != worker and alive(pid) and pid, 20, "a new worker"
     )
     assert restarted != worker
+    assert studio.pid_of("worker2") == other and alive(other)  # the other worker went on
     assert alive(studio.pid_of("web")) and alive(studio.pid_of("mockmodels"))
 
     with studio.client(timeout=60) as client:
