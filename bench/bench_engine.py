@@ -12,9 +12,9 @@ keep-alive sockets, each sent in one piece, answers read with a selector; no HTT
 router). The goals are ratios to the nominal delays (a 10 ms step counted as 10 ms), but the
 server cannot answer in exactly 10 ms: ``time.sleep`` overshoots (~0.1 ms) and a client that
 waited 10 ms takes a while to wake (~0.35 ms on the development VM; a server that spins instead
-of sleeping saves only the first), so on P2 the server alone scores ~1.05. The floor column shows that share of every figure, measured in the same run; the
-``/ floor`` rows divide the engine's figure by it. Both are printed: the floor explains a figure,
-it does not replace it.
+of sleeping saves only the first), so on P2 the server alone scores ~1.05. The floor column shows
+that share of every figure, measured in the same run; the ``/ floor`` rows divide the engine's
+figure by it. Both are printed: the floor explains a figure, it does not replace it.
 
 The step servers (tests/stepserver.py: threaded, keep-alive, TCP_NODELAY) run in a child process,
 so that their threads do not compete with the engine for this process's GIL; every figure is a

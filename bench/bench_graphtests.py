@@ -12,7 +12,8 @@ process so that its threads do not compete with the engine (or the worker) for t
    Goal: >= 100 cases/s on this machine class (issue 11).
 2. Through Celery, with ``make run``'s defaults (``celery worker`` processes as scripts/run.sh
    starts them, one per core with 8 threads each; ``SUITE_CONCURRENCY``; SQLite; Redis): one
-   suite run of the N stored cases (``execution.suites``: every case a run) in an environment whose every model call takes ``--step-ms`` on the mock server. The bound is
+   suite run of the N stored cases (``execution.suites``: every case a run) in an environment
+   whose every model call takes ``--step-ms`` on the mock server. The bound is
    N x critical path / concurrency, the critical path being the graph's 4 calls in a row (the
    Ensemble's two calls overlap). Printed: wall time, cases per second, bound / wall (goal: >= 0.8),
    and the ratio against a baseline in the same run: the same N requests as plain runs; also where

@@ -479,8 +479,8 @@ def _return_freed_memory() -> None:
     other run of the worker meanwhile: tens of ms for a loaded Django process, more than the CPU of
     a short run. So the objects the process had when its first run ended (modules, settings,
     Django's caches: they live as long as the process) are frozen out of the collector's walks
-    (``gc.freeze``, at the first moment no run is in flight), and while other runs are in flight a collection happens at most every
-    ``_COLLECT_EVERY`` s; the last run to end always collects.
+    (``gc.freeze``, at the first moment no run is in flight), and while other runs are in flight a
+    collection happens at most every ``_COLLECT_EVERY`` s; the last run to end always collects.
     """
     now = time.monotonic()
     with _IN_FLIGHT_LOCK:

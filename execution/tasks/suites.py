@@ -6,9 +6,10 @@ task's module may not import them (the layers of pyproject.toml's import contrac
 The thread that ran a suite's case also runs the next case it starts, at once and without a round
 trip through the broker: the next case's run is queued and claimed for this thread in the
 transaction that records the verdict of the case before it. The thread then judges that one and
-goes on, so a suite run's slot passes from case to case in the same thread. It stops chaining (the next case is sent to the broker instead) once the worker is asked
-to stop, or after ``CHAIN_SECONDS`` in one task: the task's message stays unacknowledged while the
-chain runs (``acks_late``), and must be acknowledged well before the broker would redeliver it.
+goes on, so a suite run's slot passes from case to case in the same thread. It stops chaining (the
+next case is sent to the broker instead) once the worker is asked to stop, or after
+``CHAIN_SECONDS`` in one task: the task's message stays unacknowledged while the chain runs
+(``acks_late``), and must be acknowledged well before the broker would redeliver it.
 """
 
 from __future__ import annotations
