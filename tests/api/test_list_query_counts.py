@@ -5,19 +5,16 @@ fixed number of queries per page, not a few per row (bench/bench_scale.py measur
 from __future__ import annotations
 
 import copy
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
-from execution.suites.models import SuiteRun
-from execution.suites.services import current_cases_digest
 from execution.testcases.models import TestCase
 from graphs import services
 from graphs.models import Graph
+from tests.suitekit import judged
 
 pytestmark = pytest.mark.django_db
 
@@ -35,27 +32,6 @@ def _graph(user: Any, manifest: dict[str, Any], name: str, versions: int) -> Gra
     return graph
 
 
-def _judge(
-    graph: Graph, number: int, status: str, minutes_ago: int, user: Any, stale: bool = False
-) -> SuiteRun:
-    at = timezone.now() - timedelta(minutes=minutes_ago)
-    suite = SuiteRun.objects.create(
-        graph=graph,
-        version=graph.versions.get(number=number),
-        status=status,
-        concurrency=1,
-        seed=1,
-        cases_digest="0" * 64 if stale else current_cases_digest(graph),
-        created_by=user,
-        finished_at=at,
-        passed=1 if status == "passed" else 0,
-        failed=1 if status == "failed" else 0,
-        total=1,
-    )
-    SuiteRun.objects.filter(pk=suite.pk).update(created_at=at)
-    return suite
-
-
 def _queries(api: Any, url: str) -> tuple[int, dict[str, Any]]:
     with CaptureQueriesContext(connection) as captured:
         response = api.get(url)
@@ -69,9 +45,9 @@ def test_the_versions_list_costs_the_same_queries_for_3_or_12_versions(
     short = _graph(user, manifest, "short-history", 3)
     long = _graph(user, manifest, "long-history", 12)
     for graph in (short, long):
-        _judge(graph, 2, "failed", 30, user)
-        _judge(graph, 2, "passed", 10, user)  # the latest suite run of version 2 is this one
-        _judge(graph, 1, "passed", 5, user, stale=True)  # on another case set: not current
+        judged(graph, 2, "failed", 30, user=user)
+        judged(graph, 2, "passed", 10, user=user)  # the latest suite run of version 2 is this one
+        judged(graph, 1, "passed", 5, user=user, digest="0" * 64)  # on another case set: not current
     few, body_few = _queries(api, "/api/graphs/short-history/versions/")
     many, body_many = _queries(api, "/api/graphs/long-history/versions/")
     assert len(body_many["results"]) == 12
@@ -88,13 +64,13 @@ def test_the_graph_list_costs_the_same_queries_for_2_or_8_graphs(
 ) -> None:
     for index in range(2):
         graph = _graph(user, manifest, f"graph-{index}", 3)
-        _judge(graph, 3, "passed", 20, user)
-        _judge(graph, 2, "passed", 10, user)
+        judged(graph, 3, "passed", 20, user=user)
+        judged(graph, 2, "passed", 10, user=user)
     few, _ = _queries(api, "/api/graphs/")
     for index in range(2, 8):
         graph = _graph(user, manifest, f"graph-{index}", 3)
-        _judge(graph, 2, "passed", 20, user)
-        _judge(graph, 3, "failed", 10, user)
+        judged(graph, 2, "passed", 20, user=user)
+        judged(graph, 3, "failed", 10, user=user)
     many, body = _queries(api, "/api/graphs/")
     assert len(body["results"]) == 8
     assert many == few

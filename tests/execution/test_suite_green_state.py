@@ -4,18 +4,15 @@ one whose suite run happened to finish last)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
 from execution import demo
-from execution.suites.models import SuiteRun
-from execution.suites.services import current_cases_digest
 from graphs import teststate
 from graphs.models import Graph
+from tests import suitekit
 
 pytestmark = pytest.mark.django_db
 
@@ -28,20 +25,9 @@ def graph(db: Any, mock_server: Any) -> Graph:
     return Graph.objects.get(name=GRAPH)
 
 
-def judged(graph: Graph, number: int, status: str, minutes_ago: int, digest: str | None = None) -> SuiteRun:
-    finished = timezone.now() - timedelta(minutes=minutes_ago)
-    suite = SuiteRun.objects.create(
-        graph=graph,
-        version=graph.versions.get(number=number),
-        status=status,
-        concurrency=1,
-        seed=1,
-        cases_digest=digest if digest is not None else current_cases_digest(graph),
-        created_by=get_user_model().objects.get(username=demo.DEMO_USER),
-        finished_at=finished,
-    )
-    SuiteRun.objects.filter(pk=suite.pk).update(created_at=finished)
-    return suite
+def judged(graph: Graph, number: int, status: str, minutes_ago: int, digest: str | None = None) -> Any:
+    demo_user = get_user_model().objects.get(username=demo.DEMO_USER)
+    return suitekit.judged(graph, number, status, minutes_ago, user=demo_user, digest=digest)
 
 
 def test_the_last_passing_version_is_the_highest_green_one(graph: Graph) -> None:
