@@ -225,6 +225,9 @@ RUN_MAX_RUN_BYTES = env.int("RUN_MAX_RUN_BYTES", default=64 * 1024 * 1024)
 RUN_SSE_KEEPALIVE_SECONDS = env.float("RUN_SSE_KEEPALIVE_SECONDS", default=15.0)
 RUN_SSE_POLL_SECONDS = env.float("RUN_SSE_POLL_SECONDS", default=0.5)  # database polling without Redis
 RUN_SSE_MAX_SECONDS = env.float("RUN_SSE_MAX_SECONDS", default=600.0)  # then the client reconnects
+# With Redis up, an idle stream still reads the database now and then (a publish can be lost),
+# backing off from 10 polls to this many seconds (execution/events.py, _Recheck).
+RUN_SSE_RECHECK_MAX_SECONDS = env.float("RUN_SSE_RECHECK_MAX_SECONDS", default=30.0)
 # Event streams one web process serves: each holds a server thread, so keep this under the
 # server's threads per process (scripts/run.sh: gunicorn --threads 64, leaving 16 for requests).
 RUN_SSE_MAX_STREAMS = env.int("RUN_SSE_MAX_STREAMS", default=48)

@@ -358,6 +358,37 @@ class _Sent:
         return self.log.is_terminal() and not self.log.stored_after(self.last, None)
 
 
+class _Recheck:
+    """When a stream next reads the database: every ``poll`` seconds without Redis, and with Redis
+    up as a safety net, since a publish can be lost (Redis restarted between a commit and its
+    publish). A read that finds nothing doubles that interval up to ``ceiling``, so hundreds of
+    streams idle on a long step do not each cost a query (and a connection) every few seconds;
+    anything sent brings it back to ``base``, so a run that is moving has a lost final event
+    delivered within ``base``."""
+
+    def __init__(self, base: float, ceiling: float, poll: float, now: float) -> None:
+        self.base = base
+        self.ceiling = max(ceiling, base)
+        self.poll = poll
+        self.every = base
+        self.last = now
+
+    def due_in(self, now: float, live: bool) -> float:
+        """Seconds until the next read (0 or less: now)."""
+        return (self.every if live else self.poll) - (now - self.last)
+
+    def heard(self, now: float) -> None:
+        """A live event was sent: the channel works, every event up to it is sent."""
+        self.every = self.base
+        self.last = now
+
+    def read(self, now: float, found: bool, live: bool) -> None:
+        """The stored events were read; back off when they held nothing new and Redis is up
+        (without Redis, the interval starts again at the base when it returns)."""
+        self.every = min(self.every * 2, self.ceiling) if live and not found else self.base
+        self.last = now
+
+
 def stream(
     run_id: uuid.UUID | str,
     last_seq: int = 0,
@@ -389,26 +420,26 @@ def log_stream(
     keepalive = keepalive if keepalive is not None else settings.RUN_SSE_KEEPALIVE_SECONDS
     poll = poll if poll is not None else settings.RUN_SSE_POLL_SECONDS
     max_seconds = max_seconds if max_seconds is not None else settings.RUN_SSE_MAX_SECONDS
-    # A safety net even with Redis up: a publish can be lost (Redis restarted between commit and send).
-    recheck = max(poll * 10, 2.0)
     subscription = subscribe_on(log.hub(), log.key)  # BEFORE reading the backlog: nothing falls in between
-    started = last_sent_at = last_check = time.monotonic()
+    started = last_sent_at = time.monotonic()
+    recheck = _Recheck(max(poll * 10, 2.0), settings.RUN_SSE_RECHECK_MAX_SECONDS, poll, started)
     sent = _Sent(log, last_seq)
     try:
         yield "retry: 2000\n\n"
         yield from sent.stored()
         while not sent.finished and time.monotonic() - started < max_seconds:
-            check_every = recheck if subscription.live else poll
             now = time.monotonic()
-            wait = max(0.0, min(keepalive - (now - last_sent_at), check_every - (now - last_check)))
+            wait = max(0.0, min(keepalive - (now - last_sent_at), recheck.due_in(now, subscription.live)))
             sent.sent = False
             yield from sent.live(subscription.get(timeout=max(wait, 0.01)))
             now = time.monotonic()
-            if not sent.finished and now - last_check >= check_every:
-                last_check = now
+            if sent.sent:
+                recheck.heard(now)
+            elif not sent.finished and recheck.due_in(now, subscription.live) <= 0:
                 yield from sent.stored()
                 if not sent.sent and sent.nothing_left():
                     return
+                recheck.read(now, found=sent.sent, live=subscription.live)
             if sent.sent:
                 last_sent_at = time.monotonic()
             elif time.monotonic() - last_sent_at >= keepalive:
