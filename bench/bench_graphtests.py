@@ -174,9 +174,13 @@ def _measure(setup: dict[str, Any]) -> dict[str, Any]:
             time.sleep(0.01)
         return time.perf_counter() - began
 
+    from benchkit import cpu_by_process
+
     ids = list(graph.test_cases.order_by("name").values_list("pk", flat=True))
     one_suite(ids[: settings.SUITE_CONCURRENCY])  # warm-up: connections, imports
+    cpu_before = cpu_by_process()
     wall, suite = one_suite(None)
+    cpu = {name: used - cpu_before[name] for name, used in cpu_by_process().items()}
     baseline = plain_runs()
     queued, running, judged = [], [], []
     for row in SuiteCaseResult.objects.filter(suite=suite).select_related("run"):
@@ -189,6 +193,7 @@ def _measure(setup: dict[str, Any]) -> dict[str, Any]:
     return {
         "wall": wall,
         "suite": suite,
+        "cpu": cpu,
         "baseline": baseline,
         "concurrency": suite.concurrency,
         "queued": statistics.mean(queued or [0]),
@@ -216,6 +221,12 @@ def _rows(cases: int, step_ms: int, m: dict[str, Any], label: str = "") -> list[
         ),
         ("  per case: run ended -> verdict", f"{m['judged'] * 1000:.0f} ms", ""),
         ("  slots held by a run (created -> ended)", f"{m['occupancy']:.2f}", ""),
+        (
+            "  CPU per case, all processes",
+            f"{sum(m['cpu'].values()) * 1000 / cases:.1f} ms",
+            "user + system",
+        ),
+        *[(f"    {name}", f"{used * 1000 / cases:.1f} ms", "") for name, used in m["cpu"].items()],
         (f"  the same {cases} requests as plain runs: wall", f"{m['baseline']:.2f} s", ""),
         ("  suite wall / plain-runs wall", f"{wall / m['baseline']:.2f}", ""),
     ]
@@ -267,7 +278,7 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=1, help="suite runs per checkout (Celery part)")
     args = parser.parse_args()
-    from benchkit import free_port, setup_django
+    from benchkit import SERVICE_PIDS, free_port, setup_django
 
     from execution import localredis
 
@@ -278,6 +289,7 @@ def main() -> None:
     proc = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
     proc.start()
     port = parent.recv()
+    SERVICE_PIDS.update({"mock model server": proc.pid, "redis": redis_proc.pid})
     try:
         setup_django(workdir, redis_port, f"http://127.0.0.1:{port}")
         rows = [] if args.no_in_process else _in_process(args, port)

@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchkit import (  # noqa: E402  (bench/ is on sys.path)
+    SERVICE_PIDS,
     WORKER_PIDS,
     cpu_seconds,
     database,
@@ -92,6 +93,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-runs-"))
     redis_port = free_port()
     redis_proc = localredis.start(redis_port)
+    SERVICE_PIDS["redis"] = redis_proc.pid
     try:
         with serve_mock_models() as mock_url, database(args.db, workdir) as db_url:
             setup_django(workdir, redis_port, mock_url, db_url)

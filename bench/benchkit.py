@@ -51,6 +51,7 @@ def serve_mock_models() -> Iterator[str]:
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
     )
+    SERVICE_PIDS["mock model server"] = proc.pid
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -117,6 +118,16 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 WORKER_PIDS: list[int] = []
+# The other processes a run's work costs CPU in (the mock model server, Redis), by name; the
+# benchmarks that start them record their pids here (``cpu_by_process``).
+SERVICE_PIDS: dict[str, int] = {}
+
+
+def cpu_by_process() -> dict[str, float]:
+    """CPU seconds used so far by each worker process and each of :data:`SERVICE_PIDS`."""
+    used = {f"worker process {i + 1}": cpu_seconds([pid]) for i, pid in enumerate(WORKER_PIDS)}
+    used.update({name: cpu_seconds([pid]) for name, pid in SERVICE_PIDS.items()})
+    return used
 
 
 @contextlib.contextmanager
