@@ -93,14 +93,33 @@ def append_events(
         return []
     key = f"{event_model.OWNER}_id"
     with transaction.atomic(savepoint=False):
-        owner._default_manager.filter(pk=owner_id).update(event_seq=F("event_seq") + len(items))
-        last = owner._default_manager.filter(pk=owner_id).values_list("event_seq", flat=True).get()
-        first = last - len(items) + 1
+        first = _take_seqs(owner, owner_id, len(items))
         created = event_model._default_manager.bulk_create(
             [event_model(**{key: owner_id}, seq=first + i, type=t, data=d) for i, (t, d) in enumerate(items)]
         )
         transaction.on_commit(functools.partial(_publish_all, created))
     return created
+
+
+def _take_seqs(owner: type[models.Model], owner_id: Any, n: int) -> int:
+    """Add ``n`` to the owner's ``event_seq`` counter (locking its row until commit); the first of
+    the ``n`` numbers taken. One ``UPDATE … RETURNING`` where the database has it (SQLite 3.35+,
+    PostgreSQL), else the update and a read."""
+    if db.connection.vendor in ("sqlite", "postgresql"):
+        table = db.connection.ops.quote_name(owner._meta.db_table)
+        pk = db.connection.ops.quote_name(owner._meta.pk.column)
+        with db.connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET event_seq = event_seq + %s WHERE {pk} = %s RETURNING event_seq",  # noqa: S608
+                [n, owner._meta.pk.get_db_prep_value(owner_id, db.connection)],
+            )
+            row = cursor.fetchone()
+        if row is None:
+            raise owner.DoesNotExist(f"{owner.__name__} {owner_id} does not exist")  # type: ignore[attr-defined]
+        return int(row[0]) - n + 1
+    manager = owner._default_manager
+    manager.filter(pk=owner_id).update(event_seq=F("event_seq") + n)
+    return int(manager.filter(pk=owner_id).values_list("event_seq", flat=True).get()) - n + 1
 
 
 def _publish_all(created: Sequence[LoggedEvent]) -> None:
