@@ -16,7 +16,7 @@ from execution import bus, events
 from execution import selectors as execution_selectors
 from execution.errors import InvalidInput, NotPermitted, StateConflict
 from execution.models import Environment, Run
-from execution.services import endings, environments, run_request
+from execution.services import endings, environments, run_request, worker
 from execution.tasks import runs as run_tasks
 from graphs import services as graph_services
 from graphs.models import Graph, GraphVersion
@@ -41,7 +41,7 @@ def run_create(
     idempotency_key: str | None = None,
     rerun_of: Run | None = None,
     secrets: Mapping[str, str] | None = None,
-    enqueue: bool = True,
+    claim_here: bool = False,
 ) -> tuple[Run, bool]:
     """Queue a run of ``version`` and enqueue its task once the transaction commits.
 
@@ -51,8 +51,10 @@ def run_create(
     Without ``environment`` the run goes to the system's default (created when missing); an
     environment ``user`` may not use (another user's private one) raises NotPermitted (403).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
-    ``enqueue=False``: no task is sent; the caller, a worker thread, runs it itself right after the
-    commit (a suite run's next case: ``execution.suites.services``), else the run reaper re-sends it.
+    ``claim_here``: no task is sent; the run is stored already claimed for the calling worker thread
+    (running, attempt 1, its ``run.queued`` and ``run.started`` events written together), which must
+    run it right after the commit (``worker.run_claimed``; a suite run's next case:
+    ``execution.suites.services``). Should that thread die first, the run reaper sees a silent run.
     """
     graph_services.ensure_deployable(graph, version, before="running it")
     if environment is None:
@@ -67,6 +69,11 @@ def run_create(
         if existing is not None:
             return existing, False
     now = timezone.now()
+    claimed: dict[str, Any] = (
+        {"status": Run.Status.RUNNING, "attempt": 1, "started_at": now, "heartbeat_at": now}
+        if claim_here
+        else {}
+    )
     try:
         with transaction.atomic():
             run = Run.objects.create(
@@ -84,21 +91,22 @@ def run_create(
                 idempotency_key=idempotency_key or None,
                 rerun_of=rerun_of,
                 enqueued_at=now,
+                **claimed,
             )
-            events.emit(
-                run.pk,
-                "run.queued",
-                {
-                    "graph": graph.name,
-                    "version": version.number,
-                    "environment": environment.name,
-                    "seed": run.seed,
-                    "rerun_of": str(rerun_of.pk) if rerun_of else None,
-                },
-            )
+            queued = {
+                "graph": graph.name,
+                "version": version.number,
+                "environment": environment.name,
+                "seed": run.seed,
+                "rerun_of": str(rerun_of.pk) if rerun_of else None,
+            }
+            items = [("run.queued", queued)]
+            if claim_here:
+                items.append(("run.started", worker.started_data(run.attempt)))
+            events.emit_many(run.pk, items)
             if secrets and not bus.store_secret_headers(run.pk, dict(secrets)):
                 logger.warning("run %s: secret headers could not be stored and will not be sent", run.pk)
-            if enqueue:
+            if not claim_here:
                 transaction.on_commit(lambda: run_tasks.enqueue(run))
     except IntegrityError:
         if idempotency_key:

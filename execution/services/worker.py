@@ -27,7 +27,7 @@ from execution.engine import EngineConfig, GraphResult, TraceEvent, body_view, m
 from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
 from execution.eventschema import RUN_EVENTS
-from execution.models import DEFAULT_STEP_TIMEOUT, Run
+from execution.models import DEFAULT_STEP_TIMEOUT, Run, RunEvent
 from execution.services import endings, environments, writes
 from execution.services.steps import StepRecorder
 from graphs import spec
@@ -85,6 +85,11 @@ class _Execution:
     started: threading.Event = field(default_factory=threading.Event)
     cancel_reason: str | None = None
     unsaved: list[TraceEvent] = field(default_factory=list)  # the engine's last events, for _finish
+    # The events each committed write stored (by write), and the run's ending once written: what
+    # this attempt left, for :func:`ended_here`.
+    stored: dict[int, list[RunEvent]] = field(default_factory=dict)
+    manifest: spec.Manifest | None = None
+    ended: bool = False
 
     def __post_init__(self) -> None:
         self.steps = StepRecorder(self.run, self.attempt)
@@ -142,7 +147,7 @@ class _Execution:
         """Run the engine to its end (or its deadline, or a cancel), storing what it reports as it
         goes, then record how the run ended. Returns once the engine thread is done or abandoned."""
         run = self.run
-        manifest = spec.manifest_from_document(run.version.manifest)
+        manifest = self.manifest = spec.manifest_from_document(run.version.manifest)
         headers, redact, missing = self._headers()
         config = environments.engine_config(run.config, graph_namespace=run.graph.namespace, redact=redact)
         if missing:
@@ -298,17 +303,19 @@ class _Execution:
         try must not have consumed a pending route, nor taken a row for stored)."""
         before = self.steps.saved()
         items = [(event.type, self._event_data(event)) for event in trace]
+        key = len(self.stored)  # a try again of this write replaces what its failed try stored
+        self.stored[key] = []
 
         def store() -> None:
             self.steps.restore(before)
             self.steps.store(trace)
             if closing is None:
-                events.emit_many(self.run.pk, items)
+                self.stored[key] = events.emit_many(self.run.pk, items)
                 return
             status, error = closing["status"], closing.get("error", "")
             endings.close_pending_steps(self.run, self.attempt, status, error)
             final = endings.finished_data(closing, self.attempt, self.engine_finished)
-            events.emit_many(self.run.pk, [*items, (RUN_EVENTS.terminal, final)])
+            self.stored[key] = events.emit_many(self.run.pk, [*items, (RUN_EVENTS.terminal, final)])
 
         return store
 
@@ -344,13 +351,18 @@ class _Execution:
 
         store_last = self._storing(self.unsaved, closing=fields)
 
-        def write() -> None:
+        def write() -> bool:
             if Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING, attempt=self.attempt).update(
                 **fields
             ):
                 store_last()
+                return True
+            return False
 
-        writes.GROUP.write(write)
+        if writes.GROUP.write(write):
+            for name, value in fields.items():
+                setattr(run, name, value)
+            self.ended = True
 
     def _ending(self, outcome: _Outcome | None) -> dict[str, Any]:
         """The run's status and error (and response, if the graph answered) for how it ended."""
@@ -386,6 +398,36 @@ class _Execution:
         if self.engine_finished and self.engine_finished.get("duration_ms") is not None:
             fields["duration_ms"] = self.engine_finished["duration_ms"]
         return fields
+
+
+@dataclass(frozen=True)
+class EndedRun:
+    """A run this thread has just executed to its end, as its ending wrote it: the run with its
+    final fields, the events its attempt stored (in order) and its parsed manifest."""
+
+    run: Run
+    events: tuple[RunEvent, ...]
+    manifest: spec.Manifest
+
+
+_ENDED_HERE = threading.local()
+
+
+def ended_here(run_id: str) -> EndedRun | None:
+    """The run ``run_id``, if it is the last one this thread executed and this thread wrote its
+    ending (None otherwise: then read it from the database). Given once."""
+    ended: EndedRun | None = getattr(_ENDED_HERE, "run", None)
+    _ENDED_HERE.run = None
+    return ended if ended is not None and str(ended.run.pk) == str(run_id) else None
+
+
+def _remember_ended(execution: _Execution) -> None:
+    _ENDED_HERE.run = None
+    if execution.ended and execution.manifest is not None:
+        stored = [event for batch in execution.stored.values() for event in batch]
+        _ENDED_HERE.run = EndedRun(
+            run=execution.run, events=tuple(sorted(stored, key=lambda e: e.seq)), manifest=execution.manifest
+        )
 
 
 # The runs this process is executing (run id -> attempt), for :func:`worker_stopping`.
@@ -435,8 +477,11 @@ def run_claimed(run: Run) -> str:
     """Run a run this thread has claimed (:func:`claim`, committed); returns ``done``."""
     with _IN_FLIGHT_LOCK:
         _IN_FLIGHT[str(run.pk)] = run.attempt
+    _ENDED_HERE.run = None
     try:
-        _Execution(run=run, attempt=run.attempt).execute()
+        execution = _Execution(run=run, attempt=run.attempt)
+        execution.execute()
+        _remember_ended(execution)
     finally:
         with _IN_FLIGHT_LOCK:
             _IN_FLIGHT.pop(str(run.pk), None)
@@ -457,8 +502,13 @@ def claim(run_id: str) -> Run | None:
     if not claimed:
         return None
     run = Run.objects.select_related("version", "graph").get(pk=run_id)
-    events.emit(run.pk, "run.started", {"attempt": run.attempt, "worker": socket.gethostname()})
+    events.emit(run.pk, "run.started", started_data(run.attempt))
     return run
+
+
+def started_data(attempt: int) -> dict[str, Any]:
+    """The data of the ``run.started`` event of an attempt this worker claims."""
+    return {"attempt": attempt, "worker": socket.gethostname()}
 
 
 # A full collection at most this often while other runs are in flight (seconds).

@@ -18,11 +18,12 @@ run on, so no suite run stays running for longer than its runs do.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import random
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -44,7 +45,6 @@ from execution.services import runs, worker, writes
 from execution.suites import events as suite_events
 from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.tasks import runs as run_tasks
 from execution.testcases.local import environment_named, without_redacted
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
@@ -191,8 +191,9 @@ def suite_start(
             for result in prepared
             if result.outcome != "pending"
         ]
-        suite_events.emit_many(suite.pk, items)
-        _fill_locked(suite)
+        with _batched_events(suite):
+            suite._outbox.extend(items)  # type: ignore[attr-defined]
+            _fill_locked(suite)
     suite.refresh_from_db()
     return suite
 
@@ -205,16 +206,16 @@ def _case_seed(suite: SuiteRun, case: GraphTestCase, case_ref: int) -> int:
 
 def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None = None) -> None:
     """Send one pending case to the workers as a run (inside the caller's locked transaction).
-    With an empty ``keep``, the run is not sent but claimed in this transaction for the calling
-    worker thread, and kept there: that thread runs it once the transaction commits (no round trip
-    through the broker, no write of its own for the claim)."""
+    With an empty ``keep``, the run is not sent but stored claimed for the calling worker thread
+    and kept there: that thread runs it once the transaction commits (no round trip through the
+    broker, no write of its own for the claim)."""
+    hold = keep is not None and not keep
     try:
         case = without_redacted(parse_case(result.document), [])
         environment = result.environment
         if environment is None:
             raise BadRequest("the environment the case was to run in was deleted")
         headers = {k: v for k, v in case.request.headers if k.lower() != "content-type"}
-        hold = keep is not None and not keep
         with transaction.atomic():
             run, _ = runs.run_create(
                 graph=suite.graph,
@@ -225,23 +226,39 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
                 headers=headers,
                 environment=environment,
                 seed=_case_seed(suite, case, result.case_ref),
-                enqueue=not hold,
+                claim_here=hold,
             )
     except (BadRequest, Forbidden, TestSpecError) as exc:
         reason = getattr(exc, "detail", None) or str(exc)
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
         return
     if hold and keep is not None:
-        claimed = worker.claim(str(run.pk))
-        if claimed is not None:
-            keep.append(claimed)
-        else:  # not claimable after all: sent as any run is
-            transaction.on_commit(lambda: run_tasks.enqueue(run))
+        keep.append(run)
     now = timezone.now()
     SuiteCaseResult.objects.filter(pk=result.pk).update(outcome=Outcome.RUNNING, run=run, started_at=now)
-    suite_events.emit(
-        suite.pk, "case.started", {"case": result.case_ref, "name": result.name, "run": str(run.pk)}
-    )
+    _emit(suite, "case.started", {"case": result.case_ref, "name": result.name, "run": str(run.pk)})
+
+
+def _emit(suite: SuiteRun, type_: str, data: dict[str, Any]) -> None:
+    """Emit a suite event, or, inside :func:`_batched_events`, add it to the events written together
+    at its end (one counter update and one insert for the verdict and the next case's start)."""
+    outbox: list[tuple[str, dict[str, Any]]] | None = getattr(suite, "_outbox", None)
+    if outbox is None:
+        suite_events.emit(suite.pk, type_, data)
+    else:
+        outbox.append((type_, data))
+
+
+@contextlib.contextmanager
+def _batched_events(suite: SuiteRun) -> Iterator[None]:
+    """The suite events emitted inside, written together (in order) when it ends normally."""
+    outbox: list[tuple[str, dict[str, Any]]] = []
+    suite._outbox = outbox  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del suite._outbox  # type: ignore[attr-defined]
+    suite_events.emit_many(suite.pk, outbox)
 
 
 # --- moving a suite run along ----------------------------------------------------------------------
@@ -311,7 +328,7 @@ def _record(suite: SuiteRun, result: SuiteCaseResult, **verdict: Any) -> bool:
     for key, value in verdict.items():
         setattr(result, key, value)
     _count(suite, result.outcome)
-    suite_events.emit(suite.pk, "case.finished", _finished_data(result, suite))
+    _emit(suite, "case.finished", _finished_data(result, suite))
     return True
 
 
@@ -357,22 +374,28 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         status=status, finished_at=now, duration_ms=duration
     ):
         suite.status, suite.finished_at, suite.duration_ms = status, now, duration
-        suite_events.emit(
-            suite.pk,
+        _emit(
+            suite,
             suite_events.FINAL_EVENT,
             {"status": status, "counts": suite.counts(), "duration_ms": duration},
         )
 
 
 def suite_advance(
-    suite_id: uuid.UUID | str, *, run_id: uuid.UUID | str | None = None, keep: list[Run] | None = None
+    suite_id: uuid.UUID | str,
+    *,
+    run_id: uuid.UUID | str | None = None,
+    keep: list[Run] | None = None,
+    here: worker.EndedRun | None = None,
 ) -> None:
     """Judge the cases whose runs have ended (only ``run_id``'s when given: the worker that ran it
     judges its own case, not its neighbours'), start the next ones, and finish the suite run when
     nothing is left. Idempotent; safe from any number of processes at once.
 
     ``keep`` (a worker thread's list, empty): the first case started here is not sent to the broker
-    but appended to it, once its transaction has committed; the caller must run it (or send it)."""
+    but appended to it, once its transaction has committed; the caller must run it (or send it).
+    ``here``: the run this thread just executed (``worker.ended_here``), judged from what the worker
+    holds instead of reading its run and events back."""
     ended = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome=Outcome.RUNNING).filter(
         Q(run__isnull=True) | Q(run__status__in=Run.TERMINAL)
     )
@@ -396,10 +419,15 @@ def suite_advance(
     if not judged:
         locked(_fill_locked)
     for result in judged:
-        run = (
-            Run.objects.select_related("version").filter(pk=result.run_id).first() if result.run_id else None
-        )
-        verdict = judge(result, run, manifests)  # outside the lock: a big body takes a while
+        stored = None
+        if here is not None and str(result.run_id) == str(here.run.pk):  # judged from memory
+            run: Run | None = here.run
+            stored, manifests[here.run.version_id] = here.events, here.manifest
+        elif result.run_id:
+            run = Run.objects.select_related("version").filter(pk=result.run_id).first()
+        else:
+            run = None
+        verdict = judge(result, run, manifests, stored)  # outside the lock: a big body takes a while
 
         def write(
             suite: SuiteRun,
@@ -409,8 +437,9 @@ def suite_advance(
         ) -> None:
             # The verdict, the next case (or the suite run's end) in one transaction: nobody sees
             # every case judged and the suite run still running.
-            _record(suite, result, **verdict)
-            _fill_locked(suite, started)
+            with _batched_events(suite):
+                _record(suite, result, **verdict)
+                _fill_locked(suite, started)
 
         locked(write)
 
@@ -422,11 +451,12 @@ def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[boo
     run it at once), the next case's run, started and claimed for this thread in the same
     transaction but not sent to the broker: the caller must run it
     (``execution.services.worker.run_claimed``)."""
+    here = worker.ended_here(str(run_id))
     suite_id = SuiteCaseResult.objects.filter(run_id=run_id).values_list("suite_id", flat=True).first()
     if suite_id is None:
         return False, None
     keep: list[Run] | None = [] if take else None
-    suite_advance(suite_id, run_id=run_id, keep=keep)
+    suite_advance(suite_id, run_id=run_id, keep=keep, here=here)
     return True, (keep[0] if keep else None)
 
 
