@@ -4,9 +4,12 @@ core's :class:`~execution.graphtests.Observed`, then the case's expectations eva
 from __future__ import annotations
 
 import base64
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
 
 from execution.graphtests import (
     BodyExpectation,
@@ -26,13 +29,25 @@ Outcome = SuiteCaseResult.Outcome
 TRACE_TYPES = ("step.started", "step.finished", "step.skipped", "route.decided")
 
 
-def observed_from_run(run: Run) -> Observed:
+def observed_from_run(run: Run, stored: Iterable[RunEvent] | None = None) -> Observed:
     """What a stored run produced, as the expectations and the comparison read it: its final
-    status and body, its duration and the trace events of its last attempt."""
+    status and body, its duration and the trace events of its last attempt.
+
+    ``stored``: the run's events as the worker that ran it just wrote them (in ``seq`` order),
+    instead of reading them back; their data is taken through JSON as the database returns it, so
+    both give the same :class:`Observed`."""
     body = run.response_body or ""
     raw = base64.b64decode(body) if run.response_encoding == "base64" else body.encode("utf-8")
+    if stored is None:
+        rows: Iterable[RunEvent] = RunEvent.objects.filter(run=run, type__in=TRACE_TYPES).order_by("seq")
+    else:
+        rows = [
+            RunEvent(seq=e.seq, type=e.type, data=json.loads(_dumps(e.data)))
+            for e in stored
+            if e.type in TRACE_TYPES
+        ]
     trace = []
-    for row in RunEvent.objects.filter(run=run, type__in=TRACE_TYPES).order_by("seq"):
+    for row in rows:
         data = row.data or {}
         if data.get("attempt") != run.attempt:
             continue
@@ -55,6 +70,11 @@ def observed_from_run(run: Run) -> Observed:
     )
 
 
+def _dumps(value: Any) -> str:
+    """JSON as the database's JSON field stores it (Django's encoder)."""
+    return json.dumps(value, cls=DjangoJSONEncoder)
+
+
 def _reads_final_body(case: GraphTestCase) -> bool:
     return any(
         isinstance(e, BodyExpectation) or (isinstance(e, PathExpectation) and e.step is None)
@@ -62,9 +82,15 @@ def _reads_final_body(case: GraphTestCase) -> bool:
     )
 
 
-def judge(result: SuiteCaseResult, run: Run | None, manifests: dict[int, spec.Manifest]) -> dict[str, Any]:
+def judge(
+    result: SuiteCaseResult,
+    run: Run | None,
+    manifests: dict[int, spec.Manifest],
+    stored: Iterable[RunEvent] | None = None,
+) -> dict[str, Any]:
     """The verdict of a case whose run has ended (fields of its row). Pure but for reading the
-    run's events; never raises for a bad run or a stale case."""
+    run's events (unless given, ``stored``: see :func:`observed_from_run`); never raises for a bad
+    run or a stale case."""
     if run is None:
         return {"outcome": Outcome.ERROR, "error": "its run was deleted before it was judged"}
     common: dict[str, Any] = {"status_code": run.response_status, "duration_ms": run.duration_ms}
@@ -85,7 +111,7 @@ def judge(result: SuiteCaseResult, run: Run | None, manifests: dict[int, spec.Ma
         }
     if run.version_id not in manifests:
         manifests[run.version_id] = spec.manifest_from_document(run.version.manifest)
-    verdict = evaluate_case(case, observed_from_run(run), manifests[run.version_id])
+    verdict = evaluate_case(case, observed_from_run(run, stored), manifests[run.version_id])
     return {
         **common,
         "outcome": Outcome.PASSED if verdict.outcome == "passed" else Outcome.FAILED,
