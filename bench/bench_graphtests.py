@@ -233,7 +233,13 @@ def _rows(cases: int, step_ms: int, m: dict[str, Any], label: str = "") -> list[
 
 
 def through_celery(
-    *, cases: int, step_ms: int, mock_url: str, trees: list[Path] | None = None, rounds: int = 1
+    *,
+    cases: int,
+    step_ms: int,
+    mock_url: str,
+    trees: list[Path] | None = None,
+    rounds: int = 1,
+    workers: int | None = None,
 ) -> list[tuple[str, str, str]]:
     """Figure 2 of the module docstring. ``trees``: the checkouts whose code the worker processes
     run, started here as scripts/run.sh starts them (one per core, 8 threads each), alternated
@@ -244,12 +250,14 @@ def through_celery(
         return _rows(cases, step_ms, _measure(setup))
     from benchkit import make_run_workers, worker_processes
 
+    workers = workers or make_run_workers()
+
     results: dict[Path, list[dict[str, Any]]] = {tree: [] for tree in trees}
     logdir = Path(tempfile.mkdtemp(prefix="bench-graphtests-workers-"))
     try:
         for _ in range(rounds):
             for tree in trees:
-                with worker_processes(make_run_workers(), 8, logdir, tree):
+                with worker_processes(workers, 8, logdir, tree):
                     results[tree].append(_measure(setup))
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
@@ -277,8 +285,14 @@ def main() -> None:
         help="another checkout (same database schema): its workers and this one's alternate, --rounds times",
     )
     parser.add_argument("--rounds", type=int, default=1, help="suite runs per checkout (Celery part)")
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite", help="make run: SQLite")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: make run's, one per core)"
+    )
     args = parser.parse_args()
-    from benchkit import SERVICE_PIDS, free_port, setup_django
+    from benchkit import SERVICE_PIDS, database, free_port, make_run_workers, setup_django
+
+    args.workers = args.workers or make_run_workers()
 
     from execution import localredis
 
@@ -291,16 +305,18 @@ def main() -> None:
     port = parent.recv()
     SERVICE_PIDS.update({"mock model server": proc.pid, "redis": redis_proc.pid})
     try:
-        setup_django(workdir, redis_port, f"http://127.0.0.1:{port}")
-        rows = [] if args.no_in_process else _in_process(args, port)
-        if not args.no_celery:
-            rows += through_celery(
-                cases=args.cases,
-                step_ms=args.step_ms,
-                mock_url=f"http://127.0.0.1:{port}",
-                trees=[ROOT] if args.ab is None else [args.ab.resolve(), ROOT],
-                rounds=args.rounds,
-            )
+        with database(args.db, workdir) as db_url:
+            setup_django(workdir, redis_port, f"http://127.0.0.1:{port}", db_url)
+            rows = [] if args.no_in_process else _in_process(args, port)
+            if not args.no_celery:
+                rows += through_celery(
+                    cases=args.cases,
+                    step_ms=args.step_ms,
+                    mock_url=f"http://127.0.0.1:{port}",
+                    trees=[ROOT] if args.ab is None else [args.ab.resolve(), ROOT],
+                    rounds=args.rounds,
+                    workers=args.workers,
+                )
     finally:  # never leave a server behind, whatever failed
         parent.send("stop")
         proc.join(timeout=10)

@@ -38,6 +38,10 @@ T = TypeVar("T")
 
 _CANCEL = object()
 _BATCH_WINDOW = 0.005  # seconds; adds at most this much to the live console's latency
+# The window of a suite run's case that its worker thread chained (``run_claimed(quiet=True)``):
+# nobody has its run open yet, so its events are stored at most this late, and a case that ends
+# within it (most do) is stored in one write with its ending.
+QUIET_BATCH_WINDOW = 1.0
 
 
 @dataclass
@@ -85,6 +89,7 @@ class _Execution:
     started: threading.Event = field(default_factory=threading.Event)
     cancel_reason: str | None = None
     unsaved: list[TraceEvent] = field(default_factory=list)  # the engine's last events, for _finish
+    window: float = _BATCH_WINDOW  # how long the events that follow a first one are gathered
     # The events each committed write stored (by write), and the run's ending once written: what
     # this attempt left, for :func:`ended_here`.
     stored: dict[int, list[RunEvent]] = field(default_factory=dict)
@@ -204,7 +209,7 @@ class _Execution:
             batch = [self.events_q.get(timeout=max(0.0, until - time.monotonic()))]
         except queue.Empty:
             batch = []
-        window_end = time.monotonic() + _BATCH_WINDOW if batch and isinstance(batch[0], TraceEvent) else 0.0
+        window_end = time.monotonic() + self.window if batch and isinstance(batch[0], TraceEvent) else 0.0
         while True:
             try:
                 wait = window_end - time.monotonic()
@@ -473,13 +478,19 @@ def run_execute(*, run_id: str) -> str:
     return run_claimed(run)
 
 
-def run_claimed(run: Run) -> str:
-    """Run a run this thread has claimed (:func:`claim`, committed); returns ``done``."""
+def run_claimed(run: Run, *, quiet: bool = False) -> str:
+    """Run a run this thread has claimed (:func:`claim`, committed); returns ``done``.
+
+    ``quiet``: a run nobody can have opened yet (a suite run's case chained by this thread): its
+    events are gathered for up to :data:`QUIET_BATCH_WINDOW` before they are stored, so a short
+    run is stored in one write with its ending instead of one per step."""
     with _IN_FLIGHT_LOCK:
         _IN_FLIGHT[str(run.pk)] = run.attempt
     _ENDED_HERE.run = None
     try:
         execution = _Execution(run=run, attempt=run.attempt)
+        if quiet:
+            execution.window = QUIET_BATCH_WINDOW
         execution.execute()
         _remember_ended(execution)
     finally:

@@ -216,18 +216,17 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
         if environment is None:
             raise BadRequest("the environment the case was to run in was deleted")
         headers = {k: v for k, v in case.request.headers if k.lower() != "content-type"}
-        with transaction.atomic():
-            run, _ = runs.run_create(
-                graph=suite.graph,
-                version=suite.version,
-                user=suite.created_by,
-                payload=case.request.body.decode("utf-8", errors="replace"),
-                content_type=case.request.content_type,
-                headers=headers,
-                environment=environment,
-                seed=_case_seed(suite, case, result.case_ref),
-                claim_here=hold,
-            )
+        run, _ = runs.run_create(  # its writes are one atomic block: a refusal leaves nothing
+            graph=suite.graph,
+            version=suite.version,
+            user=suite.created_by,
+            payload=case.request.body.decode("utf-8", errors="replace"),
+            content_type=case.request.content_type,
+            headers=headers,
+            environment=environment,
+            seed=_case_seed(suite, case, result.case_ref),
+            claim_here=hold,
+        )
     except (BadRequest, Forbidden, TestSpecError) as exc:
         reason = getattr(exc, "detail", None) or str(exc)
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
@@ -265,11 +264,12 @@ def _batched_events(suite: SuiteRun) -> Iterator[None]:
 
 
 def _lock(suite_id: uuid.UUID | str) -> SuiteRun:
-    """The suite run, its row locked for the rest of the transaction (a no-op update takes the
-    row lock on PostgreSQL and the write lock on SQLite, so what is read next is current)."""
-    SuiteRun.objects.filter(pk=suite_id).update(event_seq=F("event_seq"))
+    """The suite run, its row locked for the rest of the transaction, so what is read next is
+    current: ``FOR UPDATE`` on PostgreSQL; on SQLite every write transaction begins by taking the
+    database's write lock (``BEGIN IMMEDIATE``, config/settings.py)."""
     return (
-        SuiteRun.objects.select_related("graph", "version", "created_by")
+        SuiteRun.objects.select_for_update(of=("self",))
+        .select_related("graph", "version", "created_by")
         .defer("version__manifest", "version__layout")  # starting a case reads neither
         .get(pk=suite_id)
     )

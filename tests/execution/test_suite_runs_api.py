@@ -121,9 +121,9 @@ def test_cases_start_as_slots_free_up_and_each_is_judged_from_its_run(
     claimed: list[int] = []
     real_run = worker.run_claimed
 
-    def counted(run: Run) -> str:
+    def counted(run: Run, **options: Any) -> str:
         claimed.append(Run.objects.filter(status__in=("queued", "running")).count())
-        return real_run(run)
+        return real_run(run, **options)
 
     monkeypatch.setattr(worker, "run_claimed", counted)
     for message in list(enqueued):
