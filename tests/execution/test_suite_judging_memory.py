@@ -197,3 +197,23 @@ def test_the_thread_that_ran_a_case_judges_it_without_reading_its_run_back(
     assert not [sql for sql in read if 'FROM "execution_runevent"' in sql]
     assert not [sql for sql in read if 'FROM "execution_run" ' in sql and "JOIN" not in sql]
     assert SuiteCaseResult.objects.get(suite=suite, run=first).outcome == "passed"
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_chained_case_stores_its_events_with_its_ending(demo_user: Any, quiet: bool) -> None:
+    """A case its thread chained (``quiet``): nobody has its run open yet, so a run shorter than the
+    quiet window stores its events in one write, with its ending; any other run, step by step."""
+    graph = Graph.objects.select_related("latest_version").get(name="face-recognition")
+    run, _ = runs.run_create(
+        graph=graph, version=graph.latest_version, user=demo_user, payload=CASES[0][1]["request"]["payload"],
+        claim_here=True,
+    )  # fmt: skip
+    with CaptureQueriesContext(connection) as queries:
+        assert worker.run_claimed(run, quiet=quiet) == "done"
+    inserts = [q for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "execution_runevent"')]
+    assert (len(inserts) == 1) is quiet
+    stored = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", "type"))
+    assert [seq for seq, _ in stored] == list(range(1, len(stored) + 1))
+    assert stored[-1][1] == "run.finished"
+    finished = [t for _, t in stored].count("step.finished")  # 4 steps of the root, 2 of the Ensemble
+    assert finished == 6 == run.steps.count() and not run.steps.filter(finished_at__isnull=True).exists()
