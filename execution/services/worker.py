@@ -152,7 +152,7 @@ class _Execution:
         """Run the engine to its end (or its deadline, or a cancel), storing what it reports as it
         goes, then record how the run ended. Returns once the engine thread is done or abandoned."""
         run = self.run
-        manifest = self.manifest = spec.manifest_from_document(run.version.manifest)
+        manifest = self.manifest = _manifest_of(run)
         headers, redact, missing = self._headers()
         config = environments.engine_config(run.config, graph_namespace=run.graph.namespace, redact=redact)
         if missing:
@@ -433,6 +433,25 @@ def _remember_ended(execution: _Execution) -> None:
         _ENDED_HERE.run = EndedRun(
             run=execution.run, events=tuple(sorted(stored, key=lambda e: e.seq)), manifest=execution.manifest
         )
+
+
+# The parsed manifests of the versions this process ran lately (versions never change once saved):
+# a suite run's cases all run one version, parsed (and its manifest read) once, not per case.
+_MANIFESTS: dict[int, spec.Manifest] = {}
+_MANIFESTS_LOCK = threading.Lock()
+_MANIFESTS_KEPT = 64
+
+
+def _manifest_of(run: Run) -> spec.Manifest:
+    with _MANIFESTS_LOCK:
+        manifest = _MANIFESTS.get(run.version_id)
+    if manifest is None:
+        manifest = spec.manifest_from_document(run.version.manifest)
+        with _MANIFESTS_LOCK:
+            if len(_MANIFESTS) >= _MANIFESTS_KEPT:
+                _MANIFESTS.clear()
+            _MANIFESTS[run.version_id] = manifest
+    return manifest
 
 
 # The runs this process is executing (run id -> attempt), for :func:`worker_stopping`.
