@@ -28,7 +28,7 @@ from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
 from execution.eventschema import RUN_EVENTS
 from execution.models import DEFAULT_STEP_TIMEOUT, Run, RunEvent
-from execution.services import endings, environments, writes
+from execution.services import endings, environments, recall, writes
 from execution.services.steps import StepRecorder
 from graphs import spec
 
@@ -91,7 +91,7 @@ class _Execution:
     unsaved: list[TraceEvent] = field(default_factory=list)  # the engine's last events, for _finish
     window: float = _BATCH_WINDOW  # how long the events that follow a first one are gathered
     # The events each committed write stored (by write), and the run's ending once written: what
-    # this attempt left, for :func:`ended_here`.
+    # this attempt left, for ``recall.ended_here``.
     stored: dict[int, list[RunEvent]] = field(default_factory=dict)
     manifest: spec.Manifest | None = None
     ended: bool = False
@@ -152,7 +152,7 @@ class _Execution:
         """Run the engine to its end (or its deadline, or a cancel), storing what it reports as it
         goes, then record how the run ended. Returns once the engine thread is done or abandoned."""
         run = self.run
-        manifest = self.manifest = _manifest_of(run)
+        manifest = self.manifest = recall.manifest_of(run)
         headers, redact, missing = self._headers()
         config = environments.engine_config(run.config, graph_namespace=run.graph.namespace, redact=redact)
         if missing:
@@ -405,55 +405,6 @@ class _Execution:
         return fields
 
 
-@dataclass(frozen=True)
-class EndedRun:
-    """A run this thread has just executed to its end, as its ending wrote it: the run with its
-    final fields, the events its attempt stored (in order) and its parsed manifest."""
-
-    run: Run
-    events: tuple[RunEvent, ...]
-    manifest: spec.Manifest
-
-
-_ENDED_HERE = threading.local()
-
-
-def ended_here(run_id: str) -> EndedRun | None:
-    """The run ``run_id``, if it is the last one this thread executed and this thread wrote its
-    ending (None otherwise: then read it from the database). Given once."""
-    ended: EndedRun | None = getattr(_ENDED_HERE, "run", None)
-    _ENDED_HERE.run = None
-    return ended if ended is not None and str(ended.run.pk) == str(run_id) else None
-
-
-def _remember_ended(execution: _Execution) -> None:
-    _ENDED_HERE.run = None
-    if execution.ended and execution.manifest is not None:
-        stored = [event for batch in execution.stored.values() for event in batch]
-        _ENDED_HERE.run = EndedRun(
-            run=execution.run, events=tuple(sorted(stored, key=lambda e: e.seq)), manifest=execution.manifest
-        )
-
-
-# The parsed manifests of the versions this process ran lately (versions never change once saved):
-# a suite run's cases all run one version, parsed (and its manifest read) once, not per case.
-_MANIFESTS: dict[int, spec.Manifest] = {}
-_MANIFESTS_LOCK = threading.Lock()
-_MANIFESTS_KEPT = 64
-
-
-def _manifest_of(run: Run) -> spec.Manifest:
-    with _MANIFESTS_LOCK:
-        manifest = _MANIFESTS.get(run.version_id)
-    if manifest is None:
-        manifest = spec.manifest_from_document(run.version.manifest)
-        with _MANIFESTS_LOCK:
-            if len(_MANIFESTS) >= _MANIFESTS_KEPT:
-                _MANIFESTS.clear()
-            _MANIFESTS[run.version_id] = manifest
-    return manifest
-
-
 # The runs this process is executing (run id -> attempt), for :func:`worker_stopping`.
 _IN_FLIGHT: dict[str, int] = {}
 _IN_FLIGHT_LOCK = threading.Lock()
@@ -505,13 +456,14 @@ def run_claimed(run: Run, *, quiet: bool = False) -> str:
     run is stored in one write with its ending instead of one per step."""
     with _IN_FLIGHT_LOCK:
         _IN_FLIGHT[str(run.pk)] = run.attempt
-    _ENDED_HERE.run = None
+    recall.forget()
     try:
         execution = _Execution(run=run, attempt=run.attempt)
         if quiet:
             execution.window = QUIET_BATCH_WINDOW
         execution.execute()
-        _remember_ended(execution)
+        if execution.ended and execution.manifest is not None:
+            recall.remember(execution.run, execution.stored.values(), execution.manifest)
     finally:
         with _IN_FLIGHT_LOCK:
             _IN_FLIGHT.pop(str(run.pk), None)

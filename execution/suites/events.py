@@ -8,6 +8,7 @@ Event types (their data): ``suite.started`` (total), ``case.started`` (case, nam
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import uuid
 from collections.abc import Iterator, Sequence
@@ -28,6 +29,29 @@ def emit_many(suite_id: uuid.UUID | str, items: list[tuple[str, dict[str, Any]]]
 
 def emit(suite_id: uuid.UUID | str, type_: str, data: dict[str, Any]) -> SuiteEvent:
     return emit_many(suite_id, [(type_, data)])[0]
+
+
+def emit_for(suite: SuiteRun, type_: str, data: dict[str, Any]) -> None:
+    """Emit an event of ``suite``, or, inside :func:`batched`, add it to the events written together
+    at its end (one counter update and one insert for a verdict and the next case's start)."""
+    outbox: list[tuple[str, dict[str, Any]]] | None = getattr(suite, "_outbox", None)
+    if outbox is None:
+        emit(suite.pk, type_, data)
+    else:
+        outbox.append((type_, data))
+
+
+@contextlib.contextmanager
+def batched(suite: SuiteRun, first: Sequence[tuple[str, dict[str, Any]]] = ()) -> Iterator[None]:
+    """The events of ``suite`` emitted inside (after ``first``), written together, in order, when it
+    ends normally."""
+    outbox: list[tuple[str, dict[str, Any]]] = list(first)
+    suite._outbox = outbox  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        del suite._outbox  # type: ignore[attr-defined]
+    emit_many(suite.pk, outbox)
 
 
 def stored_after(suite_id: uuid.UUID | str, after: int, before: int | None = None) -> Sequence[SuiteEvent]:

@@ -18,12 +18,11 @@ run on, so no suite run stays running for longer than its runs do.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import random
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -41,7 +40,7 @@ from execution.graphtests import (
     parse_case,
 )
 from execution.models import Environment, Run
-from execution.services import runs, worker, writes
+from execution.services import recall, runs, writes
 from execution.suites import events as suite_events
 from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteRun
@@ -191,8 +190,7 @@ def suite_start(
             for result in prepared
             if result.outcome != "pending"
         ]
-        with _batched_events(suite):
-            suite._outbox.extend(items)  # type: ignore[attr-defined]
+        with suite_events.batched(suite, first=items):
             _fill_locked(suite)
     suite.refresh_from_db()
     return suite
@@ -235,29 +233,9 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
         keep.append(run)
     now = timezone.now()
     SuiteCaseResult.objects.filter(pk=result.pk).update(outcome=Outcome.RUNNING, run=run, started_at=now)
-    _emit(suite, "case.started", {"case": result.case_ref, "name": result.name, "run": str(run.pk)})
-
-
-def _emit(suite: SuiteRun, type_: str, data: dict[str, Any]) -> None:
-    """Emit a suite event, or, inside :func:`_batched_events`, add it to the events written together
-    at its end (one counter update and one insert for the verdict and the next case's start)."""
-    outbox: list[tuple[str, dict[str, Any]]] | None = getattr(suite, "_outbox", None)
-    if outbox is None:
-        suite_events.emit(suite.pk, type_, data)
-    else:
-        outbox.append((type_, data))
-
-
-@contextlib.contextmanager
-def _batched_events(suite: SuiteRun) -> Iterator[None]:
-    """The suite events emitted inside, written together (in order) when it ends normally."""
-    outbox: list[tuple[str, dict[str, Any]]] = []
-    suite._outbox = outbox  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        del suite._outbox  # type: ignore[attr-defined]
-    suite_events.emit_many(suite.pk, outbox)
+    suite_events.emit_for(
+        suite, "case.started", {"case": result.case_ref, "name": result.name, "run": str(run.pk)}
+    )
 
 
 # --- moving a suite run along ----------------------------------------------------------------------
@@ -328,7 +306,7 @@ def _record(suite: SuiteRun, result: SuiteCaseResult, **verdict: Any) -> bool:
     for key, value in verdict.items():
         setattr(result, key, value)
     _count(suite, result.outcome)
-    _emit(suite, "case.finished", _finished_data(result, suite))
+    suite_events.emit_for(suite, "case.finished", _finished_data(result, suite))
     return True
 
 
@@ -374,7 +352,7 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         status=status, finished_at=now, duration_ms=duration
     ):
         suite.status, suite.finished_at, suite.duration_ms = status, now, duration
-        _emit(
+        suite_events.emit_for(
             suite,
             suite_events.FINAL_EVENT,
             {"status": status, "counts": suite.counts(), "duration_ms": duration},
@@ -386,7 +364,7 @@ def suite_advance(
     *,
     run_id: uuid.UUID | str | None = None,
     keep: list[Run] | None = None,
-    here: worker.EndedRun | None = None,
+    here: recall.EndedRun | None = None,
 ) -> None:
     """Judge the cases whose runs have ended (only ``run_id``'s when given: the worker that ran it
     judges its own case, not its neighbours'), start the next ones, and finish the suite run when
@@ -394,7 +372,7 @@ def suite_advance(
 
     ``keep`` (a worker thread's list, empty): the first case started here is not sent to the broker
     but appended to it, once its transaction has committed; the caller must run it (or send it).
-    ``here``: the run this thread just executed (``worker.ended_here``), judged from what the worker
+    ``here``: the run this thread just executed (``recall.ended_here``), judged from what the worker
     holds instead of reading its run and events back."""
     ended = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome=Outcome.RUNNING).filter(
         Q(run__isnull=True) | Q(run__status__in=Run.TERMINAL)
@@ -437,7 +415,7 @@ def suite_advance(
         ) -> None:
             # The verdict, the next case (or the suite run's end) in one transaction: nobody sees
             # every case judged and the suite run still running.
-            with _batched_events(suite):
+            with suite_events.batched(suite):
                 _record(suite, result, **verdict)
                 _fill_locked(suite, started)
 
@@ -451,7 +429,7 @@ def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[boo
     run it at once), the next case's run, started and claimed for this thread in the same
     transaction but not sent to the broker: the caller must run it
     (``execution.services.worker.run_claimed``)."""
-    here = worker.ended_here(str(run_id))
+    here = recall.ended_here(str(run_id))
     suite_id = SuiteCaseResult.objects.filter(run_id=run_id).values_list("suite_id", flat=True).first()
     if suite_id is None:
         return False, None

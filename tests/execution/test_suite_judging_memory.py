@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from execution import demo
 from execution.models import Run, RunEvent
-from execution.services import runs, worker
+from execution.services import recall, runs, worker
 from execution.suites import services as suites
 from execution.suites.judging import judge
 from execution.suites.models import SuiteCaseResult, SuiteEvent, SuiteRun
@@ -124,7 +124,7 @@ def test_a_verdict_from_memory_is_the_verdict_from_the_database(
 ) -> None:
     graph = Graph.objects.select_related("latest_version").get(name=graph_name)
     run = _run_here(graph, demo_user, document)
-    here = worker.ended_here(str(run.pk))
+    here = recall.ended_here(str(run.pk))
     assert here is not None and here.run.status == Run.Status.SUCCEEDED
     result = SuiteCaseResult(document=document)
     from_memory = judge(result, here.run, {here.run.version_id: here.manifest}, here.events)
@@ -144,11 +144,11 @@ def test_what_the_thread_ran_is_given_once_and_only_for_that_run(demo_user: Any)
     graph = Graph.objects.select_related("latest_version").get(name="animal-switch")
     first = _run_here(graph, demo_user, CASES[1][1])
     second = _run_here(graph, demo_user, CASES[1][1])
-    assert worker.ended_here(str(second.pk)) is not None
-    assert worker.ended_here(str(second.pk)) is None  # given once
+    assert recall.ended_here(str(second.pk)) is not None
+    assert recall.ended_here(str(second.pk)) is None  # given once
     third = _run_here(graph, demo_user, CASES[1][1])
-    assert worker.ended_here(str(first.pk)) is None  # the thread has run others since
-    assert worker.ended_here(str(third.pk)) is None  # asked for another run: dropped
+    assert recall.ended_here(str(first.pk)) is None  # the thread has run others since
+    assert recall.ended_here(str(third.pk)) is None  # asked for another run: dropped
 
 
 def test_a_run_whose_ending_this_thread_did_not_write_is_read_from_the_database(demo_user: Any) -> None:
@@ -159,7 +159,7 @@ def test_a_run_whose_ending_this_thread_did_not_write_is_read_from_the_database(
     )  # fmt: skip
     Run.objects.filter(pk=run.pk).update(attempt=F("attempt") + 1)  # the reaper gave it to another attempt
     worker.run_claimed(run)
-    assert worker.ended_here(str(run.pk)) is None
+    assert recall.ended_here(str(run.pk)) is None
     assert Run.objects.get(pk=run.pk).status == Run.Status.RUNNING  # this attempt wrote no ending
 
 
