@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from execution.models import Run, RunEvent
 from graphs import spec
@@ -45,20 +46,25 @@ def remember(run: Run, stored: Iterable[list[RunEvent]], manifest: spec.Manifest
 
 
 # The parsed manifests of the versions this process ran lately (versions never change once saved):
-# a suite run's cases all run one version, parsed (and its manifest read) once, not per case.
-_MANIFESTS: dict[int, spec.Manifest] = {}
+# a suite run's cases all run one version, parsed once, not per case. Keyed by the version's id,
+# spec hash and save time: an id alone can be given again to another version (a flushed or restored
+# database, a reset sequence), and that version must not run the old one's manifest.
+_ManifestKey = tuple[int, str, datetime | None]
+_MANIFESTS: dict[_ManifestKey, spec.Manifest] = {}
 _MANIFESTS_LOCK = threading.Lock()
 _MANIFESTS_KEPT = 64
 
 
 def manifest_of(run: Run) -> spec.Manifest:
     """The parsed manifest of ``run``'s version."""
+    version = run.version
+    key = (version.pk, version.spec_hash, version.created_at)
     with _MANIFESTS_LOCK:
-        manifest = _MANIFESTS.get(run.version_id)
+        manifest = _MANIFESTS.get(key)
     if manifest is None:
-        manifest = spec.manifest_from_document(run.version.manifest)
+        manifest = spec.manifest_from_document(version.manifest)
         with _MANIFESTS_LOCK:
             if len(_MANIFESTS) >= _MANIFESTS_KEPT:
                 _MANIFESTS.clear()
-            _MANIFESTS[run.version_id] = manifest
+            _MANIFESTS[key] = manifest
     return manifest
