@@ -27,6 +27,7 @@ import certifi
 import httpcore
 import httpx
 
+from execution.engine.plainpool import PlainTransport
 from execution.engine.urlguard import HostNotFound, UrlGuard
 from execution.engine.wire import PlainBackend
 
@@ -323,7 +324,13 @@ def make_client(
     """
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
     inner = transport or ByScheme(
-        plain=_sharded(max_connections, plain=True), tls=_sharded(max_connections, plain=False)
+        plain=PlainTransport(
+            max_connections=max_connections,
+            max_keepalive_connections=max_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        ),
+        tls=_sharded(max_connections, plain=False),
     )
     budget = RunBudget(max_run_bytes) if max_run_bytes is not None else None
     wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes, budget=budget)

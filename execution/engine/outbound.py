@@ -376,10 +376,17 @@ async def _discard(response: httpx.Response) -> None:
     if _in_memory(response) is not None:
         return
     seen = 0
-    async for chunk in response.aiter_raw():
+    async for chunk in _raw(response):
         seen += len(chunk)
         if seen > _REDIRECT_SLURP:
             return
+
+
+def _raw(response: httpx.Response) -> httpx.AsyncByteStream:
+    """The response's raw byte stream, read straight (``aiter_raw``'s re-chunking and bookkeeping
+    showed in the per-hop profile; the caller closes the response, which closes the stream)."""
+    assert isinstance(response.stream, httpx.AsyncByteStream)
+    return response.stream
 
 
 def _in_memory(response: httpx.Response) -> bytes | None:
@@ -409,7 +416,7 @@ async def _read_body(response: httpx.Response, limit: int | None, gunzip: bool) 
     inflater = _Gunzip(limit) if decode else None
     chunks: list[bytes] = []
     seen = 0
-    async for raw in response.aiter_raw():
+    async for raw in _raw(response):
         piece = raw if inflater is None else inflater.feed(raw, seen)
         seen += len(piece)
         _take(seen, len(piece), limit, budget)

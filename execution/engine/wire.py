@@ -27,12 +27,12 @@ import socket
 import ssl
 from asyncio.staggered import staggered_race
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import httpcore
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
-__all__ = ["PlainBackend", "PlainStream"]
+__all__ = ["PlainBackend", "PlainStream", "SocketOption"]
 
 # Written bytes held back for one send; past this they go at once (a large body streams as before).
 _COALESCE_BYTES: Final = 64 * 1024
@@ -60,8 +60,8 @@ class _Protocol(asyncio.Protocol):
         self.drain_waiter: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports implement asyncio.Transport without subclassing it.
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
@@ -99,12 +99,22 @@ class _Protocol(asyncio.Protocol):
             self.drain_waiter.set_result(None)
 
 
+def _expire(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
 async def _wait(future: asyncio.Future[None], timeout: float | None) -> None:
+    """Wait for ``future`` at most ``timeout`` seconds (TimeoutError). A timer that fails the
+    future, not ``asyncio.timeout``: that one costs a task cancellation machinery per read."""
     if timeout is None:
         await future
         return
-    async with asyncio.timeout(timeout):
+    timer = asyncio.get_running_loop().call_later(timeout, _expire, future)
+    try:
         await future
+    finally:
+        timer.cancel()
 
 
 class PlainStream(AsyncNetworkStream):
@@ -170,6 +180,10 @@ class PlainStream(AsyncNetworkStream):
                 protocol.drain_waiter = None
 
     async def aclose(self) -> None:
+        self.close_now()
+
+    def close_now(self) -> None:
+        """Close at once (nothing to wait for: the transport drops what it has not sent)."""
         self._pending.clear()
         self._pending_size = 0
         self._transport.close()
