@@ -1,16 +1,17 @@
-"""The plain-TCP network streams under the engine's HTTP/1.1 pools (docs/architecture.md, "The outbound client").
+"""The plain-TCP network streams under the engine's HTTP/1.1 connections (docs/architecture.md, "The outbound client").
 
 httpcore speaks HTTP/1.1 over a *network backend*; its default one goes through anyio. For plain
-``http://`` steps the engine plugs in :class:`PlainBackend` instead: an asyncio protocol per
-connection, no anyio layer, and **one** ``send`` per request. httpcore writes a request's head and
+``http://`` steps the engine uses :class:`PlainBackend` instead (under its own pool,
+``plainpool.PlainTransport``; it is also a drop-in httpcore backend): an asyncio protocol per
+connection, no anyio layer, and **one** ``send`` per request. h11 writes a request's head and
 its body separately (two TCP segments with TCP_NODELAY); :class:`PlainStream` holds what is written
 until the first read of the answer (or until 64 KiB are pending) and sends it in one piece, as
 Go's ``net/http`` and Python's ``http.client`` do. On a loopback step server that halves the
 segments and wake-ups per call (``bench/bench_transport.py`` measures it against the other
 candidates).
 
-Everything above the stream is unchanged: httpcore's pool, keep-alive and h11 framing (a 204 or a
-304 has no body; nothing waits for one), httpx's exceptions. The errors keep the shapes the Go
+Above the stream: h11 framing (a 204 or a 304 has no body; nothing waits for one), keep-alive and
+httpx's exceptions (``plainpool.py``). The errors keep the shapes the Go
 error texts are read from (``goerrors/transport.py``): a timeout is ``TimeoutError`` under
 httpcore's ``ReadTimeout``/``WriteTimeout``/``ConnectTimeout``, a failed connect or read carries the
 ``OSError`` (with its errno) as its cause, a refused name with several addresses raises
@@ -106,7 +107,8 @@ def _expire(future: asyncio.Future[None]) -> None:
 
 async def _wait(future: asyncio.Future[None], timeout: float | None) -> None:
     """Wait for ``future`` at most ``timeout`` seconds (TimeoutError). A timer that fails the
-    future, not ``asyncio.timeout``: that one costs a task cancellation machinery per read."""
+    future rather than ``asyncio.timeout``, whose context manager and rescheduling showed in the
+    per-hop profile (bench/bench_engine.py P3)."""
     if timeout is None:
         await future
         return
