@@ -19,7 +19,9 @@ Candidates:
 - ``anyio, one pool tuned``: the same, one pool: HTTP/1.1 only, no environment, keep-alive for
   every connection, no retries, TCP_NODELAY, the process's one SSL context;
 - ``plain-stream pools``: httpx's transport on ``execution.engine.wire.PlainBackend`` streams
-  (asyncio protocol, one send per request), 8 pools, https on the anyio pools: ``make_client``'s;
+  (asyncio protocol, one send per request), 8 httpcore pools, https on the anyio pools;
+- ``h11 pool on plain streams``: ``execution.engine.plainpool.PlainTransport`` (h11 driven
+  directly on the same streams, no httpcore pool), https on the anyio pools: ``make_client``'s;
 - ``httpx-aiohttp``: httpx over aiohttp (``httpx_aiohttp.AiohttpTransport``), its connector
   resolving through the URL guard; measured when ``httpx-aiohttp`` is installed (it is not a
   dependency: see docs/architecture.md, "The outbound client", for why).
@@ -50,7 +52,8 @@ from bench_engine import (
 sys.path.insert(0, str(ROOT))
 
 from execution.engine import EngineConfig, UrlGuard, make_client, run_graph
-from execution.engine.http import _sharded, tls_context
+from execution.engine.http import ByScheme, _sharded, tls_context
+from execution.engine.plainpool import PlainTransport
 
 Factory = Callable[[UrlGuard], httpx.AsyncBaseTransport | None]
 
@@ -63,6 +66,15 @@ def _one_pool(_guard: UrlGuard) -> httpx.AsyncBaseTransport:
         limits=httpx.Limits(max_connections=100, max_keepalive_connections=100),
         retries=0,
         trust_env=False,
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+    )
+
+
+def _plain_pool() -> httpx.AsyncBaseTransport:
+    return PlainTransport(
+        max_connections=100,
+        max_keepalive_connections=100,
+        keepalive_expiry=5.0,
         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
     )
 
@@ -109,7 +121,10 @@ def candidates() -> dict[str, Factory]:
     found: dict[str, Factory] = {
         "anyio pools": lambda _g: _sharded(100, plain=False),
         "anyio, one pool tuned": _one_pool,
-        "plain-stream pools": lambda _g: None,  # make_client's own
+        "plain-stream pools": lambda _g: ByScheme(
+            plain=_sharded(100, plain=True), tls=_sharded(100, plain=False)
+        ),
+        "h11 pool on plain streams": lambda _g: None,  # make_client's own
     }
     try:
         import httpx_aiohttp  # type: ignore[import-not-found]  # noqa: F401
@@ -206,7 +221,7 @@ async def _stack_table(base: str, calls: int) -> list[tuple[str, list[str]]]:
     closers: list[Callable[[], Awaitable[Any]]] = []
     guard = UrlGuard(allow_loopback=True)
     for name, factory in candidates().items():
-        transport = factory(guard) or _sharded(100, plain=True)
+        transport = factory(guard) or _plain_pool()
 
         async def call(transport: httpx.AsyncBaseTransport = transport) -> None:
             response = await transport.handle_async_request(
@@ -233,12 +248,12 @@ async def _stack_table(base: str, calls: int) -> list[tuple[str, list[str]]]:
     stacks["server floor"] = raw
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in stacks}
     for _ in range(10):
-        for call in stacks.values():
-            await call()
+        for warm in stacks.values():
+            await warm()
     for _ in range(calls):  # one call of each stack in turn: a load that comes and goes hits all alike
-        for name, call in stacks.items():
+        for name, stack in stacks.items():
             cpu, wall = time.process_time(), time.perf_counter()
-            await call()
+            await stack()
             samples[name].append((time.process_time() - cpu, time.perf_counter() - wall))
     floor.close()
     for close in closers:

@@ -27,6 +27,7 @@ import certifi
 import httpcore
 import httpx
 
+from execution.engine.plainpool import PlainTransport
 from execution.engine.urlguard import HostNotFound, UrlGuard
 from execution.engine.wire import PlainBackend
 
@@ -277,7 +278,8 @@ def _sharded(max_connections: int, *, plain: bool) -> ShardedTransport:
         )
         if plain:
             # httpx (pinned) takes no network backend: its pool is swapped for the same pool on
-            # PlainBackend. test_engine_wire.py checks that http:// requests take this path.
+            # PlainBackend (bench/bench_transport.py's "plain-stream pools"; make_client sends
+            # http:// through PlainTransport, which test_engine_wire.py checks).
             pool._pool = httpcore.AsyncConnectionPool(
                 ssl_context=tls_context(),
                 max_connections=shard_limits.max_connections,
@@ -315,15 +317,22 @@ def make_client(
     ``timeout`` is httpx's per-operation default (connect, read, write, pool); the engine passes a
     tighter per-request value for every step. Keep-alive connections are pooled up to
     ``max_connections`` for ``http://`` and as many for ``https://`` (all of them may stay
-    idle-alive, so a wide Ensemble reuses its sockets); plain HTTP runs on
-    :class:`~execution.engine.wire.PlainStream` connections, TLS on httpcore's own.
+    idle-alive, so a wide Ensemble reuses its sockets); plain HTTP goes through
+    :class:`~execution.engine.plainpool.PlainTransport` (h11 on
+    :class:`~execution.engine.wire.PlainStream` connections), TLS through httpcore's pools.
     ``transport`` replaces the network transport (tests pass ``httpx.MockTransport``); the guard
     and the size cap still wrap it. ``max_run_bytes`` (None: no budget, as KServe) is a budget for
     every body read through this client, together (see :func:`run_budget`): make one client per run.
     """
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
     inner = transport or ByScheme(
-        plain=_sharded(max_connections, plain=True), tls=_sharded(max_connections, plain=False)
+        plain=PlainTransport(
+            max_connections=max_connections,
+            max_keepalive_connections=max_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+        ),
+        tls=_sharded(max_connections, plain=False),
     )
     budget = RunBudget(max_run_bytes) if max_run_bytes is not None else None
     wrapped = GuardedTransport(inner, guard=guard, max_response_bytes=max_response_bytes, budget=budget)

@@ -1,16 +1,17 @@
-"""The plain-TCP network streams under the engine's HTTP/1.1 pools (docs/architecture.md, "The outbound client").
+"""The plain-TCP network streams under the engine's HTTP/1.1 connections (docs/architecture.md, "The outbound client").
 
 httpcore speaks HTTP/1.1 over a *network backend*; its default one goes through anyio. For plain
-``http://`` steps the engine plugs in :class:`PlainBackend` instead: an asyncio protocol per
-connection, no anyio layer, and **one** ``send`` per request. httpcore writes a request's head and
+``http://`` steps the engine uses :class:`PlainBackend` instead (under its own pool,
+``plainpool.PlainTransport``; it is also a drop-in httpcore backend): an asyncio protocol per
+connection, no anyio layer, and **one** ``send`` per request. h11 writes a request's head and
 its body separately (two TCP segments with TCP_NODELAY); :class:`PlainStream` holds what is written
 until the first read of the answer (or until 64 KiB are pending) and sends it in one piece, as
 Go's ``net/http`` and Python's ``http.client`` do. On a loopback step server that halves the
 segments and wake-ups per call (``bench/bench_transport.py`` measures it against the other
 candidates).
 
-Everything above the stream is unchanged: httpcore's pool, keep-alive and h11 framing (a 204 or a
-304 has no body; nothing waits for one), httpx's exceptions. The errors keep the shapes the Go
+Above the stream: h11 framing (a 204 or a 304 has no body; nothing waits for one), keep-alive and
+httpx's exceptions (``plainpool.py``). The errors keep the shapes the Go
 error texts are read from (``goerrors/transport.py``): a timeout is ``TimeoutError`` under
 httpcore's ``ReadTimeout``/``WriteTimeout``/``ConnectTimeout``, a failed connect or read carries the
 ``OSError`` (with its errno) as its cause, a refused name with several addresses raises
@@ -27,12 +28,12 @@ import socket
 import ssl
 from asyncio.staggered import staggered_race
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import httpcore
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
-__all__ = ["PlainBackend", "PlainStream"]
+__all__ = ["PlainBackend", "PlainStream", "SocketOption"]
 
 # Written bytes held back for one send; past this they go at once (a large body streams as before).
 _COALESCE_BYTES: Final = 64 * 1024
@@ -60,8 +61,8 @@ class _Protocol(asyncio.Protocol):
         self.drain_waiter: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports implement asyncio.Transport without subclassing it.
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
@@ -99,12 +100,23 @@ class _Protocol(asyncio.Protocol):
             self.drain_waiter.set_result(None)
 
 
+def _expire(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
 async def _wait(future: asyncio.Future[None], timeout: float | None) -> None:
+    """Wait for ``future`` at most ``timeout`` seconds (TimeoutError). A timer that fails the
+    future rather than ``asyncio.timeout``, whose context manager and rescheduling showed in the
+    per-hop profile (bench/bench_engine.py P3)."""
     if timeout is None:
         await future
         return
-    async with asyncio.timeout(timeout):
+    timer = asyncio.get_running_loop().call_later(timeout, _expire, future)
+    try:
         await future
+    finally:
+        timer.cancel()
 
 
 class PlainStream(AsyncNetworkStream):
@@ -170,6 +182,10 @@ class PlainStream(AsyncNetworkStream):
                 protocol.drain_waiter = None
 
     async def aclose(self) -> None:
+        self.close_now()
+
+    def close_now(self) -> None:
+        """Close at once (nothing to wait for: the transport drops what it has not sent)."""
         self._pending.clear()
         self._pending_size = 0
         self._transport.close()

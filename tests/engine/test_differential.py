@@ -29,7 +29,7 @@ from tests.engine.differential.generator import (
     normal_cases,
     oracle_spec,
 )
-from tests.engine.differential.harness import ORACLE_DIR, Reply, is_deviation_answer
+from tests.engine.differential.harness import ORACLE_DIR, Reply, _may_have_missed, is_deviation_answer
 from tests.engine.differential.run import ARTIFACTS, DEFAULT_SEED, RunResult, requests_from_env, run
 
 NEEDS_ORACLE = pytest.mark.skipif(
@@ -117,6 +117,20 @@ def test_ensemble_answers_arrive_in_index_order_by_construction() -> None:
                 assert "/b/" in url, url
                 delays.append(int(parse_qs(urlsplit(url).query)["d"][0]))
             assert all(b - a >= GAP_MS + CALL_MS for a, b in itertools.pairwise(delays)), delays
+
+
+def test_a_side_lacking_an_answer_samples_on_however_often_the_other_side_saw_it() -> None:
+    """The engine's draws are seeded per case, so 16 of them can hold no draw of a 30 % branch
+    (case n0115 of seed 20261130: draws 16-31). Had the oracle seen that branch in 8 of its 16
+    samples, the engine stopped sampling at 16 (0.5 ** 16 < MISS_CHANCE) and the run reported a
+    divergence: an observed share says little after 16 samples. The lacking side samples on until
+    an answer as rare as any reachable one (4 %) would have shown."""
+    common, branch = Reply(500, "application/json", b"{}"), Reply(200, "application/json", b"[]")
+    engine = {common: [common] * 16}
+    oracle = {common: [common] * 8, branch: [branch] * 8}
+    assert _may_have_missed(engine, oracle)
+    assert not _may_have_missed({common: [common] * 240}, oracle)
+    assert not _may_have_missed(oracle, engine)  # nothing is missing on the side that has both
 
 
 def test_deviation_answer_is_500_json_naming_the_cycle_or_the_empty_node() -> None:

@@ -193,8 +193,8 @@ def test_a_name_whose_every_address_refuses_fails_with_each_errno() -> None:
 
 
 def test_make_client_sends_plain_http_through_plain_streams() -> None:
-    """The engine's client really uses these streams for http:// (httpx takes no network backend:
-    make_client swaps its pools, see execution/engine/http.py)."""
+    """The engine's client really uses these streams for http:// (through its own pool,
+    execution/engine/plainpool.py)."""
 
     async def scenario() -> None:
         ok = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
