@@ -4,7 +4,7 @@
  * It takes the same props as the Nodes view's Canvas: selection, run marks, comparison marks and
  * validation issues show in both.
  */
-import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
+import { Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
 import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
@@ -13,6 +13,7 @@ import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
 import type { GraphState, Position } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
+import { FlowDots } from "./FlowDots";
 import { FlowActionsContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";
 import { draggedRouter, dropHint, dropTarget, routerHint, type DropTarget } from "./drop";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
@@ -354,6 +355,10 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     else apply(appendModel(state, model));
   };
 
+  // A pan or zoom moves the boxes as one composited layer (flow.css), without a repaint per frame.
+  const onMoveStart = useCallback(() => canvasRef.current?.classList.add("flow-moving"), []);
+  const onMoveEnd = useCallback(() => canvasRef.current?.classList.remove("flow-moving"), []);
+
   const boxCount = shown.boxes.length;
   // Zoomed far out: plain boxes and unlabelled arrows (canvas/lod.ts).
   const low = useLowDetail();
@@ -370,6 +375,8 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onNodesChange={onNodesChange}
             onNodeDragStop={onNodeDragStop}
             onPaneClick={() => onSelect({ kind: "none" })}
+            onMoveStart={onMoveStart}
+            onMoveEnd={onMoveEnd}
             defaultViewport={opening.current ?? undefined}
             fitView={opening.current === null}
             fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
@@ -384,7 +391,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onlyRenderVisibleElements={boxCount >= 200}
             proOptions={{ hideAttribution: true }}
           >
-            <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
+            <FlowDots gap={18} size={1} />
             <Controls showInteractive={false} position="bottom-left" />
             {boxCount >= 12 && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
           </ReactFlow>
