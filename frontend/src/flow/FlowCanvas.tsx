@@ -355,9 +355,16 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     else apply(appendModel(state, model));
   };
 
-  // A pan or zoom moves the boxes as one composited layer (flow.css), without a repaint per frame.
-  const onMoveStart = useCallback(() => canvasRef.current?.classList.add("flow-moving"), []);
-  const onMoveEnd = useCallback(() => canvasRef.current?.classList.remove("flow-moving"), []);
+  // The boxes are one composited layer (flow.css): a pan repaints nothing. After a zoom the layer
+  // is drawn again at the new zoom (else it would be the old drawing, scaled and blurred).
+  const drawnZoom = useRef<number | null>(null);
+  const onMoveEnd = useCallback((_: unknown, viewport: Viewport) => {
+    const el = canvasRef.current;
+    if (!el || drawnZoom.current === viewport.zoom) return;
+    drawnZoom.current = viewport.zoom;
+    el.classList.add("flow-rescale");
+    requestAnimationFrame(() => requestAnimationFrame(() => el.classList.remove("flow-rescale")));
+  }, []);
 
   const boxCount = shown.boxes.length;
   // Zoomed far out: plain boxes and unlabelled arrows (canvas/lod.ts).
@@ -375,7 +382,6 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onNodesChange={onNodesChange}
             onNodeDragStop={onNodeDragStop}
             onPaneClick={() => onSelect({ kind: "none" })}
-            onMoveStart={onMoveStart}
             onMoveEnd={onMoveEnd}
             defaultViewport={opening.current ?? undefined}
             fitView={opening.current === null}
