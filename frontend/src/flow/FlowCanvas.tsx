@@ -1,8 +1,8 @@
 /**
  * The Flow view: the graph as boxes and arrows (project.ts), laid out along their series-parallel
- * shape (layout.ts, synchronous: milliseconds for a thousand steps), edited through the same edits as the Nodes view (edits.ts).
- * It takes the same props as the Nodes view's Canvas: selection, run marks, comparison marks and
- * validation issues show in both.
+ * shape (layout.ts, synchronous: milliseconds for a thousand steps), edited through the same edits
+ * as the Nodes view (edits.ts). It takes the same props as the Nodes view's Canvas: selection, run
+ * marks, comparison marks and validation issues show in both.
  */
 import { Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
@@ -186,8 +186,8 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   );
 
   // The first picture opens readable (viewport.ts): fitted, but never smaller than readable, at
-  // the start of the flow. Worked out once, when the canvas has its size (measured before the first
-  // paint) and React Flow mounts.
+  // the start of the flow. Worked out once, when the canvas has its size (measured before the
+  // first paint) and React Flow mounts.
   const [canvasSize, setCanvasSize] = useState<{ width: number; height: number } | null>(null);
   useLayoutEffect(() => {
     const el = canvasRef.current;

@@ -306,8 +306,8 @@ function rectOf(box: FlowBox, p: Position): Rect {
 }
 
 /**
- * The positions drawn: a stored (user-moved) position wins; the others are the automatic ones, moved to the
- * nearest free space when they would overlap a box placed before them. Routes stay only for
+ * The positions drawn: a stored (user-moved) position wins; the others are the automatic ones,
+ * moved to the nearest free space when they would overlap a box placed before them. Routes stay only for
  * arrows between boxes still where the layout put them.
  */
 export function placeBoxes(model: FlowModel, auto: FlowLayout, stored: Readonly<Record<string, Position>>): FlowLayout {
