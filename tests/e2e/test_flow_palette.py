@@ -283,7 +283,7 @@ def draw_seed_pipeline(page: Page, names: dict[str, str], tmp_path: Any, shot: A
     drop("db-visitors", box(page, "root/2"))
     expect(box(page, "root/2>ensemble/1")).to_contain_text(names["db-visitors"])
     # Dropped anywhere on the empty canvas: added at the end of the pipeline.
-    drop("result-merger", page.locator(".flow-canvas .react-flow__background"), below=True)
+    drop("result-merger", page.locator(".flow-canvas .react-flow__pane"), below=True)
     expect(box(page, "root/3")).to_contain_text(names["result-merger"])
     expect(page.locator(".valid-chip")).to_have_text("Valid")
     shot(page, "drawn")

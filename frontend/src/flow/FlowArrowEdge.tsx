@@ -1,4 +1,4 @@
-/** An arrow of the Flow view: elk's orthogonal route when it has one, its label and its "+" button. */
+/** An arrow of the Flow view: its orthogonal route from the layout when it has one, its label and its "+" button. */
 import { BaseEdge, EdgeLabelRenderer, getSmoothStepPath, type Edge, type EdgeProps } from "@xyflow/react";
 import { memo, useContext } from "react";
 import { shorten } from "../canvas/labels";
@@ -12,7 +12,7 @@ export interface FlowArrowData extends Record<string, unknown> {
   kind: ArrowKind;
   label: string | null;
   points: Position[] | null;
-  /** Where elk put the label (with the "+"), when it routed the arrow. */
+  /** Where the layout put the label (with the "+"), when it routed the arrow. */
   labelAt: Position | null;
   /** Where "+" inserts a model; null: no "+" on this arrow. */
   insert: InsertPoint | null;

@@ -1,24 +1,23 @@
 /**
- * The Flow view: the graph as boxes and arrows (project.ts), laid out by elkjs (layout.ts, in a
- * web worker, off the render path), edited through the same edits as the Nodes view (edits.ts).
- * It takes the same props as the Nodes view's Canvas: selection, run marks, comparison marks and
- * validation issues show in both.
+ * The Flow view: the graph as boxes and arrows (project.ts), laid out along their series-parallel
+ * shape (layout.ts, synchronous: milliseconds for a thousand steps), edited through the same edits
+ * as the Nodes view (edits.ts). It takes the same props as the Nodes view's Canvas: selection, run
+ * marks, comparison marks and validation issues show in both.
  */
-import { Background, BackgroundVariant, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
-import { getElk } from "../canvas/autoLayout";
+import { Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
 import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
 import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "../canvas/RouterNode";
-import { Spinner } from "../common/ui";
 import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
 import type { GraphState, Position } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
+import { FlowDots } from "./FlowDots";
 import { FlowActionsContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";
 import { draggedRouter, dropHint, dropTarget, routerHint, type DropTarget } from "./drop";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
-import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowLayout } from "./layout";
+import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
 import { nearestBox, type Direction } from "./navigate";
@@ -60,42 +59,18 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   const model = useMemo(() => project(state, { collapsed }), [state.nodes, collapsed]);
   const structure = useMemo(() => structureOf(model), [model]);
 
-  // The layout of the last structure elk has finished with; the picture shows that structure's
-  // model until the next layout arrives (a few milliseconds), so no box ever flashes at 0,0.
-  const [laid, setLaid] = useState<{ structure: string; layout: FlowLayout } | null>(null);
-  const [layoutError, setLayoutError] = useState<string | null>(null);
+  // Laid out anew only when the structure changes (a label, a mark or a pan does not); the
+  // layout takes milliseconds (layout.ts), so the first picture needs no waiting.
   const modelRef = useRef(model);
   modelRef.current = model;
-  useEffect(() => {
-    let cancelled = false;
-    const model = modelRef.current;
-    getElk()
-      .then((elk) => autoFlowLayout(model, elk))
-      .then((layout) => {
-        if (!cancelled) {
-          setLaid({ structure, layout });
-          setLayoutError(null);
-        }
-      })
-      .catch((err: unknown) => {
-        if (!cancelled) setLayoutError(err instanceof Error ? err.message : String(err));
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [structure]);
-
-  const current = laid !== null && laid.structure === structure;
-  // The model drawn: the current one once its layout is there, else the last one laid out.
-  const shownModel = useRef<FlowModel>(model);
-  if (current) shownModel.current = model;
-  const shown = current ? model : shownModel.current;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the structure decides the layout
+  const auto = useMemo(() => autoFlowLayout(modelRef.current), [structure]);
+  const shown = model;
 
   const stored = useMemo(() => readFlowLayout(state.layoutExtra.flow), [state.layoutExtra]);
-  const placed = useMemo(() => (laid ? placeBoxes(shown, laid.layout, stored) : null), [shown, laid, stored]);
+  const placed = useMemo(() => placeBoxes(shown, auto, stored), [shown, auto, stored]);
 
   const derived = useMemo<FlowNode[]>(() => {
-    if (!placed) return [];
     const out: FlowNode[] = [];
     const frames = groupFrames(shown, placed.boxes);
     const collapsedByCall = new Map(shown.groups.filter((g) => g.collapsed && g.call).map((g) => [`${g.call?.node}#${g.call?.index}`, g.id]));
@@ -211,16 +186,21 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   );
 
   // The first picture opens readable (viewport.ts): fitted, but never smaller than readable, at
-  // the start of the flow. Worked out once, when the first layout arrives and React Flow mounts.
+  // the start of the flow. Worked out once, when the canvas has its size (measured before the
+  // first paint) and React Flow mounts.
+  const [canvasSize, setCanvasSize] = useState<{ width: number; height: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = canvasRef.current;
+    if (el) setCanvasSize({ width: el.clientWidth, height: el.clientHeight });
+  }, []);
   const opening = useRef<Viewport | null>(null);
-  if (!opening.current && placed && canvasRef.current?.clientWidth) {
+  if (!opening.current && canvasSize?.width) {
     const rects = shown.boxes.flatMap((b) => (placed.boxes[b.id] ? [{ ...placed.boxes[b.id], ...BOX_SIZES[b.kind] }] : []));
     const bounds = boundsOf([...rects, ...groupFrames(shown, placed.boxes).values()]);
-    if (bounds) opening.current = firstViewport(bounds, canvasRef.current.clientWidth, canvasRef.current.clientHeight);
+    if (bounds) opening.current = firstViewport(bounds, canvasSize.width, canvasSize.height);
   }
 
   const edges = useMemo<FlowArrow[]>(() => {
-    if (!placed) return [];
     const byId = new Map(shown.boxes.map((b) => [b.id, b]));
     const seenInsert = new Set<string>();
     return shown.arrows.map((a) => {
@@ -295,7 +275,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   const onNodeDragStop = useCallback(
     (_: unknown, dragged: Node) => {
       const box = shown.boxes.find((b) => b.id === dragged.id);
-      if (!box?.step || !placed) return;
+      if (!box?.step) return;
       const p: Position = { x: Math.round(dragged.position.x), y: Math.round(dragged.position.y) };
       const node = nodeByName(live.current, box.step.node);
       // Dropped past a sibling along its chain: the step moves there in the document.
@@ -326,8 +306,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   // A step or service dragged from the palette: on a box, on an arrow or on the canvas (drop.ts);
   // while it is dragged, a line at the top of the canvas says what the drop would do.
   const [dropNote, setDropNote] = useState<string | null>(null);
-  const targetAt = (e: DragEvent): DropTarget | null => {
-    if (!placed) return null;
+  const targetAt = (e: DragEvent): DropTarget => {
     const point = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
     return dropTarget(shown, placed, point, ARROW_REACH / flow.getViewport().zoom);
   };
@@ -376,14 +355,25 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
     else apply(appendModel(state, model));
   };
 
+  // The boxes are one composited layer (flow.css): a pan repaints nothing. After a zoom the layer
+  // is drawn again at the new zoom (else it would be the old drawing, scaled and blurred).
+  const drawnZoom = useRef<number | null>(null);
+  const onMoveEnd = useCallback((_: unknown, viewport: Viewport) => {
+    const el = canvasRef.current;
+    if (!el || drawnZoom.current === viewport.zoom) return;
+    drawnZoom.current = viewport.zoom;
+    el.classList.add("flow-rescale");
+    requestAnimationFrame(() => requestAnimationFrame(() => el.classList.remove("flow-rescale")));
+  }, []);
+
   const boxCount = shown.boxes.length;
   // Zoomed far out: plain boxes and unlabelled arrows (canvas/lod.ts).
   const low = useLowDetail();
 
   return (
     <FlowActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
-      <div ref={canvasRef} className="canvas flow-canvas" onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={placed ? "true" : undefined} data-detail={low ? "low" : "full"}>
-        {placed && (
+      <div ref={canvasRef} className="canvas flow-canvas" onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={canvasSize ? "true" : undefined} data-detail={low ? "low" : "full"}>
+        {canvasSize && (
           <ReactFlow<FlowNode, FlowArrow>
             nodes={nodes}
             edges={edges}
@@ -392,6 +382,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onNodesChange={onNodesChange}
             onNodeDragStop={onNodeDragStop}
             onPaneClick={() => onSelect({ kind: "none" })}
+            onMoveEnd={onMoveEnd}
             defaultViewport={opening.current ?? undefined}
             fitView={opening.current === null}
             fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
@@ -406,7 +397,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onlyRenderVisibleElements={boxCount >= 200}
             proOptions={{ hideAttribution: true }}
           >
-            <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
+            <FlowDots gap={18} size={1} />
             <Controls showInteractive={false} position="bottom-left" />
             {boxCount >= 12 && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
           </ReactFlow>
@@ -414,16 +405,6 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         {dropNote && (
           <div className="flow-drop-note" role="status">
             {dropNote}
-          </div>
-        )}
-        {!placed && !layoutError && (
-          <div className="canvas-busy" role="status">
-            <Spinner /> Laying out the flow…
-          </div>
-        )}
-        {layoutError && (
-          <div className="canvas-busy" role="alert">
-            The flow could not be laid out: {layoutError}
           </div>
         )}
       </div>

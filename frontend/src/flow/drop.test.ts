@@ -1,4 +1,3 @@
-import ELK from "elkjs/lib/elk.bundled.js";
 import { describe, expect, it } from "vitest";
 import { dropTarget, segmentDistance } from "./drop";
 import { autoFlowLayout, BOX_SIZES } from "./layout";
@@ -14,7 +13,7 @@ describe("where a palette drop lands in the Flow view", () => {
 
   it("a box of a step, the arrow nearest the point, or the canvas", async () => {
     const model = project(graphOf(FACE_RECOGNITION));
-    const placed = await autoFlowLayout(model, new ELK());
+    const placed = autoFlowLayout(model);
     const byTitle = (t: string) => model.boxes.find((b) => b.title === t)!;
     const centre = (t: string) => {
       const b = byTitle(t);

@@ -20,7 +20,7 @@ export function segmentDistance(p: Position, a: Position, b: Position): number {
   return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
 }
 
-/** An arrow's path as drawn: elk's route, or straight from its source's right to its target's left. */
+/** An arrow's path as drawn: the layout's route, or straight from its source's right to its target's left. */
 function pathOf(arrow: FlowArrow, boxes: ReadonlyMap<string, FlowBox>, placed: FlowLayout): Position[] {
   const route = placed.routes[arrow.id];
   if (route && route.length >= 2) return route;

@@ -106,10 +106,21 @@ export interface FlowGroup {
   title: string;
 }
 
+/**
+ * How the picture nests, for its layout (layout.ts): boxes one after the other (a Sequence, a
+ * decision and its branches, branches and their merge), branches stacked (`parallel`), a called
+ * node in its group's frame. Every arrow runs from a box to a box later in a `series` (or from a
+ * Sequence's input to a later step that does not take the previous answer); a `box` whose id is
+ * not among the model's boxes (a join point that was not needed) takes no room.
+ */
+export type Shape = { kind: "box"; id: string } | { kind: "series"; items: Shape[] } | { kind: "parallel"; items: Shape[] } | { kind: "group"; id: string; body: Shape };
+
 export interface FlowModel {
   boxes: FlowBox[];
   arrows: FlowArrow[];
   groups: FlowGroup[];
+  /** The nesting of the boxes: the top level's flow, then each node no step reaches, stacked. */
+  shape: Shape;
 }
 
 export interface ProjectOptions {
@@ -119,6 +130,14 @@ export interface ProjectOptions {
 
 export const REQUEST_ID = "request";
 export const RESPONSE_ID = "response";
+
+const leaf = (id: string): Shape => ({ kind: "box", id });
+
+/** Where a node's or step's answer comes from, and its boxes' nesting. */
+interface Drawn {
+  outs: Src[];
+  shape: Shape;
+}
 
 /** A source of data flowing into the next box, with what its arrow says. */
 interface Src {
@@ -196,10 +215,15 @@ class Projector {
     this.box({ id: REQUEST_ID, kind: "request", title: "Request", layoutKey: REQUEST_ID, warning: root ? null : "There is no node named root: nothing receives the request." });
     const inputs: Src[] = [{ box: REQUEST_ID, kind: "data", label: null, insert: null }];
     let outputs: Src[] = [];
+    const main: Shape[] = [leaf(REQUEST_ID)];
     if (root) {
       this.drawn.set(ROOT, "");
-      outputs = this.expandNode(root, inputs, "", "", null, [ROOT], true);
+      const d = this.expandNode(root, inputs, "", "", null, [ROOT], true);
+      outputs = d.outs;
+      main.push(d.shape);
     }
+    main.push(leaf(RESPONSE_ID));
+    const components: Shape[] = [{ kind: "series", items: main }];
     this.box({ id: RESPONSE_ID, kind: "response", title: "Response", layoutKey: RESPONSE_ID });
     const end = root && routerTypeOf(root) === "Sequence" ? { node: ROOT, index: root.steps.length } : null;
     this.connect(outputs, RESPONSE_ID, { insert: end });
@@ -209,9 +233,10 @@ class Projector {
       const group = `${node.name}>`;
       this.groups.push({ id: group, node: node.name, routerType: routerTypeOf(node), call: null, parent: null, collapsed: false, warning: "No step reaches this node from root: it never runs.", title: node.name });
       this.drawn.set(node.name, group);
-      this.expandNode(node, [], `${node.name}>`, `${node.name}>`, group, [node.name], false);
+      const d = this.expandNode(node, [], `${node.name}>`, `${node.name}>`, group, [node.name], false);
+      components.push({ kind: "group", id: group, body: d.shape });
     }
-    return { boxes: this.boxes, arrows: this.arrows, groups: this.groups };
+    return { boxes: this.boxes, arrows: this.arrows, groups: this.groups, shape: { kind: "parallel", items: components } };
   }
 
   private box(partial: Partial<FlowBox> & Pick<FlowBox, "id" | "kind" | "title" | "layoutKey">): FlowBox {
@@ -286,7 +311,7 @@ class Projector {
    * Draws `node` fed by `inputs`; returns where its answer comes from. `prefix` is the call-id
    * prefix of its steps (`root/2>`), `keyPrefix` the same by names (`root/match>`).
    */
-  private expandNode(node: NodeState, inputs: Src[], prefix: string, keyPrefix: string, group: string | null, stack: string[], atRoot: boolean): Src[] {
+  private expandNode(node: NodeState, inputs: Src[], prefix: string, keyPrefix: string, group: string | null, stack: string[], atRoot: boolean): Drawn {
     const type = routerTypeOf(node);
     const base = { node: node.name, group };
     const nodeId = `${prefix}${node.name}`;
@@ -294,11 +319,12 @@ class Projector {
     if (node.steps.length === 0 && (type === "Sequence" || type === "Ensemble" || type === "Switch" || type === "Splitter")) {
       const empty = this.box({ ...base, id: `${nodeId}:empty`, kind: "empty", title: `empty ${type}`, subtitle: node.name, layoutKey: `${nodeKey}:empty` });
       this.connect(inputs, empty.id, { insert: type === "Sequence" ? { node: node.name, index: 0 } : null });
-      return [{ box: empty.id, kind: "data", label: null, insert: null }];
+      return { outs: [{ box: empty.id, kind: "data", label: null, insert: null }], shape: leaf(empty.id) };
     }
     switch (type) {
       case "Sequence": {
         let prev: Src[] = [];
+        const items: Shape[] = [];
         const dataInputs = inputs.filter((s) => s.kind !== "order");
         node.steps.forEach((step, i) => {
           const fromPrev = i > 0 && step.fields.data === "$response";
@@ -309,9 +335,13 @@ class Projector {
             const order = prev.map((s) => ({ box: s.box, kind: "order" as const, label: null, insert: null }));
             feed.push(...this.bundle(order, `${joinId}:then`, group, "order").map((s) => ({ ...s, label: "then", insert })));
           }
-          prev = this.expandStep(node, i, feed, prefix, keyPrefix, group, stack);
+          // The join point, when the bundle needs one, stands between the two steps.
+          if (i > 0) items.push(leaf(fromPrev ? joinId : `${joinId}:then`));
+          const d = this.expandStep(node, i, feed, prefix, keyPrefix, group, stack);
+          items.push(d.shape);
+          prev = d.outs;
         });
-        return prev;
+        return { outs: prev, shape: { kind: "series", items } };
       }
       case "Ensemble": {
         const merge = this.box({
@@ -322,11 +352,12 @@ class Projector {
           subtitle: `{${node.steps.map((s, i) => mergeKey(s.fields, i)).join(", ")}}`,
           layoutKey: `${nodeKey}:merge`,
         });
-        node.steps.forEach((step, i) => {
-          const outs = this.expandStep(node, i, inputs.map((s) => ({ ...s })), prefix, keyPrefix, group, stack);
-          this.connect(outs, merge.id, { label: mergeKey(step.fields, i), kind: "merge", insert: { node: node.name, index: i, wrap: "after" } });
+        const branches = node.steps.map((step, i) => {
+          const d = this.expandStep(node, i, inputs.map((s) => ({ ...s })), prefix, keyPrefix, group, stack);
+          this.connect(d.outs, merge.id, { label: mergeKey(step.fields, i), kind: "merge", insert: { node: node.name, index: i, wrap: "after" } });
+          return d.shape;
         });
-        return [{ box: merge.id, kind: "data", label: null, insert: null }];
+        return { outs: [{ box: merge.id, kind: "data", label: null, insert: null }], shape: { kind: "series", items: [{ kind: "parallel", items: branches }, leaf(merge.id)] } };
       }
       case "Switch":
       case "Splitter": {
@@ -334,6 +365,7 @@ class Projector {
         const decision = this.box({ ...base, id: `${nodeId}:${isSwitch ? "switch" : "split"}`, kind: isSwitch ? "switch" : "splitter", title: node.name, subtitle: type, layoutKey: `${nodeKey}:decision` });
         this.connect(inputs, decision.id);
         const outs: Src[] = [];
+        const branches: Shape[] = [];
         let sum = 0;
         node.steps.forEach((step, i) => {
           const f = step.fields;
@@ -344,27 +376,31 @@ class Projector {
             sum += w ?? 0;
             label = w === null ? "no weight" : `${w}%`;
           }
-          outs.push(...this.expandStep(node, i, [{ box: decision.id, kind: "branch", label, insert: { node: node.name, index: i, wrap: "before" } }], prefix, keyPrefix, group, stack));
+          const d = this.expandStep(node, i, [{ box: decision.id, kind: "branch", label, insert: { node: node.name, index: i, wrap: "before" } }], prefix, keyPrefix, group, stack);
+          outs.push(...d.outs);
+          branches.push(d.shape);
         });
         if (isSwitch) {
           const exit = this.box({ ...base, id: `${nodeId}:nomatch`, kind: "exit", title: atRoot ? "nothing matched → 404" : "nothing matched → 500", subtitle: atRoot ? "the graph answers 404" : "a nested Switch without a match fails its caller", layoutKey: `${nodeKey}:nomatch` });
           this.connect([{ box: decision.id, kind: "exit", label: "no match", insert: null }], exit.id);
+          branches.push(leaf(exit.id));
         } else if (sum < 100) {
           const exit = this.box({ ...base, id: `${nodeId}:noroute`, kind: "exit", title: "no route → 500", subtitle: `draws ${sum}–99 pick no branch`, layoutKey: `${nodeKey}:noroute` });
           this.connect([{ box: decision.id, kind: "exit", label: `${100 - sum}%`, insert: null }], exit.id);
+          branches.push(leaf(exit.id));
         }
-        return outs;
+        return { outs, shape: { kind: "series", items: [leaf(decision.id), { kind: "parallel", items: branches }] } };
       }
       default: {
         const unknown = this.box({ ...base, id: `${nodeId}:unknown`, kind: "unknown", title: node.name, subtitle: type || "no routerType", warning: type ? `Unknown routerType "${type}": KServe answers 500.` : "routerType is missing: KServe answers 500.", layoutKey: `${nodeKey}:unknown` });
         this.connect(inputs, unknown.id);
-        return [{ box: unknown.id, kind: "data", label: null, insert: null }];
+        return { outs: [{ box: unknown.id, kind: "data", label: null, insert: null }], shape: leaf(unknown.id) };
       }
     }
   }
 
   /** Draws step `index` of `node` fed by `feed`; returns where its answer comes from. */
-  private expandStep(node: NodeState, index: number, feed: Src[], prefix: string, keyPrefix: string, group: string | null, stack: string[]): Src[] {
+  private expandStep(node: NodeState, index: number, feed: Src[], prefix: string, keyPrefix: string, group: string | null, stack: string[]): Drawn {
     const f = node.steps[index].fields;
     const id = `${prefix}${node.name}/${index}`;
     const title = stepTitle(f, index);
@@ -383,7 +419,7 @@ class Projector {
     };
     const condLabel = type === "Sequence" && typeof common.condition === "string" ? `if ${common.condition}` : null;
     const target = stepTarget(f);
-    const out = (box: string): Src[] => [{ box, kind: "data", label: null, insert: null }];
+    const out = (box: string): Drawn => ({ outs: [{ box, kind: "data", label: null, insert: null }], shape: leaf(box) });
     if (target?.kind === "nodeName") {
       const called = this.byName.get(target.value);
       const ref = (warning: string) => {
@@ -421,7 +457,8 @@ class Projector {
       }
       // The step's own condition labels the arrows into the group.
       const inner = feed.map((s) => ({ ...s, label: joinLabels(s.label, condLabel) }));
-      return this.expandNode(called, inner, `${id}>`, `${layoutKey}>`, groupId, [...stack, called.name], false);
+      const d = this.expandNode(called, inner, `${id}>`, `${layoutKey}>`, groupId, [...stack, called.name], false);
+      return { outs: d.outs, shape: { kind: "group", id: groupId, body: d.shape } };
     }
     const value = target?.value ?? "";
     this.box({
