@@ -22,7 +22,13 @@ Measures, per page load (medians over ``--runs`` loads):
   rendered and measured (no ``visibility: hidden`` node left, the loading message gone, and as
   many ``.router-card`` as nodes, or, when the editor renders only the cards in view, a card
   count that holds for three frames; in the Flow view: laid out, and a ``.flow-box`` count that
-  holds for three frames), plus the frame after it: painted, the canvas then answers input;
+  holds for three frames), plus the frame after it: painted, the canvas then answers input.
+  Zoomed out below the low-detail threshold (a large graph fitted) the editor mounts no card: it
+  draws them into its overview layer (frontend/src/canvas/LodLayer.tsx, one <canvas>); that view
+  is interactive once the layer has drawn its boxes (``.lod-layer[data-drawn]``, the count of boxes
+  drawn in ``data-boxes``, which must reach the node count) and its hit testing answers the
+  pointer (``.react-flow__pane[data-lod]``: a click then selects the box under it), and "cards"
+  is then the count of boxes drawn;
 - pan: the mouse presses on an empty spot of the canvas and drags (8 strokes of 240 px in 24
   moves each) while the page records the intervals between ``requestAnimationFrame`` callbacks;
   p50/p95/max of those intervals, pooled over the runs, and frames per second (1000 / the mean
@@ -427,7 +433,8 @@ def report(scenarios: list[Scenario]) -> None:
         print(f"  {s.graph:<16} {s.view:<8} load: {load}")
         print(f"  {'':<25} pan:  {pan}")
     print()
-    print("cards: .router-card (Nodes view) or .flow-box (Flow view) in the DOM when ready.")
+    print("cards: .router-card (Nodes view) or .flow-box (Flow view) in the DOM when ready, or the boxes")
+    print("  drawn by the overview layer (zoomed out below the low-detail threshold: no card mounted).")
     print("TTI: navigation start -> first painted frame with every card rendered and measured.")
     print("DCL: navigation start -> DOMContentLoaded end (HTML + the editor bundle parsed and run).")
     print(">16.7: share of frames longer than 1.5 frames (dropped frames). Long tasks: count/longest.")

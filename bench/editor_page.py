@@ -14,9 +14,16 @@ READY_JS = """
   const selector = () => window.__benchSelector || ".router-card";
   // Frames (timestamps) since the card count last changed while the canvas looked complete.
   let streak = [], lastCount = -1;
+  // Below the low-detail threshold the editor mounts no card: its overview layer draws them all
+  // into one <canvas> (frontend/src/canvas/LodLayer.tsx), which marks itself drawn (with the count
+  // of boxes drawn), and the pane as answering the pointer once its listeners are attached.
+  const overview = () => {
+    const layer = document.querySelector(".lod-layer[data-drawn]");
+    return layer && document.querySelector(".react-flow__pane[data-lod]") ? Number(layer.dataset.boxes) : 0;
+  };
   const check = () => {
     const now = performance.now();
-    const cards = document.querySelectorAll(selector()).length;
+    const cards = overview() || document.querySelectorAll(selector()).length;
     const complete =
       !document.querySelector(".center-message") &&
       !document.querySelector(".flow-canvas:not([data-laid-out])") &&

@@ -18,7 +18,7 @@ import {
   type NodeChange,
   type Viewport as RFViewport,
 } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { uniqueName, type Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
 import { freeSpot } from "../graph/placement";
@@ -26,7 +26,10 @@ import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
+import { LodLayer } from "./LodLayer";
+import { LOW_DETAIL_BELOW } from "./lod";
 import { measuredSizes } from "./measured";
+import { cardEstimate, FIT, fittedViewport, nodesScene } from "./nodesScene";
 import { LowDetailContext, useLowDetail } from "./useLowDetail";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
@@ -69,7 +72,10 @@ const nodeTypes = { router: RouterNode };
  */
 const VISIBLE_ONLY_FROM = 200;
 /** Size estimate of a card React Flow has not measured yet (the CSS width; head + rows + foot). */
-const cardEstimate = (steps: number) => ({ initialWidth: 262, initialHeight: 90 + 50 * steps });
+const initialSize = (steps: number) => {
+  const { width, height } = cardEstimate(steps);
+  return { initialWidth: width, initialHeight: height };
+};
 
 /**
  * A new step for a palette item dropped on a node (Splitter steps get the missing weight); a
@@ -104,8 +110,21 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
   const flow = useReactFlow<RouterFlowNode, Edge>();
   const live = useRef(state);
   live.current = state;
-  // Zoomed far out: header-only cards and straight, still edges (lod.ts).
-  const low = useLowDetail();
+  // Where the canvas opens: the saved viewport, else React Flow's fit. A fit below the low-detail
+  // threshold is worked out here, before React Flow mounts (it needs the canvas's size), so that
+  // a large graph opens as the overview (LodLayer) without mounting a card first.
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const [room, setRoom] = useState<{ width: number; height: number } | null>(null);
+  useLayoutEffect(() => {
+    if (wrapRef.current) setRoom({ width: wrapRef.current.clientWidth, height: wrapRef.current.clientHeight });
+  }, []);
+  const opening = useRef<{ viewport: Viewport | null } | null>(null);
+  if (!opening.current && (state.viewport || room)) {
+    const fit = state.viewport || !room ? null : fittedViewport(state, room.width, room.height);
+    opening.current = { viewport: state.viewport ?? (fit && fit.zoom < LOW_DETAIL_BELOW ? fit : null) };
+  }
+  // Zoomed far out: no card or edge is mounted, the overview layer draws them (lod.ts, LodLayer).
+  const low = useLowDetail(opening.current?.viewport?.zoom);
 
   const selectedNames = useMemo(() => new Set(selection.kind === "nodes" ? selection.names : []), [selection]);
   const visibleOnly = state.nodes.length >= VISIBLE_ONLY_FROM;
@@ -121,7 +140,7 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
       id: node.name,
       type: "router",
       position: node.position,
-      ...(visibleOnly ? cardEstimate(node.steps.length) : {}),
+      ...(visibleOnly ? initialSize(node.steps.length) : {}),
       selected: selectedNames.has(node.name),
       draggable: !readOnly,
       connectable: !readOnly,
@@ -158,7 +177,14 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
     });
   }, [derived]);
 
+  // At low detail React Flow keeps the nodes (the fit, the minimap's frame) but mounts none.
+  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : nodes), [nodes, low]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
+  const scene = useMemo(() => (low ? nodesScene(state, selection, measuredSizes(nodes)) : null), [low, state.nodes, selection, nodes]);
+  const selectBox = useCallback((box: { id: string }) => onSelect({ kind: "nodes", names: [box.id] }), [onSelect]);
+
   const rfEdges = useMemo<Edge[]>(() => {
+    if (low) return [];
     return graphEdges(state).map((e) => {
       const isSelected = selection.kind === "step" && selection.node === e.source && selection.index === e.stepIndex;
       const mark = compare?.steps.get(issueKey(e.source, e.stepIndex));
@@ -313,13 +339,12 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
     }
   };
 
-  const initialViewport = useRef(state.viewport);
-
   return (
     <CanvasActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
-      <div className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-detail={low ? "low" : "full"}>
+      <div ref={wrapRef} className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-detail={low ? "low" : "full"}>
+        {opening.current && (
         <ReactFlow<RouterFlowNode, Edge>
-          nodes={nodes}
+          nodes={rfNodes}
           edges={rfEdges}
           nodeTypes={nodeTypes}
           onNodesChange={onNodesChange}
@@ -335,9 +360,9 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
           }}
           onPaneClick={() => onSelect({ kind: "none" })}
           onMoveEnd={(_, vp: RFViewport) => onViewport({ x: Math.round(vp.x), y: Math.round(vp.y), zoom: Math.round(vp.zoom * 1000) / 1000 })}
-          defaultViewport={initialViewport.current ?? undefined}
-          fitView={!initialViewport.current}
-          fitViewOptions={{ padding: 0.2, maxZoom: 1.2 }}
+          defaultViewport={opening.current.viewport ?? undefined}
+          fitView={!opening.current.viewport}
+          fitViewOptions={{ padding: FIT.padding, maxZoom: FIT.maxZoom, includeHiddenNodes: true }}
           minZoom={0.1}
           maxZoom={2.5}
           nodesDraggable={!readOnly}
@@ -347,20 +372,25 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
           selectionKeyCode="Shift"
           multiSelectionKeyCode={["Meta", "Control", "Shift"]}
           connectionRadius={28}
-          onlyRenderVisibleElements={visibleOnly}
+          onlyRenderVisibleElements={visibleOnly && !low}
           proOptions={{ hideAttribution: true }}
           defaultEdgeOptions={{ type: "smoothstep" }}
         >
           <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
-          <Controls showInteractive={false} position="bottom-left" />
-          {state.nodes.length >= MINIMAP_FROM && (
+          <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ includeHiddenNodes: true }} />
+          {state.nodes.length >= MINIMAP_FROM && !low && (
             <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" style={minimapSize(state.nodes.length)} />
           )}
+          {scene && <LodLayer scene={scene} onSelect={selectBox} focusSelector={cardFocus} noun="nodes" minimap={state.nodes.length >= MINIMAP_FROM ? minimapSize(state.nodes.length) : null} />}
         </ReactFlow>
+        )}
       </div>
     </LowDetailContext.Provider></CanvasActionsContext.Provider>
   );
 }
+
+/** A node's card, which takes the focus when a key opens it from the overview. */
+const cardFocus = (name: string) => `.react-flow__node[data-id="${CSS.escape(name)}"]`;
 
 function minimapColor(n: RouterFlowNode): string {
   const t = n.data?.node?.raw?.routerType;

@@ -6,6 +6,9 @@
  */
 import { Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { flowScene } from "../canvas/flowScene";
+import { LodLayer } from "../canvas/LodLayer";
+import type { LodBox } from "../canvas/lodScene";
 import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
 import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
 import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "../canvas/RouterNode";
@@ -48,6 +51,9 @@ function isSelected(box: FlowBox, selection: Selection): boolean {
   if (selection.kind === "nodes") return box.step === null && box.node !== null && box.kind !== "exit" && selection.names.includes(box.node);
   return false;
 }
+
+/** A box's body, which takes the focus when a key opens the box from the overview. */
+const boxFocus = (id: string) => `.flow-box[data-box="${CSS.escape(id)}"] .flow-box-body`;
 
 /** The saved viewport is the Nodes view's: the Flow view fits its picture into view instead. */
 export function FlowCanvas({ state, selection, issues, readOnly, compare, run, onEdit, onSelect }: GraphViewProps) {
@@ -134,6 +140,17 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
 
   const [nodes, setNodes] = useState<FlowNode[]>(derived);
   useEffect(() => setNodes(derived), [derived]);
+  // Zoomed far out: React Flow keeps the boxes (the fit, the minimap's frame) but mounts none; the
+  // overview layer draws them (canvas/lod.ts, canvas/LodLayer.tsx).
+  const low = useLowDetail();
+  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : nodes), [nodes, low]);
+  const scene = useMemo(
+    () =>
+      low
+        ? flowScene(shown, placed, (b) => isSelected(b, selection), (g) => (selection.kind === "nodes" && selection.names.includes(g.node)) || (selection.kind === "step" && g.call?.node === selection.node && g.call.index === selection.index))
+        : null,
+    [low, shown, placed, selection],
+  );
 
   // A box out of view that is selected (one just added beside the picture, or selected in a
   // panel) or reached with Tab is brought into view, at the same zoom.
@@ -201,6 +218,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   }
 
   const edges = useMemo<FlowArrow[]>(() => {
+    if (low) return [];
     const byId = new Map(shown.boxes.map((b) => [b.id, b]));
     const seenInsert = new Set<string>();
     return shown.arrows.map((a) => {
@@ -229,7 +247,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         },
       };
     });
-  }, [placed, shown, readOnly, run]);
+  }, [placed, shown, readOnly, run, low]);
 
   const apply = useCallback(
     (fe: FlowEdit | null) => {
@@ -367,15 +385,22 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   }, []);
 
   const boxCount = shown.boxes.length;
-  // Zoomed far out: plain boxes and unlabelled arrows (canvas/lod.ts).
-  const low = useLowDetail();
+  const selectBox = useCallback(
+    (box: LodBox) => {
+      const group = shown.groups.find((g) => `group:${g.id}` === box.id);
+      const flowBox = group ? undefined : shown.boxes.find((b) => b.id === box.id);
+      if (group) actions.selectGroup(group);
+      else if (flowBox) actions.select(flowBox);
+    },
+    [shown, actions],
+  );
 
   return (
     <FlowActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
       <div ref={canvasRef} className="canvas flow-canvas" onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={canvasSize ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {canvasSize && (
           <ReactFlow<FlowNode, FlowArrow>
-            nodes={nodes}
+            nodes={rfNodes}
             edges={edges}
             nodeTypes={nodeTypes}
             edgeTypes={edgeTypes}
@@ -385,7 +410,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             onMoveEnd={onMoveEnd}
             defaultViewport={opening.current ?? undefined}
             fitView={opening.current === null}
-            fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
+            fitViewOptions={{ padding: 0.15, maxZoom: 1.2, includeHiddenNodes: true }}
             minZoom={0.1}
             maxZoom={2.5}
             nodesDraggable={!readOnly}
@@ -394,12 +419,13 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             nodesFocusable={false}
             edgesFocusable={false}
             deleteKeyCode={null}
-            onlyRenderVisibleElements={boxCount >= 200}
+            onlyRenderVisibleElements={boxCount >= 200 && !low}
             proOptions={{ hideAttribution: true }}
           >
             <FlowDots gap={18} size={1} />
-            <Controls showInteractive={false} position="bottom-left" />
-            {boxCount >= 12 && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
+            <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ includeHiddenNodes: true }} />
+            {boxCount >= 12 && !low && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
+            {scene && <LodLayer scene={scene} onSelect={selectBox} focusSelector={boxFocus} noun="boxes" minimap={boxCount >= 12 ? { width: 200, height: 150 } : null} />}
           </ReactFlow>
         )}
         {dropNote && (
