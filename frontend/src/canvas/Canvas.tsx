@@ -178,7 +178,8 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
   }, [derived]);
 
   // At low detail React Flow keeps the nodes (the fit, the minimap's frame) but mounts none.
-  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : nodes), [nodes, low]);
+  // (A card never measured gets the estimate, so that a fit of the hidden cards has their size.)
+  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...initialSize(n.data.node.steps.length), ...n, hidden: true })) : nodes), [nodes, low]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
   const scene = useMemo(() => (low ? nodesScene(state, selection, measuredSizes(nodes)) : null), [low, state.nodes, selection, nodes]);
   const selectBox = useCallback((box: { id: string }) => onSelect({ kind: "nodes", names: [box.id] }), [onSelect]);

@@ -18,8 +18,8 @@ export function useCanvasView() {
   // Only the Nodes view's cards: the Flow view's boxes are no cards (and may share a name).
   const sizes = useCallback(() => measuredSizes(flow.getNodes().filter((n) => n.type === "router")), [flow]);
 
-  const fitView = useCallback((duration = 250) => void flow.fitView({ padding: 0.2, duration, maxZoom: 1.2 }), [flow]);
-  const focusNode = useCallback((name: string) => void flow.fitView({ nodes: [{ id: name }], padding: 0.6, duration: 300, maxZoom: 1.2 }), [flow]);
+  const fitView = useCallback((duration = 250) => void flow.fitView({ padding: 0.2, duration, maxZoom: 1.2, includeHiddenNodes: true }), [flow]);
+  const focusNode = useCallback((name: string) => void flow.fitView({ nodes: [{ id: name }], padding: 0.6, duration: 300, maxZoom: 1.2, includeHiddenNodes: true }), [flow]);
 
   return { viewCenter, measuredSizes: sizes, fitView, focusNode };
 }
