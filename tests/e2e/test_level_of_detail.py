@@ -1,8 +1,11 @@
-"""Level of detail (issue 17): zoomed far out, the Nodes view draws header-only cards and the Flow
-view plain boxes without arrow labels; zooming back in brings the full detail back. The switch is
-canvas/lod.ts (its thresholds have vitest tests); here the browser proves the canvases follow it.
+"""Level of detail (issue 17): zoomed far out, both views mount none of their cards, boxes or
+edges and draw the graph into one <canvas> instead (the overview layer, canvas/LodLayer.tsx);
+zooming back in brings the full detail back. The switch is canvas/lod.ts (its thresholds have
+vitest tests); here the browser proves the canvases follow it. What the overview answers (hover,
+click, double-click, keys) is tests/e2e/test_overview_canvas.py.
 
-Selectors: ``.canvas[data-detail=low|full]``, ``.router-card[data-detail]``, ``.flow-box[data-detail]``.
+Selectors: ``.canvas[data-detail=low|full]``, ``.router-card[data-detail]``, ``.flow-box[data-detail]``,
+``.lod-layer[data-drawn]`` (the overview's <canvas>; ``data-boxes``: how many boxes it drew).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ def demo_graph(make_graph: Any, name: str) -> None:
     make_graph(name, manifest["spec"]["nodes"], layout=layout, description=description)
 
 
-def test_nodes_view_draws_header_only_cards_when_zoomed_out_and_full_cards_again(
+def test_nodes_view_draws_the_overview_when_zoomed_out_and_full_cards_again(
     user_page: Page, make_graph: Any, open_editor: Any
 ) -> None:
     demo_graph(make_graph, "face-recognition")
@@ -54,27 +57,25 @@ def test_nodes_view_draws_header_only_cards_when_zoomed_out_and_full_cards_again
     expect(page.locator('.router-card[data-detail="full"]')).to_have_count(count)
     rows = page.locator(".step-row").count()
     assert rows > 0
-    heights = cards.evaluate_all("cs => cs.map(c => c.offsetHeight)")
+    assert arrowheads(page) == {"head"}
+    expect(page.locator(".lod-layer")).to_have_count(0)
 
     wheel_zoom(page, 400)
     expect(page.locator('.canvas[data-detail="low"]')).to_be_visible()
-    expect(page.locator('.router-card[data-detail="low"]')).to_have_count(count)
-    expect(page.locator(".step-row")).to_have_count(0)
-    # The header-only card keeps its full-detail height: measured sizes and edge ends stay put.
-    assert cards.evaluate_all("cs => cs.map(c => c.offsetHeight)") == heights
-    # Every step's edge is still drawn, as a plain line: an arrowhead would be a few pixels wide
-    # and is painted on its own, for every edge on every frame of a pan.
-    assert page.locator(".react-flow__edge").count() > 0
-    assert arrowheads(page) == {"none"}
+    # No card or edge is mounted: every card is a box of the overview's one bitmap.
+    expect(page.locator(".lod-layer[data-drawn]")).to_have_attribute("data-boxes", str(count))
+    expect(cards).to_have_count(0)
+    expect(page.locator(".react-flow__edge")).to_have_count(0)
 
     wheel_zoom(page, -400)
     expect(page.locator('.canvas[data-detail="full"]')).to_be_visible()
     expect(page.locator('.router-card[data-detail="full"]')).to_have_count(count)
     expect(page.locator(".step-row")).to_have_count(rows)
+    expect(page.locator(".lod-layer")).to_have_count(0)
     assert arrowheads(page) == {"head"}
 
 
-def test_flow_view_draws_plain_boxes_when_zoomed_out_and_labels_again(
+def test_flow_view_draws_the_overview_when_zoomed_out_and_labels_again(
     flow_page: Page, make_graph: Any, live_server: Any
 ) -> None:
     demo_graph(make_graph, "face-recognition")
@@ -91,12 +92,13 @@ def test_flow_view_draws_plain_boxes_when_zoomed_out_and_labels_again(
 
     wheel_zoom(page, 400)
     expect(page.locator('.flow-canvas[data-detail="low"]')).to_be_visible()
-    expect(page.locator('.flow-box[data-detail="low"]')).to_have_count(count)
-    expect(page.locator(".flow-title")).to_have_count(0)
+    layer = page.locator(".lod-layer[data-drawn]")
+    expect(layer).to_be_attached()
+    # Every box (join points and group frames too) is drawn; none is mounted.
+    assert int(layer.get_attribute("data-boxes") or 0) >= count
+    expect(boxes).to_have_count(0)
     expect(labels).to_have_count(0)
-    assert arrowheads(page) == {"none"}
-    # A plain box is still a named button.
-    expect(page.get_by_role("button", name="detect", exact=False).first).to_be_attached()
+    expect(page.locator(".react-flow__edge")).to_have_count(0)
 
     wheel_zoom(page, -400)
     expect(page.locator('.flow-canvas[data-detail="full"]')).to_be_visible()

@@ -71,7 +71,9 @@ def grid_graph(count: int, columns: int) -> tuple[dict[str, Any], dict[str, Any]
         }
         for i, name in enumerate(names)
     }
-    layout = {"nodes": {n: {"x": (i % columns) * 360, "y": (i // columns) * 220} for i, n in enumerate(names)}}
+    layout = {
+        "nodes": {n: {"x": (i % columns) * 360, "y": (i // columns) * 220} for i, n in enumerate(names)}
+    }
     return nodes, layout
 
 

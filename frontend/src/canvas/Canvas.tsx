@@ -30,7 +30,7 @@ import { LodLayer } from "./LodLayer";
 import { LOW_DETAIL_BELOW } from "./lod";
 import { measuredSizes } from "./measured";
 import { cardEstimate, FIT, fittedViewport, nodesScene } from "./nodesScene";
-import { LowDetailContext, useLowDetail } from "./useLowDetail";
+import { useLowDetail } from "./useLowDetail";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
 
 /**
@@ -196,11 +196,11 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
         sourceHandle: e.sourceStep.id,
         target: e.target,
         targetHandle: "in",
-        type: low ? "straight" : "smoothstep",
+        type: "smoothstep",
         selected: isSelected,
         deletable: false,
         className: [mark ? `edge-${mark}` : "", ran && ran.status !== "not-taken" ? `edge-run edge-run-${ran.status}` : ""].filter(Boolean).join(" ") || undefined,
-        animated: !low && ran?.status === "running",
+        animated: ran?.status === "running",
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
         data: { node: e.source, index: e.stepIndex },
       };
@@ -341,7 +341,7 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
   };
 
   return (
-    <CanvasActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
+    <CanvasActionsContext.Provider value={actions}>
       <div ref={wrapRef} className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {opening.current && (
         <ReactFlow<RouterFlowNode, Edge>
@@ -386,7 +386,7 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
         </ReactFlow>
         )}
       </div>
-    </LowDetailContext.Provider></CanvasActionsContext.Provider>
+    </CanvasActionsContext.Provider>
   );
 }
 

@@ -1,15 +1,12 @@
 /** A router node drawn as a card: header (type, name, root marker, issues) and its ordered steps. */
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { createContext, memo, useContext, useRef, useState, type DragEvent } from "react";
-import { estimateHeight } from "../graph/manifest";
 import { routerTypeOf, stepTarget, worstSeverity } from "../graph/queries";
 import type { Issue, NodeState, StepState } from "../graph/types";
 import { formatMs, type NodeMark, type StepMark } from "../panels/run/console";
 import { StatusIcon } from "../common/icons";
 import { rowDropIndex } from "./dropPoint";
 import { shorten } from "./labels";
-import { StillHandle } from "./StillHandle";
-import { LowDetailContext } from "./useLowDetail";
 
 export type Mark = "added" | "removed" | "changed" | "moved";
 
@@ -210,7 +207,7 @@ function RunStepBadge({ mark }: { mark: StepMark }) {
   );
 }
 
-function RouterNodeView({ data, selected, height }: NodeProps<RouterFlowNode>) {
+function RouterNodeView({ data, selected }: NodeProps<RouterFlowNode>) {
   const actions = useContext(CanvasActionsContext);
   const { node, isRoot, allIssues, stepIssues, selectedStep, readOnly, mark, stepMarks, removedSteps, run, stepRuns } = data;
   const routerType = routerTypeOf(node);
@@ -218,11 +215,6 @@ function RouterNodeView({ data, selected, height }: NodeProps<RouterFlowNode>) {
   const [dropAt, setDropAt] = useState<number | null>(null);
   // A press on a step's connection handle starts a connection, not an HTML5 drag of the row.
   const pressOnHandle = useRef(false);
-  const low = useContext(LowDetailContext);
-  // The header-only card keeps the card's full-detail height, so that measured sizes (placement,
-  // auto layout) and the edges' ends do not move when the detail level flips: `height` is the
-  // size React Flow last measured (no reading of the DOM here, which would force a layout for
-  // each card on every render).
 
   const onRowDragOver = (e: DragEvent, index: number) => {
     if (readOnly || !acceptsDrop(e)) return;
@@ -248,29 +240,6 @@ function RouterNodeView({ data, selected, height }: NodeProps<RouterFlowNode>) {
   if (!data.reachable && !isRoot) classes.push("unreachable");
   if (run) classes.push(`run-${run.status}`);
   if (dropAt !== null) classes.push("drop-target");
-
-  if (low) {
-    // Header only: the name and what needs attention; each step keeps its handle (evenly spaced
-    // down the right side) so that the edges still leave the card in step order.
-    const count = node.steps.length;
-    return (
-      <div className={`${classes.join(" ")} card-low`} data-node={node.name} data-detail="low" style={{ height: height || estimateHeight(count) }}>
-        <StillHandle type="target" position={Position.Left} id="in" nodeId={node.name} className="handle-in" />
-        <div className="card-head">
-          <span className="type-tag">{TYPE_SHORT[routerType] ?? (routerType ? routerType.slice(0, 3).toUpperCase() : "?")}</span>
-          <span className="card-name">{node.name}</span>
-          {severity && (
-            <span className={`issue-count issue-${severity}`} aria-label={`${allIssues.length} issue${allIssues.length === 1 ? "" : "s"}`}>
-              {severity === "error" ? "✕" : "!"} {allIssues.length}
-            </span>
-          )}
-        </div>
-        {node.steps.map((step, i) => (
-          <StillHandle key={step.id} type="source" position={Position.Right} id={step.id} nodeId={node.name} className="handle-step" style={{ top: `${((i + 1) / (count + 1)) * 100}%` }} />
-        ))}
-      </div>
-    );
-  }
 
   return (
     <div

@@ -1,7 +1,7 @@
 /**
  * Level of detail of the canvases (docs/architecture.md, "Editor performance"): below a zoom
- * threshold the Nodes view draws header-only cards and the Flow view plain boxes, with simpler
- * edges, so that a large graph fitted to the screen stays smooth to pan. Two thresholds
+ * threshold neither view mounts its cards or edges and both draw the graph into one <canvas>
+ * (LodLayer.tsx), so that a large graph fitted to the screen stays smooth to pan. Two thresholds
  * (hysteresis) keep a zoom that hovers around the limit from flipping the detail on every frame.
  */
 
