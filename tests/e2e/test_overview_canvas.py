@@ -161,3 +161,16 @@ def test_the_flow_view_fitted_draws_its_boxes_in_the_layer_and_a_click_selects_a
     expect(selected).to_have_count(1)
     expect(selected).to_contain_text(name)
     shot(page, "opened")
+
+    # Fitted again, an arrow key selects the next box to the right (perhaps out of view) and
+    # zooms to it; its box then has the focus.
+    page.locator("button[title^='Fit the graph in view']").click()
+    expect(page.locator(".lod-layer[data-drawn]")).to_be_attached()
+    page.wait_for_timeout(600)  # the end of Fit view's animation
+    page.locator(".lod-keys").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator('.flow-canvas[data-detail="full"]')).to_be_visible()
+    selected = page.locator(".flow-box.selected")
+    expect(selected).to_have_count(1)
+    expect(selected).not_to_contain_text(name)
+    expect(selected.locator(".flow-box-body")).to_be_focused()

@@ -72,7 +72,10 @@ export function LodLayer({ scene, onSelect, focusSelector, noun, minimap }: LodL
   const open = useCallback(
     (box: LodBox, focus: boolean) => {
       live.current.onSelect(box);
-      void live.current.flow.setCenter(box.x + box.width / 2, box.y + box.height / 2, { zoom: OPEN_ZOOM, duration: OPEN_MS });
+      // Two frames later: after what the selection sets off in the view (the Flow view brings a
+      // selected box into view at the current zoom), which would otherwise cut this zoom short.
+      const { flow } = live.current;
+      requestAnimationFrame(() => requestAnimationFrame(() => void flow.setCenter(box.x + box.width / 2, box.y + box.height / 2, { zoom: OPEN_ZOOM, duration: OPEN_MS })));
       if (!focus) return;
       // The view mounts its cards once the zoom passes the threshold; then the card takes the focus.
       let tries = 0;
@@ -81,7 +84,7 @@ export function LodLayer({ scene, onSelect, focusSelector, noun, minimap }: LodL
         if (el) el.focus();
         else if (tries++ < 10) window.setTimeout(focusCard, 100);
       };
-      window.setTimeout(focusCard, OPEN_MS + 50);
+      window.setTimeout(focusCard, OPEN_MS + 100);
     },
     [dom, focusSelector],
   );
