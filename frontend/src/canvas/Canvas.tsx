@@ -344,46 +344,46 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
     <CanvasActionsContext.Provider value={actions}>
       <div ref={wrapRef} className="canvas" onDragOver={onDragOver} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {opening.current && (
-        <ReactFlow<RouterFlowNode, Edge>
-          nodes={rfNodes}
-          edges={rfEdges}
-          nodeTypes={nodeTypes}
-          onNodesChange={onNodesChange}
-          onNodeDragStart={() => {
-            pointerDrag.current = true;
-          }}
-          onNodeDragStop={onNodeDragStop}
-          onConnect={onConnect}
-          onConnectEnd={onConnectEnd}
-          onEdgeClick={(_, edge) => {
-            const d = edge.data as { node: string; index: number } | undefined;
-            if (d) onSelect({ kind: "step", node: d.node, index: d.index });
-          }}
-          onPaneClick={() => onSelect({ kind: "none" })}
-          onMoveEnd={(_, vp: RFViewport) => onViewport({ x: Math.round(vp.x), y: Math.round(vp.y), zoom: Math.round(vp.zoom * 1000) / 1000 })}
-          defaultViewport={opening.current.viewport ?? undefined}
-          fitView={!opening.current.viewport}
-          fitViewOptions={{ padding: FIT.padding, maxZoom: FIT.maxZoom, includeHiddenNodes: true }}
-          minZoom={0.1}
-          maxZoom={2.5}
-          nodesDraggable={!readOnly}
-          nodesConnectable={!readOnly}
-          elementsSelectable
-          deleteKeyCode={null}
-          selectionKeyCode="Shift"
-          multiSelectionKeyCode={["Meta", "Control", "Shift"]}
-          connectionRadius={28}
-          onlyRenderVisibleElements={visibleOnly && !low}
-          proOptions={{ hideAttribution: true }}
-          defaultEdgeOptions={{ type: "smoothstep" }}
-        >
-          <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
-          <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ includeHiddenNodes: true }} />
-          {state.nodes.length >= MINIMAP_FROM && !low && (
-            <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" style={minimapSize(state.nodes.length)} />
-          )}
-          {scene && <LodLayer scene={scene} onSelect={selectBox} focusSelector={cardFocus} noun="nodes" minimap={state.nodes.length >= MINIMAP_FROM ? minimapSize(state.nodes.length) : null} />}
-        </ReactFlow>
+          <ReactFlow<RouterFlowNode, Edge>
+            nodes={rfNodes}
+            edges={rfEdges}
+            nodeTypes={nodeTypes}
+            onNodesChange={onNodesChange}
+            onNodeDragStart={() => {
+              pointerDrag.current = true;
+            }}
+            onNodeDragStop={onNodeDragStop}
+            onConnect={onConnect}
+            onConnectEnd={onConnectEnd}
+            onEdgeClick={(_, edge) => {
+              const d = edge.data as { node: string; index: number } | undefined;
+              if (d) onSelect({ kind: "step", node: d.node, index: d.index });
+            }}
+            onPaneClick={() => onSelect({ kind: "none" })}
+            onMoveEnd={(_, vp: RFViewport) => onViewport({ x: Math.round(vp.x), y: Math.round(vp.y), zoom: Math.round(vp.zoom * 1000) / 1000 })}
+            defaultViewport={opening.current.viewport ?? undefined}
+            fitView={!opening.current.viewport}
+            fitViewOptions={{ padding: FIT.padding, maxZoom: FIT.maxZoom, includeHiddenNodes: true }}
+            minZoom={0.1}
+            maxZoom={2.5}
+            nodesDraggable={!readOnly}
+            nodesConnectable={!readOnly}
+            elementsSelectable
+            deleteKeyCode={null}
+            selectionKeyCode="Shift"
+            multiSelectionKeyCode={["Meta", "Control", "Shift"]}
+            connectionRadius={28}
+            onlyRenderVisibleElements={visibleOnly && !low}
+            proOptions={{ hideAttribution: true }}
+            defaultEdgeOptions={{ type: "smoothstep" }}
+          >
+            <Background variant={BackgroundVariant.Dots} gap={18} size={1} />
+            <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ includeHiddenNodes: true }} />
+            {state.nodes.length >= MINIMAP_FROM && !low && (
+              <MiniMap pannable zoomable position="bottom-right" nodeStrokeWidth={2} nodeColor={minimapColor} ariaLabel="Minimap" style={minimapSize(state.nodes.length)} />
+            )}
+            {scene && <LodLayer scene={scene} onSelect={selectBox} focusSelector={cardFocus} noun="nodes" minimap={state.nodes.length >= MINIMAP_FROM ? minimapSize(state.nodes.length) : null} />}
+          </ReactFlow>
         )}
       </div>
     </CanvasActionsContext.Provider>
