@@ -114,11 +114,12 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
   // threshold is worked out here, before React Flow mounts (it needs the canvas's size), so that
   // a large graph opens as the overview (LodLayer) without mounting a card first.
   const wrapRef = useRef<HTMLDivElement>(null);
+  const opening = useRef<{ viewport: Viewport | null } | null>(null);
   const [room, setRoom] = useState<{ width: number; height: number } | null>(null);
   useLayoutEffect(() => {
-    if (wrapRef.current) setRoom({ width: wrapRef.current.clientWidth, height: wrapRef.current.clientHeight });
+    // Only without a saved viewport: measuring then re-renders the canvas before its first paint.
+    if (!opening.current && wrapRef.current) setRoom({ width: wrapRef.current.clientWidth, height: wrapRef.current.clientHeight });
   }, []);
-  const opening = useRef<{ viewport: Viewport | null } | null>(null);
   if (!opening.current && (state.viewport || room)) {
     const fit = state.viewport || !room ? null : fittedViewport(state, room.width, room.height);
     opening.current = { viewport: state.viewport ?? (fit && fit.zoom < LOW_DETAIL_BELOW ? fit : null) };
