@@ -1,9 +1,6 @@
 import { useStore, type ReactFlowState } from "@xyflow/react";
-import { createContext, useCallback, useRef } from "react";
+import { useCallback, useRef } from "react";
 import { lowDetail } from "./lod";
-
-/** Whether the canvas around its nodes and edges draws low detail (see lod.ts). */
-export const LowDetailContext = createContext(false);
 
 /**
  * Low detail or not at the current zoom of the enclosing React Flow. The selector returns a

@@ -4,7 +4,6 @@ import { memo, useContext } from "react";
 import { shorten } from "../canvas/labels";
 import type { Position } from "../graph/types";
 import { FlowActionsContext } from "./FlowBoxNode";
-import { LowDetailContext } from "../canvas/useLowDetail";
 import { LABEL_CHARS } from "./layout";
 import type { ArrowKind, InsertPoint } from "./project";
 
@@ -38,8 +37,6 @@ export function polyline(points: readonly Position[]): { path: string; x: number
 
 function FlowArrowView({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, markerEnd, selected }: EdgeProps<FlowArrow>) {
   const actions = useContext(FlowActionsContext);
-  // Zoomed far out (canvas/lod.ts) the labels and "+" buttons are too small to use: not drawn.
-  const low = useContext(LowDetailContext);
   let path: string;
   let lx: number;
   let ly: number;
@@ -54,7 +51,7 @@ function FlowArrowView({ id, sourceX, sourceY, targetX, targetY, sourcePosition,
   return (
     <>
       <BaseEdge id={id} path={path} markerEnd={markerEnd} className={`flow-arrow flow-arrow-${kind}${data?.run ? ` flow-arrow-run-${data.run}` : ""}${selected ? " selected" : ""}`} />
-      {!low && (data?.label || insert) && (
+      {(data?.label || insert) && (
         <EdgeLabelRenderer>
           <div className="flow-arrow-label nodrag nopan" style={{ transform: `translate(-50%, -50%) translate(${lx}px, ${ly}px)` }} data-arrow={id}>
             {data?.label && (

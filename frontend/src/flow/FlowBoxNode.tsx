@@ -5,10 +5,8 @@ import { worstSeverity } from "../graph/queries";
 import type { Issue } from "../graph/types";
 import type { Mark } from "../canvas/RouterNode";
 import { shorten } from "../canvas/labels";
-import { StillHandle } from "../canvas/StillHandle";
 import { StatusIcon } from "../common/icons";
 import { formatMs } from "../panels/run/console";
-import { LowDetailContext } from "../canvas/useLowDetail";
 import type { BoxRun } from "./marks";
 import { isDirection, type Direction } from "./navigate";
 import { describeBox, type FlowBox, type FlowGroup, type InsertPoint, type StepRef } from "./project";
@@ -103,7 +101,6 @@ function IssuePin({ issues }: { issues: Issue[] }) {
 
 function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
   const actions = useContext(FlowActionsContext);
-  const low = useContext(LowDetailContext);
   const descId = useId();
   const { box, selected, readOnly, run, mark, issues, after, canMove, collapsedGroup } = data;
   const severity = worstSeverity(issues);
@@ -132,7 +129,7 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
     }
   };
 
-  // The box's focusable body: a toggle button that selects the box, in either level of detail.
+  // The box's focusable body: a toggle button that selects the box.
   const bodyProps = {
     className: "flow-box-body",
     role: "button",
@@ -145,18 +142,6 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
       actions.select(box);
     },
   } as const;
-
-  if (low) {
-    // Zoomed far out (canvas/lod.ts): a plain box in its kind's colours, named for tooltips and
-    // assistive technology, still selectable.
-    return (
-      <div className={`${classes.join(" ")} flow-box-low`} data-box={box.id} data-kind={box.kind} data-detail="low">
-        <StillHandle type="target" position={Position.Left} nodeId={box.id} className="flow-handle" />
-        <div {...bodyProps} aria-label={box.title} title={box.title} />
-        <StillHandle type="source" position={Position.Right} nodeId={box.id} className="flow-handle" />
-      </div>
-    );
-  }
 
   return (
     <div className={classes.join(" ")} data-box={box.id} data-kind={box.kind} data-detail="full">
@@ -282,12 +267,11 @@ export const FlowGroupNode = memo(FlowGroupView);
  * assistive technology; nothing to select or edit (the arrows out of it carry the "+").
  */
 function FlowJoinView({ data }: NodeProps<FlowJoinFlowNode>) {
-  const low = useContext(LowDetailContext);
   const { box } = data;
   return (
     <div className="flow-join" data-box={box.id} data-kind="join" role="img" aria-label="join" title="join">
-      {low ? <StillHandle type="target" position={Position.Left} nodeId={box.id} className="flow-handle" /> : <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />}
-      {low ? <StillHandle type="source" position={Position.Right} nodeId={box.id} className="flow-handle" /> : <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />}
+      <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />
+      <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />
     </div>
   );
 }

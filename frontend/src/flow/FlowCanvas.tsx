@@ -9,7 +9,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { flowScene } from "../canvas/flowScene";
 import { LodLayer } from "../canvas/LodLayer";
 import type { LodBox } from "../canvas/lodScene";
-import { LowDetailContext, useLowDetail } from "../canvas/useLowDetail";
+import { useLowDetail } from "../canvas/useLowDetail";
 import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
 import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "../canvas/RouterNode";
 import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
@@ -396,7 +396,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   );
 
   return (
-    <FlowActionsContext.Provider value={actions}><LowDetailContext.Provider value={low}>
+    <FlowActionsContext.Provider value={actions}>
       <div ref={canvasRef} className="canvas flow-canvas" onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={canvasSize ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {canvasSize && (
           <ReactFlow<FlowNode, FlowArrow>
@@ -434,6 +434,6 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           </div>
         )}
       </div>
-    </LowDetailContext.Provider></FlowActionsContext.Provider>
+    </FlowActionsContext.Provider>
   );
 }
