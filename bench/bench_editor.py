@@ -32,7 +32,8 @@ Measures, per page load (medians over ``--runs`` loads):
 - pan: the mouse presses on an empty spot of the canvas and drags (8 strokes of 240 px in 24
   moves each) while the page records the intervals between ``requestAnimationFrame`` callbacks;
   p50/p95/max of those intervals, pooled over the runs, and frames per second (1000 / the mean
-  interval). At 60 Hz a frame is 16.7 ms, so p95 at 16.7 means no dropped frames for 95 % of frames;
+  interval). At 60 Hz a frame is 16.7 ms, so p95 at 16.7 means no dropped frames for 95 % of frames
+  (judged up to 16.7 + 0.5 ms: the frame clock's jitter, FRAME_JITTER_MS);
 - long tasks (PerformanceObserver ``longtask``, > 50 ms) during load and during panning.
 
 Goals (issue #17 item 3, issue #12 item 7), for both views: 500 nodes (steps) interactive
@@ -81,6 +82,11 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1440, "height": 900}
 FRAME_MS = 1000 / 60  # one frame at 60 Hz
+# The p95 goal of one frame is judged against FRAME_MS plus the frame clock's jitter: headless
+# Chromium's requestAnimationFrame timestamps of frames delivered on time spread by a few tenths
+# of a millisecond around 16.67 ms (the 20-node baseline's p95 reads 16.7-16.8 too), while a
+# dropped frame reads 33.3 ms. The figure itself is printed unrounded to two decimals.
+FRAME_JITTER_MS = 0.5
 USER, PASSWORD = "bench", "bench-password-1"
 
 # Nodes view (nodes, steps) and Flow view (steps) per size; the first size is the baseline.
@@ -450,7 +456,7 @@ def report_goals(scenarios: list[Scenario]) -> None:
         # (size, what, goal text, Nodes view, Flow view, measure, goal, higher is better)
         (500, "interactive, fitted", "<= 1500 ms", "fit", "flow fit", "tti", TTI_GOAL.get(500), False),
         (500, "interactive, 100 %", "<= 1500 ms", "zoom 1", None, "tti", TTI_GOAL.get(500), False),
-        (500, "pan p95, 100 %", "<= 16.7 ms", "zoom 1", "flow 1", "p95", FRAME_MS, False),
+        (500, "pan p95, 100 %", "<= 16.7 ms*", "zoom 1", "flow 1", "p95", FRAME_MS + FRAME_JITTER_MS, False),
         (500, "pan p95, fitted", "<= 25 ms", "fit", "flow fit", "p95", PAN_GOAL[500]["fit"], False),
         (1000, "fps panning, fitted", ">= 30", "fit", "flow fit", "fps", FPS_GOAL.get(1000), True),
         (1000, "fps panning, 100 %", ">= 30", "zoom 1", "flow 1", "fps", FPS_GOAL.get(1000), True),
@@ -470,12 +476,13 @@ def report_goals(scenarios: list[Scenario]) -> None:
                 cells.append("-" if view is None else "(not run)" if s is None else "OVER (no load)")
                 continue
             value = measures[key](s)
-            cells.append(
-                f"{value:.1f} {verdict(value, goal, higher)}"
-                if key != "tti"
-                else f"{value:.0f} {verdict(value, goal)}"
-            )
+            digits = 0 if key == "tti" else 2 if key == "p95" else 1
+            cells.append(f"{value:.{digits}f} {verdict(value, goal, higher)}")
         print(f"  {size:>5} {what:<21} {text:<11} {cells[0]:<14} {cells[1]:<14}")
+    print(
+        f"  * one frame: {FRAME_MS:.2f} ms, met up to {FRAME_MS + FRAME_JITTER_MS:.2f} ms (the frame clock's jitter;"
+    )
+    print("    a dropped frame reads 33.3 ms)")
     print("  (the Flow view opens readable, at the start of the flow: its load figure is that view's;")
     print("   its pans follow in the same load, after Fit view and then zoomed to 100 %)")
 
