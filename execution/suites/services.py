@@ -324,9 +324,17 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         if dropped:
             _count(suite, Outcome.CANCELLED, dropped)
     else:
-        # A case whose run has ended no longer holds a slot, judged or not: the next case starts
-        # before the last one's verdict is written.
-        in_flight = rows.filter(outcome=Outcome.RUNNING).exclude(run__status__in=Run.TERMINAL).count()
+        # For a caller that does not run the next case itself, a case whose run has ended no longer
+        # holds a slot, judged or not: the next case starts before the last one's verdict is
+        # written. A worker thread that chains (``keep``) leaves an ended case's slot to the thread
+        # that ran it, which is judging it and will start (and run) the next case in that slot
+        # itself: taking it here would send that case through the broker (a round trip and a claim
+        # of its own) and leave the other thread with nothing to run. Should that thread die
+        # first, the reaper's pass (``suite_reap``) frees the slot.
+        running = rows.filter(outcome=Outcome.RUNNING)
+        if keep is None:
+            running = running.exclude(run__status__in=Run.TERMINAL)
+        in_flight = running.count()
         free = suite.concurrency - in_flight
         if free > 0:
             for result in rows.filter(outcome=Outcome.PENDING).select_related("environment")[:free]:
