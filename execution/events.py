@@ -36,11 +36,11 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.db.models import F
-from django.utils import timezone
 
 from execution import bus
 from execution.eventschema import RUN_EVENTS
 from execution.models import LoggedEvent, Run, RunEvent
+from execution.rawinsert import insert_rows
 
 logger = logging.getLogger(__name__)
 E = TypeVar("E", bound=LoggedEvent)
@@ -95,39 +95,12 @@ def append_events(
     key = f"{event_model.OWNER}_id"
     with transaction.atomic(savepoint=False):
         first = _take_seqs(owner, owner_id, len(items))
-        rows = [event_model(**{key: owner_id}, seq=first + i, type=t, data=d) for i, (t, d) in enumerate(items)]
-        if db.connection.vendor in ("sqlite", "postgresql"):
-            _insert(event_model, rows)
-        else:
-            rows = event_model._default_manager.bulk_create(rows)
+        rows = [
+            event_model(**{key: owner_id}, seq=first + i, type=t, data=d) for i, (t, d) in enumerate(items)
+        ]
+        insert_rows(event_model, rows)  # one INSERT of our own: bulk_create's bookkeeping cost more
         transaction.on_commit(functools.partial(_publish_all, rows))
     return rows
-
-
-def _insert(event_model: type[E], rows: list[E]) -> None:
-    """Insert ``rows`` (one log's new events) with one ``INSERT`` of our own: what ``bulk_create``
-    spends on each row and field (checks, signals' bookkeeping, reading the ids back) was most of
-    the CPU of storing a run's events. The rows keep no id (nothing reads an event's id; events are
-    found by owner and ``seq``); the values go through the fields' own conversions, as Django's."""
-    meta = event_model._meta
-    connection = db.connection
-    fields = [meta.get_field(event_model.OWNER), *(meta.get_field(name) for name in _COLUMNS)]
-    now = timezone.now()
-    params: list[Any] = []
-    for row in rows:
-        row.created_at = now
-        params.extend(field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields)
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in fields)
-    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([one] * len(rows))}",  # noqa: S608
-            params,
-        )
-
-
-_COLUMNS = ("seq", "type", "data", "created_at")
 
 
 def _take_seqs(owner: type[models.Model], owner_id: Any, n: int) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 from execution.engine import TraceEvent
 from execution.models import Run, RunStep
+from execution.rawinsert import insert_rows
 
 
 def _dt(timestamp: float | None) -> datetime | None:
@@ -55,7 +56,7 @@ class StepRecorder:
             if fold is not None:
                 fold(event)
         if self._new:
-            RunStep.objects.bulk_create(self._new.values())
+            insert_rows(RunStep, list(self._new.values()))
             self.stored.update(self._new)
         self._new = {}
 
