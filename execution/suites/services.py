@@ -324,13 +324,10 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         if dropped:
             _count(suite, Outcome.CANCELLED, dropped)
     else:
-        # For a caller that does not run the next case itself, a case whose run has ended no longer
-        # holds a slot, judged or not: the next case starts before the last one's verdict is
-        # written. A worker thread that chains (``keep``) leaves an ended case's slot to the thread
-        # that ran it, which is judging it and will start (and run) the next case in that slot
-        # itself: taking it here would send that case through the broker (a round trip and a claim
-        # of its own) and leave the other thread with nothing to run. Should that thread die
-        # first, the reaper's pass (``suite_reap``) frees the slot.
+        # A case whose run has ended holds no slot, judged or not, except for a thread that chains
+        # (``keep``): the thread that ran it is judging it and will start and run the next case in
+        # that slot itself (else a case here would go through the broker and that thread idle).
+        # Should that thread die first, the reaper's pass (``suite_reap``) frees the slot.
         running = rows.filter(outcome=Outcome.RUNNING)
         if keep is None:
             running = running.exclude(run__status__in=Run.TERMINAL)
@@ -373,7 +370,7 @@ def suite_advance(
     run_id: uuid.UUID | str | None = None,
     keep: list[Run] | None = None,
     here: recall.EndedRun | None = None,
-    ended: list[SuiteCaseResult] | None = None,
+    ended: Sequence[SuiteCaseResult] | None = None,
 ) -> None:
     """Judge the cases whose runs have ended (only ``run_id``'s when given: the worker that ran it
     judges its own case, not its neighbours'), start the next ones, and finish the suite run when
@@ -492,19 +489,3 @@ def suite_cancel(*, suite: SuiteRun, user: User) -> SuiteRun:
         suite_advance(suite.pk)
     suite.refresh_from_db()
     return suite
-
-
-def suite_start_pair(
-    *,
-    graph: Graph,
-    a: GraphVersion,
-    b: GraphVersion,
-    user: User,
-    environment: Environment | None = None,
-) -> tuple[SuiteRun, SuiteRun]:
-    """Start suite runs of every case on versions ``a`` and ``b`` with one seed (the same Splitter
-    draws on both sides), for :func:`execution.suites.selectors.suite_compare`."""
-    seed = runs.new_seed()
-    first = suite_start(graph=graph, version=a, user=user, environment=environment, seed=seed)
-    second = suite_start(graph=graph, version=b, user=user, environment=environment, seed=seed)
-    return first, second
