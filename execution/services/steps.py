@@ -15,6 +15,7 @@ from typing import Any
 
 from execution.engine import TraceEvent
 from execution.models import Run, RunStep
+from execution.rawinsert import insert_rows
 
 
 def _dt(timestamp: float | None) -> datetime | None:
@@ -33,13 +34,14 @@ class StepRecorder:
     attempt: int
     pending_routes: dict[str, dict[str, Any]] = field(default_factory=dict)
     stored: set[str] = field(default_factory=set)  # call ids whose row this attempt has written
+    pending: set[str] = field(default_factory=set)  # of those, the ones still in flight (outcome pending)
     _new: dict[str, RunStep] = field(default_factory=dict)  # rows of the batch being stored
 
-    def saved(self) -> tuple[dict[str, dict[str, Any]], set[str]]:
-        return dict(self.pending_routes), set(self.stored)
+    def saved(self) -> tuple[dict[str, dict[str, Any]], set[str], set[str]]:
+        return dict(self.pending_routes), set(self.stored), set(self.pending)
 
-    def restore(self, state: tuple[dict[str, dict[str, Any]], set[str]]) -> None:
-        self.pending_routes, self.stored = dict(state[0]), set(state[1])
+    def restore(self, state: tuple[dict[str, dict[str, Any]], set[str], set[str]]) -> None:
+        self.pending_routes, self.stored, self.pending = dict(state[0]), set(state[1]), set(state[2])
 
     def store(self, trace: list[TraceEvent]) -> None:
         """Fold a batch of trace events into the RunStep rows (events not about a step are ignored)."""
@@ -55,7 +57,7 @@ class StepRecorder:
             if fold is not None:
                 fold(event)
         if self._new:
-            RunStep.objects.bulk_create(self._new.values())
+            insert_rows(RunStep, list(self._new.values()))
             self.stored.update(self._new)
         self._new = {}
 
@@ -82,7 +84,14 @@ class StepRecorder:
         elif call_id in self.stored:
             RunStep.objects.filter(run=self.run, attempt=self.attempt, call_id=call_id).update(**values)
         else:
-            self._new[call_id] = RunStep(**self._key(call_id), **(create if create is not None else values))
+            row = self._new[call_id] = RunStep(
+                **self._key(call_id), **(create if create is not None else values)
+            )
+        outcome = row.outcome if row is not None else values.get("outcome")
+        if outcome == RunStep.Outcome.PENDING:
+            self.pending.add(call_id)
+        elif outcome is not None:
+            self.pending.discard(call_id)
 
     def _with_pending_route(self, call_id: str, values: dict[str, Any]) -> dict[str, Any]:
         route = self.pending_routes.pop(call_id, None)

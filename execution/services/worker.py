@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import gc
 import logging
 import queue
 import random
@@ -28,7 +27,7 @@ from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
 from execution.eventschema import RUN_EVENTS
 from execution.models import DEFAULT_STEP_TIMEOUT, Run, RunEvent
-from execution.services import endings, environments, recall, writes
+from execution.services import endings, environments, memory, recall, writes
 from execution.services.steps import StepRecorder
 from graphs import spec
 
@@ -318,7 +317,8 @@ class _Execution:
                 self.stored[key] = events.emit_many(self.run.pk, items)
                 return
             status, error = closing["status"], closing.get("error", "")
-            endings.close_pending_steps(self.run, self.attempt, status, error)
+            if self.steps.pending:  # rows this attempt stored still in flight (none, mostly)
+                endings.close_pending_steps(self.run, self.attempt, status, error)
             final = endings.finished_data(closing, self.attempt, self.engine_finished)
             self.stored[key] = events.emit_many(self.run.pk, [*items, (RUN_EVENTS.terminal, final)])
 
@@ -467,7 +467,8 @@ def run_claimed(run: Run, *, quiet: bool = False) -> str:
     finally:
         with _IN_FLIGHT_LOCK:
             _IN_FLIGHT.pop(str(run.pk), None)
-        _return_freed_memory()
+            busy = bool(_IN_FLIGHT)
+        memory.return_freed_memory(busy=busy)
     return "done"
 
 
@@ -491,37 +492,3 @@ def claim(run_id: str) -> Run | None:
 def started_data(attempt: int) -> dict[str, Any]:
     """The data of the ``run.started`` event of an attempt this worker claims."""
     return {"attempt": attempt, "worker": socket.gethostname()}
-
-
-# A full collection at most this often while other runs are in flight (seconds).
-_COLLECT_EVERY = 2.0
-_collected = {"at": 0.0, "frozen": False}
-
-
-def _return_freed_memory() -> None:
-    """Free what a finished run left in reference cycles, now rather than at some later collection.
-
-    A failed step's exception keeps its traceback, whose frames keep the bodies they were reading;
-    those cycles wait for Python's cycle collector, which a worker that allocates little between
-    runs may not run for a long time. Measured on a 40 x 9 MiB Ensemble stopped by its budget
-    (tests/reliability/test_run_memory.py): the worker stayed 73 MiB above its start after the run
-    without this, 6 to 12 MiB with it.
-
-    A full collection holds the GIL while it walks every object of the process, stopping every
-    other run of the worker meanwhile: tens of ms for a loaded Django process, more than the CPU of
-    a short run. So the objects the process had when its first run ended (modules, settings,
-    Django's caches: they live as long as the process) are frozen out of the collector's walks
-    (``gc.freeze``, at the first moment no run is in flight), and while other runs are in flight a
-    collection happens at most every ``_COLLECT_EVERY`` s; the last run to end always collects.
-    """
-    now = time.monotonic()
-    with _IN_FLIGHT_LOCK:
-        busy = bool(_IN_FLIGHT)
-        if busy and now - _collected["at"] < _COLLECT_EVERY:
-            return
-        _collected["at"] = now
-        freeze = not busy and not _collected["frozen"]  # no run's objects are frozen with them
-        _collected["frozen"] = _collected["frozen"] or freeze
-    gc.collect()
-    if freeze:
-        gc.freeze()

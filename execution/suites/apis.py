@@ -29,7 +29,7 @@ from execution.apis import EventStreamRenderer, _given, event_log_response, even
 from execution.eventschema import SUITE_EVENTS
 from execution.models import Environment
 from execution.suites import events as suite_events
-from execution.suites import selectors, services
+from execution.suites import pairs, selectors, services
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from graphs import selectors as graph_selectors
 from graphs.models import Graph, GraphVersion
@@ -387,7 +387,7 @@ class SuiteRunCompareStartApi(APIView):
         values = data.validated_data
         graph = graph_selectors.graph_get(name=name, user=request.user)
         a, b = (_version(graph, values[k], k) for k in ("a", "b"))
-        first, second = services.suite_start_pair(
+        first, second = pairs.suite_start_pair(
             graph=graph,
             a=a,
             b=b,

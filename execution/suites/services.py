@@ -324,9 +324,14 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         if dropped:
             _count(suite, Outcome.CANCELLED, dropped)
     else:
-        # A case whose run has ended no longer holds a slot, judged or not: the next case starts
-        # before the last one's verdict is written.
-        in_flight = rows.filter(outcome=Outcome.RUNNING).exclude(run__status__in=Run.TERMINAL).count()
+        # A case whose run has ended holds no slot, judged or not, except for a thread that chains
+        # (``keep``): the thread that ran it is judging it and will start and run the next case in
+        # that slot itself (else a case here would go through the broker and that thread idle).
+        # Should that thread die first, the reaper's pass (``suite_reap``) frees the slot.
+        running = rows.filter(outcome=Outcome.RUNNING)
+        if keep is None:
+            running = running.exclude(run__status__in=Run.TERMINAL)
+        in_flight = running.count()
         free = suite.concurrency - in_flight
         if free > 0:
             for result in rows.filter(outcome=Outcome.PENDING).select_related("environment")[:free]:
@@ -365,6 +370,7 @@ def suite_advance(
     run_id: uuid.UUID | str | None = None,
     keep: list[Run] | None = None,
     here: recall.EndedRun | None = None,
+    ended: Sequence[SuiteCaseResult] | None = None,
 ) -> None:
     """Judge the cases whose runs have ended (only ``run_id``'s when given: the worker that ran it
     judges its own case, not its neighbours'), start the next ones, and finish the suite run when
@@ -373,12 +379,13 @@ def suite_advance(
     ``keep`` (a worker thread's list, empty): the first case started here is not sent to the broker
     but appended to it, once its transaction has committed; the caller must run it (or send it).
     ``here``: the run this thread just executed (``recall.ended_here``), judged from what the worker
-    holds instead of reading its run and events back."""
-    ended = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome=Outcome.RUNNING).filter(
-        Q(run__isnull=True) | Q(run__status__in=Run.TERMINAL)
-    )
-    if run_id is not None:
-        ended = ended.filter(run__pk=run_id)
+    holds instead of reading its run and events back. ``ended``: the cases to judge, already read
+    by the caller (as this would read them)."""
+    if ended is None:
+        rows = SuiteCaseResult.objects.filter(suite__pk=suite_id, outcome=Outcome.RUNNING).filter(
+            Q(run__isnull=True) | Q(run__status__in=Run.TERMINAL)
+        )
+        ended = list(rows.filter(run__pk=run_id) if run_id is not None else rows)
 
     def locked(action: Callable[[SuiteRun, list[Run] | None], None]) -> None:
         # Through the group commit (one transaction with the other runs' writes of this process).
@@ -393,7 +400,7 @@ def suite_advance(
             keep.extend(kept)
 
     manifests: dict[int, spec.Manifest] = {}
-    judged = list(ended)
+    judged = ended
     if not judged:
         locked(_fill_locked)
     for result in judged:
@@ -430,11 +437,13 @@ def suite_run_ended(*, run_id: uuid.UUID | str, take: bool = False) -> tuple[boo
     transaction but not sent to the broker: the caller must run it
     (``execution.services.worker.run_claimed``)."""
     here = recall.ended_here(str(run_id))
-    suite_id = SuiteCaseResult.objects.filter(run_id=run_id).values_list("suite_id", flat=True).first()
-    if suite_id is None:
+    # Its case, and whether it is to be judged (running, its run ended), in one read.
+    case = SuiteCaseResult.objects.filter(run_id=run_id).annotate(run_status=F("run__status")).first()
+    if case is None:
         return False, None
+    ended = [case] if case.outcome == Outcome.RUNNING and case.run_status in Run.TERMINAL else []
     keep: list[Run] | None = [] if take else None
-    suite_advance(suite_id, run_id=run_id, keep=keep, here=here)
+    suite_advance(case.suite_id, run_id=run_id, keep=keep, here=here, ended=ended)
     return True, (keep[0] if keep else None)
 
 
@@ -480,19 +489,3 @@ def suite_cancel(*, suite: SuiteRun, user: User) -> SuiteRun:
         suite_advance(suite.pk)
     suite.refresh_from_db()
     return suite
-
-
-def suite_start_pair(
-    *,
-    graph: Graph,
-    a: GraphVersion,
-    b: GraphVersion,
-    user: User,
-    environment: Environment | None = None,
-) -> tuple[SuiteRun, SuiteRun]:
-    """Start suite runs of every case on versions ``a`` and ``b`` with one seed (the same Splitter
-    draws on both sides), for :func:`execution.suites.selectors.suite_compare`."""
-    seed = runs.new_seed()
-    first = suite_start(graph=graph, version=a, user=user, environment=environment, seed=seed)
-    second = suite_start(graph=graph, version=b, user=user, environment=environment, seed=seed)
-    return first, second

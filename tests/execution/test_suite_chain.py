@@ -124,3 +124,43 @@ def test_a_thread_past_its_chaining_time_sends_the_next_case_to_the_broker(
     assert worker.run_execute(run_id=first) == "done"
     assert suite_tasks.run_suite_chain(first, seconds=0) == 0  # ran nothing here
     assert len(enqueued) == 2 and Run.objects.get(pk=enqueued[1]["args"][0]).status == Run.Status.QUEUED
+
+
+def test_a_chaining_thread_leaves_an_ended_cases_slot_to_the_thread_judging_it(
+    start: Any, enqueued: list[dict[str, Any]]
+) -> None:
+    graph = Graph.objects.get(name=GRAPH)
+    extra = graph.test_cases.order_by("pk").first()
+    assert extra is not None
+    extra.pk, extra.name = None, "cat again"
+    extra.save()  # four cases
+    suite = start(concurrency=2)
+    first, second = runs_of(suite)
+    for run_id in (first, second):  # both end before either moves the suite run along
+        assert worker.run_execute(run_id=run_id) == "done"
+    _, third = suites.suite_run_ended(run_id=first, take=True)
+    # The second case's slot is its own thread's to pass on: nothing was sent to the broker.
+    assert third is not None and len(enqueued) == 2 and Run.objects.count() == 3
+    _, fourth = suites.suite_run_ended(run_id=second, take=True)
+    assert fourth is not None and len(enqueued) == 2 and Run.objects.count() == 4
+    for run in (third, fourth):
+        assert worker.run_claimed(run) == "done"
+        assert suites.suite_run_ended(run_id=run.pk, take=True) == (True, None)
+    suite.refresh_from_db()
+    assert suite.status == SuiteRun.Status.PASSED and suite.passed == 4
+
+
+def test_a_caller_that_does_not_chain_fills_an_ended_cases_slot_at_once(
+    start: Any, enqueued: list[dict[str, Any]]
+) -> None:
+    graph = Graph.objects.get(name=GRAPH)
+    extra = graph.test_cases.order_by("pk").first()
+    assert extra is not None
+    extra.pk, extra.name = None, "cat again"
+    extra.save()
+    suite = start(concurrency=2)
+    first, second = runs_of(suite)
+    for run_id in (first, second):
+        assert worker.run_execute(run_id=run_id) == "done"
+    assert suites.suite_run_ended(run_id=first) == (True, None)
+    assert len(enqueued) == 4  # both slots refilled through the broker
