@@ -13,7 +13,7 @@ from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from execution import demo
-from execution.models import Run, RunEvent
+from execution.models import Environment, Run, RunEvent
 from execution.services import recall, runs, worker
 from execution.suites import services as suites
 from execution.suites.judging import judge
@@ -202,16 +202,29 @@ def test_the_thread_that_ran_a_case_judges_it_without_reading_its_run_back(
 @pytest.mark.parametrize("quiet", [False, True])
 def test_a_chained_case_stores_its_events_with_its_ending(demo_user: Any, quiet: bool) -> None:
     """A case its thread chained (``quiet``): nobody has its run open yet, so a run shorter than the
-    quiet window stores its events in one write, with its ending; any other run, step by step."""
+    quiet window stores its events in one write, with its ending; any other run, step by step (its
+    steps take 150 ms here, far beyond the 5 ms a live run's events are gathered for, so that a
+    loaded machine that delays the writer does not merge them)."""
     graph = Graph.objects.select_related("latest_version").get(name="face-recognition")
+    slow = None
+    if not quiet:
+        local = Environment.objects.get(name="local")
+        slow = Environment.objects.create(
+            name="slow-steps", visibility="shared", allow_loopback=True,
+            url_template=local.url_template + ("&" if "?" in local.url_template else "?") + "latency_ms=150",
+        )  # fmt: skip
     run, _ = runs.run_create(
         graph=graph, version=graph.latest_version, user=demo_user, payload=CASES[0][1]["request"]["payload"],
-        claim_here=True,
+        environment=slow, claim_here=True,
     )  # fmt: skip
     with CaptureQueriesContext(connection) as queries:
         assert worker.run_claimed(run, quiet=quiet) == "done"
     inserts = [q for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "execution_runevent"')]
     assert (len(inserts) == 1) is quiet
+    run.refresh_from_db()
+    if not quiet:  # the slow steps were slow: three of them in a row on the critical path
+        assert run.finished_at is not None and run.started_at is not None
+        assert (run.finished_at - run.started_at).total_seconds() >= 0.45
     stored = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", "type"))
     assert [seq for seq, _ in stored] == list(range(1, len(stored) + 1))
     assert stored[-1][1] == "run.finished"
