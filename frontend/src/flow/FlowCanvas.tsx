@@ -8,6 +8,7 @@ import { Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlo
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { flowScene } from "../canvas/flowScene";
 import { LodLayer } from "../canvas/LodLayer";
+import { keepMeasured } from "../canvas/measured";
 import type { LodBox } from "../canvas/lodScene";
 import { useLowDetail } from "../canvas/useLowDetail";
 import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
@@ -20,6 +21,7 @@ import { FlowDots } from "./FlowDots";
 import { FlowActionsContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";
 import { draggedRouter, dropHint, dropTarget, routerHint, type DropTarget } from "./drop";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
+import { withBoxHandles } from "./handles";
 import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
@@ -139,11 +141,15 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   }, [placed, shown, state.nodes, selection, issues, readOnly, compare, run]);
 
   const [nodes, setNodes] = useState<FlowNode[]>(derived);
-  useEffect(() => setNodes(derived), [derived]);
+  // With the sizes React Flow measured: else each new copy (a selection, new issues) would have
+  // every box mounted again to be measured, in view or not (canvas/measured.ts).
+  useEffect(() => setNodes((prev) => keepMeasured(derived, prev)), [derived]);
   // Zoomed far out: React Flow keeps the boxes (the fit, the minimap's frame) but mounts none; the
   // overview layer draws them (canvas/lod.ts, canvas/LodLayer.tsx).
   const low = useLowDetail();
-  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : nodes), [nodes, low]);
+  // The boxes not measured yet come with their handles, so that only those in view are mounted
+  // (handles.ts).
+  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : withBoxHandles(nodes)), [nodes, low]);
   const scene = useMemo(
     () =>
       low
@@ -313,7 +319,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
       const to = node ? dropIndex(routerTypeOf(node), box.step.index, { x: p.x + size.width / 2, y: p.y + size.height / 2 }, centers) : null;
       if (to !== null) {
         apply(moveAlong(live.current, box.step, to - box.step.index));
-        setNodes(derived);
+        setNodes((prev) => keepMeasured(derived, prev));
         return;
       }
       onEdit({ type: "moveFlowBoxes", positions: { [box.layoutKey]: p } });
