@@ -28,7 +28,7 @@ import type { Selection } from "../editor/store";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
 import { LodLayer } from "./LodLayer";
 import { LOW_DETAIL_BELOW } from "./lod";
-import { measuredSizes } from "./measured";
+import { measuredSizes, withCardHandles } from "./measured";
 import { cardEstimate, FIT, fittedViewport, nodesScene } from "./nodesScene";
 import { useLowDetail } from "./useLowDetail";
 import { CanvasActionsContext, PALETTE_MIME, RouterNode, STEP_MIME, type CanvasActions, type Mark, type RouterFlowNode } from "./RouterNode";
@@ -180,7 +180,12 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
 
   // At low detail React Flow keeps the nodes (the fit, the minimap's frame) but mounts none.
   // (A card never measured gets the estimate, so that a fit of the hidden cards has their size.)
-  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...initialSize(n.data.node.steps.length), ...n, hidden: true })) : nodes), [nodes, low]);
+  // With only the cards in view rendered, those not measured yet come with estimated handles, so
+  // that React Flow does not mount every card to measure it (measured.ts).
+  const rfNodes = useMemo(
+    () => (low ? nodes.map((n) => ({ ...initialSize(n.data.node.steps.length), ...n, hidden: true })) : visibleOnly ? withCardHandles(nodes) : nodes),
+    [nodes, low, visibleOnly],
+  );
   // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
   const scene = useMemo(() => (low ? nodesScene(state, selection, measuredSizes(nodes)) : null), [low, state.nodes, selection, nodes]);
   const selectBox = useCallback((box: { id: string }) => onSelect({ kind: "nodes", names: [box.id] }), [onSelect]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keepMeasured } from "./measured";
+import { keepMeasured, withCardHandles } from "./measured";
 
 describe("keepMeasured", () => {
   it("carries React Flow's measured size over to the new copy of a node with the same id", () => {
@@ -23,5 +23,32 @@ describe("keepMeasured", () => {
     const prev = [{ id: "g", width: 100, height: 50, measured: { width: 100, height: 50 } }];
     const next = [{ id: "g", width: 140, height: 60 }];
     expect(keepMeasured(next, prev)[0]).toEqual({ id: "g", width: 140, height: 60, measured: { width: 100, height: 50 } });
+  });
+});
+
+describe("withCardHandles", () => {
+  const card = (steps: string[], extra: object = {}) => ({ id: "n", initialHeight: 190, data: { node: { steps: steps.map((id) => ({ id })) }, readOnly: false }, ...extra });
+
+  it("gives a card not measured yet its in handle, one handle per step in order, and the new-step handle", () => {
+    const [n] = withCardHandles([card(["s1", "s2"])]);
+    const handles = n.handles ?? [];
+    expect(handles.map((h) => [h.id, h.type, h.position])).toEqual([
+      ["in", "target", "left"],
+      ["s1", "source", "right"],
+      ["s2", "source", "right"],
+      ["__new", "source", "right"],
+    ]);
+    // In half-way down the estimated height; the steps top down, above the foot.
+    expect(handles[0].y + (handles[0].height ?? 0) / 2).toBe(95);
+    expect(handles[1].y).toBeLessThan(handles[2].y);
+    expect(handles[2].y).toBeLessThan(handles[3].y);
+    expect(handles[3].y).toBeLessThan(190);
+  });
+
+  it("has no new-step handle on a read-only card, and leaves measured cards alone", () => {
+    const [ro] = withCardHandles([{ ...card(["s1"]), data: { node: { steps: [{ id: "s1" }] }, readOnly: true } }]);
+    expect(ro.handles?.map((h) => h.id)).toEqual(["in", "s1"]);
+    const measured = card(["s1"], { measured: { width: 260, height: 117 } });
+    expect(withCardHandles([measured])[0]).toBe(measured);
   });
 });

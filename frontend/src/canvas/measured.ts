@@ -1,3 +1,4 @@
+import { Position as Side, type NodeHandle } from "@xyflow/react";
 import type { Size } from "../graph/placement";
 
 /** The cards' sizes as React Flow measured them; placement estimates the cards not measured yet. */
@@ -20,5 +21,37 @@ export function keepMeasured<T extends { id: string; measured?: { width?: number
   return next.map((n) => {
     const m = measured.get(n.id);
     return m && !n.measured ? { ...n, measured: m } : n;
+  });
+}
+
+/** Where a card's handles sit (RouterNode.tsx and its CSS: as measured at 100 %), for estimates. */
+const CARD = { in: { x: -11, width: 10, height: 14 }, out: { x: 259.5, size: 9 }, firstRow: 61, row: 43, foot: 22 };
+
+interface CardNode {
+  initialHeight?: number;
+  measured?: { width?: number; height?: number };
+  handles?: NodeHandle[];
+  data: { node: { steps: { id: string }[] }; readOnly: boolean };
+}
+
+/**
+ * The handles of a card React Flow has not measured yet, estimated (its height is its
+ * `initialHeight`): React Flow renders every node whose handles it does not know, even out of view
+ * with `onlyRenderVisibleElements`, to measure them, so a large graph would mount all its cards on
+ * opening and unmount most of them at once. With estimates only the cards in view are mounted; an
+ * arrow to a card out of view ends near where it will (exactly once the card has been in view
+ * and React Flow measured it). A measured card keeps the handles React Flow measured.
+ */
+export function withCardHandles<T extends CardNode>(nodes: T[]): (T & { handles?: NodeHandle[] })[] {
+  return nodes.map((n) => {
+    if (n.handles || n.measured?.width || !n.initialHeight) return n;
+    const height = n.initialHeight;
+    const out = (id: string, y: number): NodeHandle => ({ id, type: "source", position: Side.Right, x: CARD.out.x, y, width: CARD.out.size, height: CARD.out.size });
+    const handles: NodeHandle[] = [
+      { id: "in", type: "target", position: Side.Left, x: CARD.in.x, y: height / 2 - CARD.in.height / 2, width: CARD.in.width, height: CARD.in.height },
+      ...n.data.node.steps.map((step, i) => out(step.id, CARD.firstRow + CARD.row * i)),
+    ];
+    if (!n.data.readOnly) handles.push(out("__new", height - CARD.foot));
+    return { ...n, handles };
   });
 }
