@@ -27,7 +27,7 @@ describe("keepMeasured", () => {
 });
 
 describe("withCardHandles", () => {
-  const card = (steps: string[], extra: object = {}) => ({ id: "n", initialHeight: 190, data: { node: { steps: steps.map((id) => ({ id })) }, readOnly: false }, ...extra });
+  const card = (steps: string[], extra: object = {}) => ({ id: "n", initialWidth: 262, initialHeight: 190, data: { node: { steps: steps.map((id) => ({ id })) }, readOnly: false }, ...extra });
 
   it("gives a card not measured yet its in handle, one handle per step in order, and the new-step handle", () => {
     const [n] = withCardHandles([card(["s1", "s2"])]);
@@ -43,6 +43,9 @@ describe("withCardHandles", () => {
     expect(handles[1].y).toBeLessThan(handles[2].y);
     expect(handles[2].y).toBeLessThan(handles[3].y);
     expect(handles[3].y).toBeLessThan(190);
+    // A size React Flow counts as measured (its fitView waits for one), but never a measured one
+    // (whole pixels): mounted, the card reports its real size and loses the estimates.
+    expect(n.measured).toEqual({ width: 262.5, height: 190.5 });
   });
 
   it("has no new-step handle on a read-only card, and leaves measured cards alone", () => {

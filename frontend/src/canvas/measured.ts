@@ -24,10 +24,20 @@ export function keepMeasured<T extends { id: string; measured?: { width?: number
   });
 }
 
+/**
+ * A size for a node React Flow has not measured yet, from its estimate: half a pixel over it, never
+ * what the browser measures (whole pixels), so that React Flow always reports the real size (a
+ * dimensions change) when the node is mounted, and the node then loses its estimates.
+ */
+export function estimatedSize(width: number, height: number): { width: number; height: number } {
+  return { width: width + 0.5, height: height + 0.5 };
+}
+
 /** Where a card's handles sit (RouterNode.tsx and its CSS: as measured at 100 %), for estimates. */
 const CARD = { in: { x: -11, width: 10, height: 14 }, out: { x: 259.5, size: 9 }, firstRow: 61, row: 43, foot: 22 };
 
 interface CardNode {
+  initialWidth?: number;
   initialHeight?: number;
   measured?: { width?: number; height?: number };
   handles?: NodeHandle[];
@@ -41,10 +51,13 @@ interface CardNode {
  * opening and unmount most of them at once. With estimates only the cards in view are mounted; an
  * arrow to a card out of view ends near where it will (exactly once the card has been in view
  * and React Flow measured it). A measured card keeps the handles React Flow measured.
+ *
+ * The card also gets an estimated `measured` size (see `estimatedSize`): React Flow's fitView
+ * waits until every node shown has one.
  */
-export function withCardHandles<T extends CardNode>(nodes: T[]): (T & { handles?: NodeHandle[] })[] {
+export function withCardHandles<T extends CardNode>(nodes: T[]): (T & { handles?: NodeHandle[]; measured?: { width?: number; height?: number } })[] {
   return nodes.map((n) => {
-    if (n.handles || n.measured?.width || !n.initialHeight) return n;
+    if (n.handles || n.measured?.width || !n.initialWidth || !n.initialHeight) return n;
     const height = n.initialHeight;
     const out = (id: string, y: number): NodeHandle => ({ id, type: "source", position: Side.Right, x: CARD.out.x, y, width: CARD.out.size, height: CARD.out.size });
     const handles: NodeHandle[] = [
@@ -52,6 +65,6 @@ export function withCardHandles<T extends CardNode>(nodes: T[]): (T & { handles?
       ...n.data.node.steps.map((step, i) => out(step.id, CARD.firstRow + CARD.row * i)),
     ];
     if (!n.data.readOnly) handles.push(out("__new", height - CARD.foot));
-    return { ...n, handles };
+    return { ...n, handles, measured: estimatedSize(n.initialWidth, height) };
   });
 }

@@ -23,6 +23,10 @@ describe("withBoxHandles", () => {
     expect(j.handles).toEqual(boxHandles(14, 14));
     // A frame has no handle: given none (else React Flow mounts every frame to look for some).
     expect(g.handles).toEqual([]);
+    expect([b.measured, g.measured]).toEqual([
+      { width: 120.5, height: 44.5 },
+      { width: 300.5, height: 200.5 },
+    ]);
     // Measured: React Flow's own handle bounds are kept (no handles given).
     expect(m).toBe(measured);
   });

@@ -1,4 +1,5 @@
 import { Position as Side, type NodeHandle } from "@xyflow/react";
+import { estimatedSize } from "../canvas/measured";
 
 /** The side of a box's handles (FlowBoxNode.tsx: 9 px squares, `.react-flow__handle`). */
 const HANDLE = 9;
@@ -29,10 +30,12 @@ interface SizedNode {
  * measure them: a large flow would mount all its boxes on opening and unmount most of them at
  * once. With the handles given only the boxes in view are mounted (and measured then). A frame
  * (group) has no handle: it is given none. A measured box keeps the handles React Flow measured.
+ * An estimated `measured` size too (canvas/measured.ts): React Flow's fitView waits until every
+ * node shown has one.
  */
 export function withBoxHandles<T extends SizedNode>(nodes: T[]): T[] {
   return nodes.map((n) => {
     if (n.handles || n.measured?.width || !n.width || !n.height) return n;
-    return { ...n, handles: n.type === "flowGroup" ? [] : boxHandles(n.width, n.height) };
+    return { ...n, handles: n.type === "flowGroup" ? [] : boxHandles(n.width, n.height), measured: estimatedSize(n.width, n.height) };
   });
 }
