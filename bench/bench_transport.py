@@ -44,6 +44,7 @@ from bench_engine import (
     ROOT,
     NaiveRouter,
     ServerFloor,
+    _cpu_timed,
     _manifest,
     _medians,
     with_step_server,
@@ -268,15 +269,6 @@ async def _stack_table(base: str, calls: int) -> list[tuple[str, list[str]]]:
         )
         for name, got in samples.items()
     ]
-
-
-def _cpu_timed(fn: Callable[[], Awaitable[Any]], into: list[float]) -> Callable[[], Awaitable[Any]]:
-    async def go() -> None:
-        started = time.process_time()
-        await fn()
-        into.append(time.process_time() - started)
-
-    return go
 
 
 def _print(title: str, header: list[str], rows: list[tuple[str, list[str]]]) -> None:

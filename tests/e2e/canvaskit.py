@@ -8,6 +8,7 @@ calls that node), the card's ``.handle-in`` and ``.handle-new``, and CodeMirror'
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -161,3 +162,20 @@ def save(page: Page, message: str, *, shortcut: bool = False) -> int:
     assert match, text
     expect(page.locator(".unsaved")).to_have_count(0)
     return int(match.group(1))
+
+
+def grid_graph(count: int, columns: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A chain of ``count`` Sequence nodes on a grid (no saved viewport: the editor fits it;
+    add one to open elsewhere)."""
+    names = ["root"] + [f"n{i:04d}" for i in range(1, count)]
+    nodes = {
+        name: {
+            "routerType": "Sequence",
+            "steps": [{"nodeName": names[i + 1]}] if i + 1 < count else [{"serviceName": "last"}],
+        }
+        for i, name in enumerate(names)
+    }
+    layout = {
+        "nodes": {n: {"x": (i % columns) * 360, "y": (i // columns) * 220} for i, n in enumerate(names)}
+    }
+    return nodes, layout

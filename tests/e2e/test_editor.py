@@ -14,6 +14,7 @@ from canvaskit import (
     drop_node,
     drop_step,
     field,
+    grid_graph,
     open_tab,
     pan,
     panel_tab,
@@ -335,21 +336,9 @@ def test_big_graph_draws_the_cards_in_view_and_the_rest_when_panned_to(
     with the cards in view, the minimap still shows every node, and panning brings the next
     cards in."""
     page = user_page
-    count, columns = 250, 20
-    names = ["root"] + [f"n{i:04d}" for i in range(1, count)]
-    nodes = {
-        name: {
-            "routerType": "Sequence",
-            "steps": [{"nodeName": names[i + 1]}] if i + 1 < count else [{"serviceName": "last"}],
-        }
-        for i, name in enumerate(names)
-    }
-    layout = {
-        "nodes": {
-            name: {"x": (i % columns) * 360, "y": (i // columns) * 220} for i, name in enumerate(names)
-        },
-        "viewport": {"x": 40, "y": 40, "zoom": 1},
-    }
+    count = 250
+    nodes, layout = grid_graph(count, 20)
+    layout["viewport"] = {"x": 40, "y": 40, "zoom": 1}
     make_graph("big-chain", nodes=nodes, layout=layout)
     open_editor(page, "big-chain")
     expect(card(page, "root")).to_be_visible()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from canvaskit import card
+from canvaskit import card, grid_graph
 from playwright.sync_api import Page, expect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -59,22 +59,6 @@ HAS_COLOUR_JS = """
 SEQUENCE_FILL = [0xE8, 0xED, 0xFF]  # canvas/nodesScene.ts
 STEP_FILL = [0xFF, 0xFF, 0xFF]  # canvas/flowScene.ts
 SELECTED = [0x25, 0x63, 0xEB]  # canvas/lodScene.ts
-
-
-def grid_graph(count: int, columns: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A chain of ``count`` Sequence nodes on a grid (no saved viewport: the editor fits it)."""
-    names = ["root"] + [f"n{i:04d}" for i in range(1, count)]
-    nodes = {
-        name: {
-            "routerType": "Sequence",
-            "steps": [{"nodeName": names[i + 1]}] if i + 1 < count else [{"serviceName": "last"}],
-        }
-        for i, name in enumerate(names)
-    }
-    layout = {
-        "nodes": {n: {"x": (i % columns) * 360, "y": (i // columns) * 220} for i, n in enumerate(names)}
-    }
-    return nodes, layout
 
 
 def test_a_large_graph_opens_fitted_as_one_drawn_canvas_that_selects_opens_and_zooms_back_to_cards(
