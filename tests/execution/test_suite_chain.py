@@ -126,14 +126,18 @@ def test_a_thread_past_its_chaining_time_sends_the_next_case_to_the_broker(
     assert len(enqueued) == 2 and Run.objects.get(pk=enqueued[1]["args"][0]).status == Run.Status.QUEUED
 
 
+def add_a_fourth_case() -> None:
+    """A copy of the graph's first case: four cases, two rounds at concurrency 2."""
+    extra = Graph.objects.get(name=GRAPH).test_cases.order_by("pk").first()
+    assert extra is not None
+    extra.pk, extra.name = None, "cat again"
+    extra.save()
+
+
 def test_a_chaining_thread_leaves_an_ended_cases_slot_to_the_thread_judging_it(
     start: Any, enqueued: list[dict[str, Any]]
 ) -> None:
-    graph = Graph.objects.get(name=GRAPH)
-    extra = graph.test_cases.order_by("pk").first()
-    assert extra is not None
-    extra.pk, extra.name = None, "cat again"
-    extra.save()  # four cases
+    add_a_fourth_case()
     suite = start(concurrency=2)
     first, second = runs_of(suite)
     for run_id in (first, second):  # both end before either moves the suite run along
@@ -153,11 +157,7 @@ def test_a_chaining_thread_leaves_an_ended_cases_slot_to_the_thread_judging_it(
 def test_a_caller_that_does_not_chain_fills_an_ended_cases_slot_at_once(
     start: Any, enqueued: list[dict[str, Any]]
 ) -> None:
-    graph = Graph.objects.get(name=GRAPH)
-    extra = graph.test_cases.order_by("pk").first()
-    assert extra is not None
-    extra.pk, extra.name = None, "cat again"
-    extra.save()
+    add_a_fourth_case()
     suite = start(concurrency=2)
     first, second = runs_of(suite)
     for run_id in (first, second):
