@@ -7,7 +7,10 @@ a match of every waiting request against every connection whenever one starts or
 on and drops the rest:
 
 - the same framing, on the same h11 state machine httpcore drives, so a malformed answer fails
-  with the texts the Go error mapping reads (``goerrors/transport.py``);
+  with the texts the Go error mapping reads (``goerrors/transport.py``). The common exchange (plain
+  fields, a ``Content-Length`` each way, ``HTTP/1.1``) is written and read by :mod:`~execution.engine.h1`
+  instead, byte for byte as h11 would; anything else, at any point, is replayed into h11 and goes on
+  there (:class:`_Connection`);
 - the same streams (:class:`~execution.engine.wire.PlainStream`, connected by
   :class:`~execution.engine.wire.PlainBackend`: one send per request, anyio's connect errors);
 - httpcore's exceptions mapped to httpx's, as httpx's transport maps them (message, cause);
@@ -27,13 +30,14 @@ import asyncio
 import collections
 import time
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import h11
 import httpcore
 import httpx
 from httpx._transports.default import map_httpcore_exceptions
 
+from execution.engine import h1
 from execution.engine.wire import PlainBackend, PlainStream, SocketOption
 
 __all__ = ["PlainTransport"]
@@ -47,15 +51,24 @@ Origin = tuple[bytes, bytes, int]
 
 
 class _Connection:
-    """One keep-alive connection: its stream, its h11 state and when it stops being reusable."""
+    """One keep-alive connection: its stream, its h11 state and when it stops being reusable.
 
-    __slots__ = ("expires_at", "h11", "origin", "stream")
+    An exchange :mod:`~execution.engine.h1` can write and read goes by it, and h11 never sees it
+    (``self._exchange``). The moment it meets anything else (the answer's head, a stray byte, an end
+    before the body's length), h11 is given the request and every byte read so far
+    (:meth:`_replay`) and the exchange goes on through h11 as if it had from its start: h11's
+    refusals, error texts and keep-alive decisions are unchanged.
+    """
+
+    __slots__ = ("_exchange", "_skip", "expires_at", "h11", "origin", "stream")
 
     def __init__(self, origin: Origin, stream: PlainStream) -> None:
         self.origin = origin
         self.stream = stream
         self.h11 = h11.Connection(our_role=h11.CLIENT, max_incomplete_event_size=_MAX_HEAD)
         self.expires_at: float | None = None
+        self._exchange: _Exchange | None = None
+        self._skip = 0  # body bytes h11 will report again after a replay
 
     def reusable(self, now: float) -> bool:
         """Idle and fit for the next request: not expired, nothing received since the last answer."""
@@ -64,18 +77,23 @@ class _Connection:
         return not self.stream.get_extra_info("is_readable")
 
     async def send(self, request: httpx.Request, timeout: float | None) -> None:
-        conn = self.h11
         assert isinstance(request.stream, httpx.AsyncByteStream)
+        method = request.method.encode("ascii")
+        target = request.url.raw_path
+        headers = request.headers.raw
+        body = [chunk async for chunk in request.stream]
+        conn = self.h11
+        if conn.our_state is h11.IDLE and conn.their_state is h11.IDLE and not conn.trailing_data[0]:
+            wire = h1.encode_request(method, target, headers, body)
+            if wire is not None:
+                self._exchange = _Exchange(method, target, headers, body)
+                await self.stream.write(wire, timeout)
+                return
         try:
-            head = conn.send(
-                h11.Request(
-                    method=request.method.encode("ascii"),
-                    target=request.url.raw_path,
-                    headers=request.headers.raw,
-                )
+            await self.stream.write(
+                conn.send(h11.Request(method=method, target=target, headers=headers)) or b"", timeout
             )
-            await self.stream.write(head or b"", timeout)
-            async for chunk in request.stream:
+            for chunk in body:
                 await self.stream.write(conn.send(h11.Data(data=chunk)) or b"", timeout)
             await self.stream.write(conn.send(h11.EndOfMessage()) or b"", timeout)
         except h11.LocalProtocolError as exc:  # as httpcore's map_exceptions: message kept, h11's as cause
@@ -95,12 +113,111 @@ class _Connection:
                 raise httpcore.RemoteProtocolError("Server disconnected without sending a response.")
             conn.receive_data(data)
 
-    async def receive_head(self, timeout: float | None) -> h11.Response:
+    async def receive_head(self, timeout: float | None) -> _Head:
+        exchange = self._exchange
+        if exchange is not None:
+            data = await self.stream.read(_READ_BYTES, timeout)
+            exchange.received.append(data)
+            head = h1.parse_response_head(data)
+            if head is not None and len(data) - head.body_at <= head.length:
+                exchange.left = head.length - (len(data) - head.body_at)
+                exchange.first = data[head.body_at :]
+                return _Head(head.status, head.reason, b"1.1", head.headers)
+            self._replay(head_read=False)
         while True:
             event = await self.next_event(timeout)
             if isinstance(event, h11.Response):
-                return event
+                return _Head(event.status_code, event.reason, event.http_version, event.headers.raw_items())
             # An informational answer (100 Continue, 103 Early Hints) precedes the real one.
+
+    async def body_piece(self, timeout: float | None) -> bytes | None:
+        """The next piece of the answer's body; None at its end."""
+        exchange = self._exchange
+        if exchange is not None:
+            if exchange.first:
+                piece, exchange.first = exchange.first, b""
+                exchange.given += len(piece)
+                return piece
+            if not exchange.left:
+                exchange.ended = True
+                return None
+            data = await self.stream.read(_READ_BYTES, timeout)
+            exchange.received.append(data)
+            if data and len(data) <= exchange.left:
+                exchange.left -= len(data)
+                exchange.given += len(data)
+                return data
+            self._replay(head_read=True)  # an early end, or bytes past the body: h11 decides
+        while True:
+            event = await self.next_event(timeout)
+            if isinstance(event, h11.Data):
+                data = bytes(event.data)
+                if self._skip:  # given before a replay
+                    seen = min(self._skip, len(data))
+                    self._skip -= seen
+                    data = data[seen:]
+                    if not data:
+                        continue
+                return data
+            if isinstance(event, h11.Response):  # replayed after its head was given
+                continue
+            if isinstance(event, h11.EndOfMessage | h11.ConnectionClosed) or event is h11.PAUSED:
+                return None
+
+    def end_exchange(self) -> bool:
+        """Whether the request and its answer both went through to their ends; readies the
+        connection for its next request if they did."""
+        exchange, self._exchange = self._exchange, None
+        if exchange is not None:
+            return exchange.ended
+        conn = self.h11
+        if conn.our_state is h11.DONE and conn.their_state is h11.DONE:
+            conn.start_next_cycle()
+            return True
+        return False
+
+    def _replay(self, *, head_read: bool) -> None:
+        """Give h11 the exchange so far: the request, and every byte read (not an end: the next
+        read reports it again). Once the head was returned, :meth:`body_piece` passes over it and
+        over the body bytes already given."""
+        exchange = self._exchange
+        assert exchange is not None
+        self._exchange = None
+        conn = self.h11
+        conn.send(h11.Request(method=exchange.method, target=exchange.target, headers=exchange.headers))
+        for chunk in exchange.body:
+            conn.send(h11.Data(data=chunk))
+        conn.send(h11.EndOfMessage())
+        for data in exchange.received:
+            if data:
+                conn.receive_data(data)
+        self._skip = exchange.given if head_read else 0
+
+
+class _Exchange:
+    """A request written by :mod:`~execution.engine.h1` and what was read of its answer."""
+
+    __slots__ = ("body", "ended", "first", "given", "headers", "left", "method", "received", "target")
+
+    def __init__(
+        self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]], body: list[bytes]
+    ) -> None:
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.received: list[bytes] = []  # every read, in order (for a replay)
+        self.first = b""  # the body bytes read with the head, not given yet
+        self.left = 0  # body bytes still to read
+        self.given = 0  # body bytes given to the reader
+        self.ended = False  # the reader was told the body ended
+
+
+class _Head(NamedTuple):
+    status: int
+    reason: bytes
+    http_version: bytes
+    headers: list[tuple[bytes, bytes]]
 
 
 class _Body(httpx.AsyncByteStream):
@@ -117,12 +234,8 @@ class _Body(httpx.AsyncByteStream):
             raise httpx.StreamClosed()
         try:
             with map_httpcore_exceptions():
-                while True:
-                    event = await connection.next_event(self._timeout)
-                    if isinstance(event, h11.Data):
-                        yield bytes(event.data)
-                    elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed) or event is h11.PAUSED:
-                        return
+                while (piece := await connection.body_piece(self._timeout)) is not None:
+                    yield piece
         except BaseException:
             self._end(reuse=False)
             raise
@@ -181,8 +294,8 @@ class PlainTransport(httpx.AsyncBaseTransport):
                 self._release(connection, reuse=False)
                 raise
         return httpx.Response(
-            status_code=head.status_code,
-            headers=head.headers.raw_items(),
+            status_code=head.status,
+            headers=head.headers,
             stream=_Body(self, connection, timeouts.get("read")),
             extensions={
                 "http_version": b"HTTP/" + head.http_version,
@@ -253,16 +366,14 @@ class PlainTransport(httpx.AsyncBaseTransport):
             raise
 
     def _release(self, connection: _Connection, *, reuse: bool) -> None:
-        state = connection.h11
-        if reuse and not self._closed and state.our_state is h11.DONE and state.their_state is h11.DONE:
-            state.start_next_cycle()
-            if self._idle_count < self._max_idle:
-                if self._expiry is not None:
-                    connection.expires_at = time.monotonic() + self._expiry
-                self._idle.setdefault(connection.origin, collections.deque()).append(connection)
-                self._idle_count += 1
-                self._wake()
-                return
+        ended = connection.end_exchange()  # always: it readies h11 for the next exchange
+        if ended and reuse and not self._closed and self._idle_count < self._max_idle:
+            if self._expiry is not None:
+                connection.expires_at = time.monotonic() + self._expiry
+            self._idle.setdefault(connection.origin, collections.deque()).append(connection)
+            self._idle_count += 1
+            self._wake()
+            return
         self._discard(connection)
 
     def _discard(self, connection: _Connection) -> None:

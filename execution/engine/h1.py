@@ -1,0 +1,128 @@
+"""The common HTTP/1.1 exchange of a step call, written and read without h11 (``plainpool.py``).
+
+h11 is the state machine under the engine's ``http://`` calls: its framing and its error texts are
+what the Go error mapping reads (``goerrors/transport.py``). It is also most of a call's CPU: a
+request is validated field by field and every received event passes through its state machine,
+about a quarter of a hop after a step's wait (``bench/bench_engine.py``, P2 and P3).
+
+Almost every step call is the same exchange: a request with plain header fields and a
+``Content-Length`` (or no body), answered by ``HTTP/1.1`` with a final status, plain header fields
+and a ``Content-Length``. This module handles exactly that exchange, and only where h11 would do
+the same thing with it:
+
+- :func:`encode_request` returns the bytes h11 would write, or None when h11 might write anything
+  else or refuse the request (a field h11 validates or acts on: ``Connection``, ``Expect``,
+  ``Upgrade``, ``Transfer-Encoding``, a second ``Host`` or ``Content-Length``; a body that does not
+  match its length; any other method than ``GET`` or ``POST``);
+- :func:`parse_response_head` returns the head h11 would parse from a received piece, or None when
+  the piece holds anything h11 treats apart: an incomplete head, a bare CR or LF, a folded or
+  malformed line, another version than 1.1, a 1xx, 204 or 304 status, ``Connection``,
+  ``Transfer-Encoding``, no or several ``Content-Length`` fields.
+
+None sends the exchange through h11 from its start (``plainpool._Connection`` replays what was
+sent and read), so every refusal, error text and keep-alive decision stays h11's. The patterns are
+h11's grammar (``h11/_abnf.py``); ``tests/engine/test_engine_h1.py`` compares both ways byte by byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+__all__ = ["Head", "encode_request", "parse_response_head"]
+
+_TOKEN: Final = rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
+_FIELD_CONTENT: Final = rb"[^\x00\s]+(?:[ \t]+[^\x00\s]+)*"
+_NAME_RE: Final = re.compile(_TOKEN)
+_VALUE_RE: Final = re.compile(rb"(?:" + _FIELD_CONTENT + rb")?")
+_LINE_RE: Final = re.compile(rb"(" + _TOKEN + rb"):[ \t]*((?:" + _FIELD_CONTENT + rb")?)[ \t]*")
+_STATUS_RE: Final = re.compile(rb"HTTP/1\.1 ([0-9]{3})(?: ((?:[ \t]|[^\x00\s])*))?")
+# h11 refuses a Content-Length of more than 20 digits.
+_LENGTH_RE: Final = re.compile(rb"[0-9]{1,20}")
+# Fields h11 validates or acts on when it sends a request: they go through h11.
+_REQUEST_APART: Final = frozenset({b"connection", b"expect", b"upgrade", b"transfer-encoding"})
+# Fields that change how h11 frames or keeps a response.
+_RESPONSE_APART: Final = frozenset({b"connection", b"transfer-encoding"})
+# Statuses h11 frames apart: 1xx are informational, 204 and 304 never have a body.
+_NO_BODY: Final = frozenset({204, 304})
+
+
+class Head(NamedTuple):
+    """A final response head with a ``Content-Length``, as h11 would report it."""
+
+    status: int
+    reason: bytes
+    headers: list[tuple[bytes, bytes]]
+    length: int  # the body's Content-Length
+    body_at: int  # where the body starts in the piece the head was parsed from
+
+
+def encode_request(
+    method: bytes, target: bytes, headers: Sequence[tuple[bytes, bytes]], body: Sequence[bytes]
+) -> bytes | None:
+    """What h11 writes for this request (head, then ``body``'s pieces), or None (see the module doc).
+
+    h11 writes the request line as given, ``Host`` first, the other fields in order and with their
+    case, each ``name: value``.
+    """
+    if method != b"POST" and method != b"GET":
+        return None
+    host: bytes | None = None
+    length: int | None = None
+    lines = [b"%s %s HTTP/1.1\r\n" % (method, target), b""]
+    for name, value in headers:
+        if _NAME_RE.fullmatch(name) is None or _VALUE_RE.fullmatch(value) is None:
+            return None
+        lower = name.lower()
+        line = b"%s: %s\r\n" % (name, value)
+        if lower == b"host":
+            if host is not None:
+                return None
+            host = line
+            continue
+        if lower == b"content-length":
+            if length is not None or _LENGTH_RE.fullmatch(value) is None:
+                return None
+            length = int(value)
+        elif lower in _REQUEST_APART:
+            return None
+        lines.append(line)
+    if host is None or sum(map(len, body)) != (length or 0):
+        return None
+    lines[1] = host
+    lines.append(b"\r\n")
+    lines.extend(body)
+    return b"".join(lines)
+
+
+def parse_response_head(data: bytes) -> Head | None:
+    """The head at the start of ``data`` as h11 would parse it, or None (see the module doc)."""
+    end = data.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    lines = data[:end].split(b"\r\n")
+    status_line = _STATUS_RE.fullmatch(lines[0])
+    if status_line is None:
+        return None
+    status = int(status_line[1])
+    if status < 200 or status in _NO_BODY:
+        return None
+    headers: list[tuple[bytes, bytes]] = []
+    length: int | None = None
+    for line in lines[1:]:
+        field = _LINE_RE.fullmatch(line)
+        if field is None:  # a folded line, a stray CR or LF, a malformed field: h11 decides
+            return None
+        name, value = field[1], field[2]
+        lower = name.lower()
+        if lower == b"content-length":
+            if length is not None or _LENGTH_RE.fullmatch(value) is None:
+                return None
+            length = int(value)
+        elif lower in _RESPONSE_APART:
+            return None
+        headers.append((name, value))
+    if length is None:
+        return None
+    return Head(status, status_line[2] or b"", headers, length, end + 4)
