@@ -20,8 +20,11 @@ Candidates:
   every connection, no retries, TCP_NODELAY, the process's one SSL context;
 - ``plain-stream pools``: httpx's transport on ``execution.engine.wire.PlainBackend`` streams
   (asyncio protocol, one send per request), 8 httpcore pools, https on the anyio pools;
-- ``h11 pool on plain streams``: ``execution.engine.plainpool.PlainTransport`` (h11 driven
-  directly on the same streams, no httpcore pool), https on the anyio pools: ``make_client``'s;
+- ``h11 pool on plain streams``: ``execution.engine.plainpool.PlainTransport`` with every exchange
+  through h11 (``skip_h11=False``: h11 driven directly on the same streams, no httpcore pool),
+  https on the anyio pools;
+- ``h1, h11 apart, on plain streams``: the same pool as ``make_client`` builds it: the common
+  exchange written and read by ``execution.engine.h1``, anything else through h11;
 - ``httpx-aiohttp``: httpx over aiohttp (``httpx_aiohttp.AiohttpTransport``), its connector
   resolving through the URL guard; measured when ``httpx-aiohttp`` is installed (it is not a
   dependency: see docs/architecture.md, "The outbound client", for why).
@@ -71,8 +74,9 @@ def _one_pool(_guard: UrlGuard) -> httpx.AsyncBaseTransport:
     )
 
 
-def _plain_pool() -> httpx.AsyncBaseTransport:
+def _plain_pool(*, skip_h11: bool = True) -> httpx.AsyncBaseTransport:
     return PlainTransport(
+        skip_h11=skip_h11,
         max_connections=100,
         max_keepalive_connections=100,
         keepalive_expiry=5.0,
@@ -125,7 +129,10 @@ def candidates() -> dict[str, Factory]:
         "plain-stream pools": lambda _g: ByScheme(
             plain=_sharded(100, plain=True), tls=_sharded(100, plain=False)
         ),
-        "h11 pool on plain streams": lambda _g: None,  # make_client's own
+        "h11 pool on plain streams": lambda _g: ByScheme(
+            plain=_plain_pool(skip_h11=False), tls=_sharded(100, plain=False)
+        ),
+        "h1, h11 apart, on plain streams": lambda _g: None,  # make_client's own
     }
     try:
         import httpx_aiohttp  # type: ignore[import-not-found]  # noqa: F401

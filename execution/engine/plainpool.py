@@ -60,15 +60,16 @@ class _Connection:
     refusals, error texts and keep-alive decisions are unchanged.
     """
 
-    __slots__ = ("_exchange", "_skip", "expires_at", "h11", "origin", "stream")
+    __slots__ = ("_exchange", "_skip", "_skip_h11", "expires_at", "h11", "origin", "stream")
 
-    def __init__(self, origin: Origin, stream: PlainStream) -> None:
+    def __init__(self, origin: Origin, stream: PlainStream, *, skip_h11: bool = True) -> None:
         self.origin = origin
         self.stream = stream
         self.h11 = h11.Connection(our_role=h11.CLIENT, max_incomplete_event_size=_MAX_HEAD)
         self.expires_at: float | None = None
         self._exchange: _Exchange | None = None
         self._skip = 0  # body bytes h11 will report again after a replay
+        self._skip_h11 = skip_h11
 
     def reusable(self, now: float) -> bool:
         """Idle and fit for the next request: not expired, nothing received since the last answer."""
@@ -83,7 +84,12 @@ class _Connection:
         headers = request.headers.raw
         body = [chunk async for chunk in request.stream]
         conn = self.h11
-        if conn.our_state is h11.IDLE and conn.their_state is h11.IDLE and not conn.trailing_data[0]:
+        if (
+            self._skip_h11
+            and conn.our_state is h11.IDLE
+            and conn.their_state is h11.IDLE
+            and not conn.trailing_data[0]
+        ):
             wire = h1.encode_request(method, target, headers, body)
             if wire is not None:
                 self._exchange = _Exchange(method, target, headers, body)
@@ -259,7 +265,11 @@ class PlainTransport(httpx.AsyncBaseTransport):
         max_keepalive_connections: int,
         keepalive_expiry: float | None,
         socket_options: Iterable[SocketOption] = (),
+        skip_h11: bool = True,
     ) -> None:
+        """``skip_h11=False`` sends every exchange through h11, :mod:`~execution.engine.h1` unused
+        (``bench/bench_transport.py`` measures both; the tests compare them)."""
+        self._skip_h11 = skip_h11
         self._max = max_connections
         self._max_idle = max_keepalive_connections
         self._expiry = keepalive_expiry
@@ -338,7 +348,7 @@ class PlainTransport(httpx.AsyncBaseTransport):
             self._wake()
             raise
         assert isinstance(stream, PlainStream)
-        return _Connection(origin, stream)
+        return _Connection(origin, stream, skip_h11=self._skip_h11)
 
     def _take_idle(self, origin: Origin) -> _Connection | None:
         idle = self._idle.get(origin)
