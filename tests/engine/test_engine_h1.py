@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import h11
@@ -19,6 +17,7 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_engine_wire import Script, raw_server
 
 from execution.engine import h1
 from execution.engine.plainpool import PlainTransport
@@ -248,49 +247,6 @@ def test_any_head_it_parses_is_h11s(status: bytes, lines: list[bytes], ending: b
 
 # ---------------------------------------------------------------- over sockets, against h11 alone
 
-Script = list[bytes | float | None]  # pieces written in turn; a float waits, None closes
-
-
-@asynccontextmanager
-async def scripted_server(*answers: Script) -> AsyncIterator[dict[str, int]]:
-    """A loopback server answering the n-th request of each connection with ``answers[n]``
-    (pieces written with a drain and a pause between, so each is its own read)."""
-    stats = {"port": 0, "connections": 0}
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        stats["connections"] += 1
-        try:
-            for script in answers:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next(
-                    (
-                        int(line[15:])
-                        for line in head.split(b"\r\n")
-                        if line.lower().startswith(b"content-length:")
-                    ),
-                    0,
-                )
-                await reader.readexactly(length)
-                for piece in script:
-                    if piece is None:
-                        return
-                    if isinstance(piece, float):
-                        await asyncio.sleep(piece)
-                    else:
-                        writer.write(piece)
-                        await writer.drain()
-                        await asyncio.sleep(0.01)
-            await reader.read()  # keep the connection open until the client leaves
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    stats["port"] = server.sockets[0].getsockname()[1]
-    async with server:
-        yield stats
-
 
 async def _outcomes(answers: tuple[Script, ...], *, skip_h11: bool = True) -> tuple[list[Any], int]:
     """Each request's outcome on one client (status, headers, body; or the error) and the
@@ -303,7 +259,7 @@ async def _outcomes(answers: tuple[Script, ...], *, skip_h11: bool = True) -> tu
         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
     )
     outcomes: list[Any] = []
-    async with scripted_server(*answers) as stats:
+    async with raw_server(lambda n: answers[n - 1]) as stats:
         async with httpx.AsyncClient(transport=transport, timeout=2) as client:
             del client.headers["Connection"]  # the engine sends none, as Go's client
             for _ in answers:

@@ -22,14 +22,17 @@ from execution.engine.goerrors import transport_cause
 from execution.engine.http import find_os_error
 from execution.engine.wire import PlainBackend, PlainStream
 
-Answer = Callable[[int], bytes]  # request number on the connection -> raw answer
+# A raw answer, or pieces written in turn (each drained, then a 10 ms pause, so that each is its
+# own read on the other side; a float pauses that long; None closes the connection there).
+Script = bytes | list[bytes | float | None]
+Answer = Callable[[int], Script]  # request number on the connection -> what to write
 
 
 @asynccontextmanager
 async def raw_server(answer: Answer, *, close_after: int | None = None) -> AsyncIterator[dict[str, int]]:
     """A loopback server that reads each request head (and a Content-Length body) and writes
-    ``answer(n)``; after ``close_after`` answers it closes the connection without a word.
-    Yields counters: ``port``, ``connections`` and ``requests``."""
+    ``answer(n)`` (see :data:`Script`); after ``close_after`` answers it closes the connection
+    without a word. Yields counters: ``port``, ``connections`` and ``requests``."""
     stats = {"port": 0, "connections": 0, "requests": 0}
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -49,8 +52,20 @@ async def raw_server(answer: Answer, *, close_after: int | None = None) -> Async
                 await reader.readexactly(length)
                 stats["requests"] += 1
                 served += 1
-                writer.write(answer(served))
-                await writer.drain()
+                script = answer(served)
+                if isinstance(script, bytes):
+                    writer.write(script)
+                    await writer.drain()
+                    continue
+                for piece in script:
+                    if piece is None:
+                        return
+                    if isinstance(piece, float):
+                        await asyncio.sleep(piece)
+                        continue
+                    writer.write(piece)
+                    await writer.drain()
+                    await asyncio.sleep(0.01)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
