@@ -81,6 +81,7 @@ def test_a_40_member_ensemble_of_9_mib_answers_fails_at_the_run_budget_with_boun
     record_figure("ensemble_worker_peak_growth_mb", round(growth / MB, 1))
     record_figure("ensemble_worker_after_growth_mb", round((after - before) / MB, 1))
     assert growth < PEAK_GROWTH_LIMIT, f"worker RSS peaked {growth / MB:.0f} MB above its start"
-    # And the worker gives the run's memory back (it kept 73 MiB before it collected after a run).
-    assert after - before < BUDGET / 2, f"worker RSS stayed {(after - before) / MB:.0f} MB above its start"
+    # And the worker gives the run's memory back: it kept 73 MiB before it collected after a run,
+    # and 2 to 38 MiB (as the bodies fell in its threads' malloc arenas) before it trimmed them.
+    assert after - before < BUDGET / 4, f"worker RSS stayed {(after - before) / MB:.0f} MB above its start"
     assert worker.alive()
