@@ -58,6 +58,14 @@ class Head(NamedTuple):
     body_at: int  # where the body starts in the piece the head was parsed from
 
 
+def _only_length(value: bytes, seen: int | None) -> int | None:
+    """The length a first ``Content-Length`` field says, when h11 would take it as it is (digits,
+    no list); None for a second one or any other value."""
+    if seen is not None or _LENGTH_RE.fullmatch(value) is None:
+        return None
+    return int(value)
+
+
 def encode_request(
     method: bytes, target: bytes, headers: Sequence[tuple[bytes, bytes]], body: Sequence[bytes]
 ) -> bytes | None:
@@ -82,9 +90,8 @@ def encode_request(
             host = line
             continue
         if lower == b"content-length":
-            if length is not None or _LENGTH_RE.fullmatch(value) is None:
+            if (length := _only_length(value, length)) is None:
                 return None
-            length = int(value)
         elif lower in _REQUEST_APART:
             return None
         lines.append(line)
@@ -117,9 +124,8 @@ def parse_response_head(data: bytes) -> Head | None:
         name, value = field[1], field[2]
         lower = name.lower()
         if lower == b"content-length":
-            if length is not None or _LENGTH_RE.fullmatch(value) is None:
+            if (length := _only_length(value, length)) is None:
                 return None
-            length = int(value)
         elif lower in _RESPONSE_APART:
             return None
         headers.append((name, value))
