@@ -164,12 +164,7 @@ def _agrees_with_h11(data: bytes) -> bool:
         == (ours.status, ours.reason, b"1.1", ours.headers)
         and body == rest[: ours.length]
         and ended == (len(rest) >= ours.length)
-        and conn_would_keep_alive(head)
     )
-
-
-def conn_would_keep_alive(head: h11.Response) -> bool:
-    return b"close" not in h11._headers.get_comma_header(head.headers, b"connection")
 
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
