@@ -29,7 +29,17 @@ from tests.engine.differential.generator import (
     normal_cases,
     oracle_spec,
 )
-from tests.engine.differential.harness import ORACLE_DIR, Reply, _may_have_missed, is_deviation_answer
+from tests.engine.differential.harness import (
+    ORACLE_DIR,
+    REPLAYS,
+    Comparison,
+    Outcome,
+    Reply,
+    _may_have_missed,
+    is_deviation_answer,
+    with_replays,
+)
+from tests.engine.differential.report import table
 from tests.engine.differential.run import ARTIFACTS, DEFAULT_SEED, RunResult, requests_from_env, run
 
 NEEDS_ORACLE = pytest.mark.skipif(
@@ -131,6 +141,44 @@ def test_a_side_lacking_an_answer_samples_on_however_often_the_other_side_saw_it
     assert _may_have_missed(engine, oracle)
     assert not _may_have_missed({common: [common] * 240}, oracle)
     assert not _may_have_missed(oracle, engine)  # nothing is missing on the side that has both
+
+
+def _scripted(case: Case, outcomes: list[Outcome]) -> tuple[list[Outcome], Any]:
+    """A compare function giving ``outcomes`` in turn (2 HTTP requests each); the list drains."""
+
+    def compare() -> Comparison:
+        return Comparison(case, 0, outcomes.pop(0), sent=2)
+
+    return outcomes, compare
+
+
+def test_a_timed_case_that_diverges_is_compared_again_until_it_agrees() -> None:
+    """Seed 20261130, case n0384 (CI, 2026-12-01): an Ensemble whose step 1 answers a BOM after 55
+    ms and step 2 a truncated object after 110 ms. A stall of the process serving both delivered
+    them together, and the engine took step 2's error first, the oracle step 1's. Holding the GIL
+    for 90 ms at random reproduced it in 12 of 75 comparisons, on either side. The replay keeps
+    such accidents out of the verdict and counts them in the report."""
+    timed = next(c for c in normal_cases(DEFAULT_SEED, 2000) if c.case_id == "n0384")
+    assert timed.timed and not timed.random
+    left, compare = _scripted(timed, ["divergence", "divergence", "match", "divergence"])
+    verdict = with_replays(compare, timed.timed)
+    assert (verdict.outcome, verdict.replays, verdict.sent, left) == ("match", 2, 6, ["divergence"])
+    assert "n0384#0" in table([], [verdict], verdict.sent).splitlines()[1]
+
+    left, compare = _scripted(timed, ["divergence"] * (REPLAYS + 2))
+    verdict = with_replays(compare, timed.timed)
+    assert (verdict.outcome, verdict.replays, len(left)) == ("divergence", REPLAYS, 1)
+    assert len(table([], [verdict], verdict.sent).splitlines()) == 3  # no replay line: it diverged
+
+
+def test_an_untimed_case_or_an_agreeing_one_runs_once() -> None:
+    cases = normal_cases(DEFAULT_SEED, 2000)
+    untimed = next(c for c in cases if not c.timed)
+    assert all(n["routerType"] != "Ensemble" or len(n["steps"]) < 2 for n in untimed.spec["nodes"].values())
+    for case, first in ((untimed, "divergence"), (next(c for c in cases if c.timed), "match")):
+        left, compare = _scripted(case, [first, "match"])
+        verdict = with_replays(compare, case.timed)
+        assert (verdict.outcome, verdict.replays, left) == (first, 0, ["match"])
 
 
 def test_deviation_answer_is_500_json_naming_the_cycle_or_the_empty_node() -> None:

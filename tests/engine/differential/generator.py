@@ -92,6 +92,8 @@ class Case:
     ``services`` maps each ``serviceName`` to its URL, as KServe's controller resolves it.
     ``propagate`` is the comma-joined ``PROPAGATE_HEADERS`` for both routers.
     ``random`` is true when the graph holds a Splitter: answers are then compared as sets.
+    ``timed`` is true when it holds an Ensemble of two or more steps: its answer then rests on the
+    order in which the steps' answers arrive (see the module docstring), which load can upset.
     """
 
     case_id: str
@@ -102,6 +104,7 @@ class Case:
     requests: tuple[Request, ...]
     note: str = ""
     random: bool = field(init=False)
+    timed: bool = field(init=False)
 
     def __post_init__(self) -> None:
         nodes = self.spec["nodes"]
@@ -113,8 +116,9 @@ class Case:
                 continue
             reached.add(name)
             todo += [s["nodeName"] for s in nodes[name].get("steps", []) if "nodeName" in s]
-        has_splitter = any(nodes[n].get("routerType") == "Splitter" for n in reached)
-        object.__setattr__(self, "random", has_splitter)
+        routers = [(nodes[n].get("routerType"), len(nodes[n].get("steps", []))) for n in reached]
+        object.__setattr__(self, "random", any(router == "Splitter" for router, _ in routers))
+        object.__setattr__(self, "timed", any(router == "Ensemble" and n > 1 for router, n in routers))
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -11,6 +11,11 @@ runs graphs its webhook would refuse (weights not summing to 100, duplicate step
 An answer is compared on status, Content-Type and body bytes. A case with a Splitter is random in
 KServe (``crypto/rand``), so its answers are compared as *sets*: the oracle is sampled until its
 reachable answers are seen, the engine (seeded) likewise, and both sets must be equal.
+A case with an Ensemble of several steps is *timed*: the generator orders its step answers by delays
+(generator.py), and a stall of the process that serves the steps or the engine (a garbage
+collection on a loaded machine) can deliver two of them at once, in either order, to either router.
+Such a comparison that diverges is run again, up to :data:`REPLAYS` times, and counts with the first
+verdict that is not a divergence; the report says how many needed a replay.
 Where the oracle closes the connection without an answer, KServe crashed or panicked on that
 request; the engine must answer 500 with a cause naming the problem (docs/router-semantics.md,
 "Deliberate deviations"), which :func:`is_deviation_answer` checks.
@@ -26,8 +31,9 @@ import re
 import socket
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -43,6 +49,7 @@ __all__ = [
     "Reply",
     "compare_case",
     "is_deviation_answer",
+    "with_replays",
 ]
 
 ORACLE_DIR: Final = Path(__file__).resolve().parents[3].parent / "shared" / "oracle"
@@ -64,6 +71,9 @@ SAMPLES_CAP: Final = 400
 # that were sampling accidents. A true answer is missed with probability < 1e-4.
 MISS_CHANCE: Final = 1e-4
 MIN_SHARE: Final = 0.04
+# A timed case's divergence is run again this many times at most. Stalls long enough to reorder the
+# answers (tens of ms) are rare: the same request diverging on every replay is not a stall.
+REPLAYS: Final = 3
 
 # The causes the engine gives where KServe's router crashes or drops the connection
 # (docs/router-semantics.md, "Deliberate deviations").
@@ -270,7 +280,7 @@ class Comparison:
     ``oracle`` and ``engine`` hold every distinct answer seen (one each for a deterministic case).
     ``outcome``: ``match``; ``divergence``; ``deviation`` (the oracle dropped the connection and
     the engine gave its documented answer); ``deviation-wrong`` (it dropped it and the engine did
-    not).
+    not). ``replays``: how many times a timed case was compared again after a divergence.
     """
 
     case: Case
@@ -279,6 +289,7 @@ class Comparison:
     oracle: list[Reply] = field(default_factory=list)
     engine: list[Reply] = field(default_factory=list)
     sent: int = 0
+    replays: int = 0
 
     @property
     def request(self) -> Request:
@@ -343,6 +354,27 @@ def _compare_once(case: Case, index: int, oracle: Oracle, engine: Engine) -> Com
     return Comparison(case, index, outcome, [o], [e], 2)
 
 
+def with_replays(compare: Callable[[], Comparison], timed: bool) -> Comparison:
+    """``compare()``, run again while it diverges on a timed case (at most :data:`REPLAYS` times).
+
+    A divergence that lasts through every replay is reported as first seen; otherwise the first
+    verdict that is not a divergence counts. Either way the HTTP requests of every attempt are
+    counted in ``sent``.
+    """
+    first = compare()
+    if first.outcome != "divergence" or not timed:
+        return first
+    sent = first.sent
+    for replay in range(1, REPLAYS + 1):
+        again = compare()
+        sent += again.sent
+        if again.outcome != "divergence":
+            again.sent, again.replays = sent, replay
+            return again
+    first.sent, first.replays = sent, REPLAYS
+    return first
+
+
 def compare_case(case: Case, env: Environment, indices: Iterable[int] | None = None) -> list[Comparison]:
     """Run ``case`` on a fresh oracle and engine; one :class:`Comparison` per request.
 
@@ -360,7 +392,7 @@ def compare_case(case: Case, env: Environment, indices: Iterable[int] | None = N
     try:
         chosen = range(len(case.requests)) if indices is None else indices
         compare = _compare_random if case.random else _compare_once
-        return [compare(case, i, oracle, engine) for i in chosen]
+        return [with_replays(partial(compare, case, i, oracle, engine), case.timed) for i in chosen]
     finally:
         engine.stop()
         oracle.stop()

@@ -301,6 +301,15 @@ def table(classes: list[DivergenceClass], comparisons: list[Comparison], sent: i
         f"{len(comparisons)} requests on {graphs} graphs compared ({random_n} as Splitter outcome sets; "
         f"{sent} HTTP requests sent); matches {outcomes['match']}, divergences {outcomes['divergence']}, "
         f"documented deviations {outcomes['deviation']} (wrong engine answer: {outcomes['deviation-wrong']})",
+    ]
+    replayed = [c for c in comparisons if c.replays and c.outcome != "divergence"]
+    if replayed:
+        ids = ", ".join(sorted({f"{c.case.case_id}#{c.index}" for c in replayed}))
+        lines.append(
+            f"{len(replayed)} timed comparison(s) diverged, then agreed on a replay "
+            f"(a stall can deliver an Ensemble's answers out of order): {ids}"
+        )
+    lines += [
         "",
         f"{'count':>5}  class",
     ]
