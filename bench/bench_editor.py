@@ -32,8 +32,9 @@ Measures, per page load (medians over ``--runs`` loads):
 - pan: the mouse presses on an empty spot of the canvas and drags (8 strokes of 240 px in 24
   moves each) while the page records the intervals between ``requestAnimationFrame`` callbacks;
   p50/p95/max of those intervals, pooled over the runs, and frames per second (1000 / the mean
-  interval). At 60 Hz a frame is 16.7 ms, so p95 at 16.7 means no dropped frames for 95 % of frames
-  (judged up to 16.7 + 0.5 ms: the frame clock's jitter, FRAME_JITTER_MS);
+  interval). At 60 Hz a frame is 16.67 ms, so p95 at 16.67 means no dropped frames for 95 % of
+  frames (judged up to 16.67 ms plus the page clock's resolution, 5 us: the page is served
+  cross-origin isolated for it, see CLOCK_RESOLUTION_MS);
 - long tasks (PerformanceObserver ``longtask``, > 50 ms) during load and during panning.
 
 Goals (issue #17 item 3, issue #12 item 7), for both views: 500 nodes (steps) interactive
@@ -82,11 +83,14 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1440, "height": 900}
 FRAME_MS = 1000 / 60  # one frame at 60 Hz
-# The p95 goal of one frame is judged against FRAME_MS plus the frame clock's jitter: headless
-# Chromium's requestAnimationFrame timestamps of frames delivered on time spread by a few tenths
-# of a millisecond around 16.67 ms (the 20-node baseline's p95 reads 16.7-16.8 too), while a
-# dropped frame reads 33.3 ms. The figure itself is printed unrounded to two decimals.
-FRAME_JITTER_MS = 0.5
+# The frame clock's resolution. Chromium coarsens a page's clock (performance.now() and the
+# requestAnimationFrame timestamps) to 100 us unless the page is cross-origin isolated, and then
+# to 5 us: at 100 us, frames delivered exactly on time read 16.6, 16.7 or 16.8 ms and the p95 of
+# a flawless pan reads 16.8. The benchmark serves the editor page cross-origin isolated (see
+# isolate()), so a frame on time reads 16.66-16.67 ms, and the p95 goal of one frame is judged
+# against FRAME_MS plus that resolution. A pan whose page was not isolated is judged against
+# the coarse clock's resolution, and the report says so.
+CLOCK_RESOLUTION_MS = {True: 0.005, False: 0.1}
 USER, PASSWORD = "bench", "bench-password-1"
 
 # Nodes view (nodes, steps) and Flow view (steps) per size; the first size is the baseline.
@@ -117,6 +121,7 @@ class Scenario:
     tti_ms: list[float] = field(default_factory=list)
     parse_ms: list[float] = field(default_factory=list)  # navigation start → DOMContentLoaded end
     frames: list[float] = field(default_factory=list)
+    coarse_clock: bool = False  # a pan was timed by the page's 100 us clock (not isolated)
     load_long_tasks: list[float] = field(default_factory=list)
     pan_long_tasks: list[float] = field(default_factory=list)
     cards: int = 0
@@ -315,6 +320,7 @@ def pan(page: Any, cdp: Any, scenario: Scenario) -> None:
     result = page.evaluate(PAN_STOP_JS)
     add_split(scenario.pan_split, before, cdp_metrics(cdp))
     scenario.frames.extend(result["deltas"])
+    scenario.coarse_clock |= not result["isolated"]
     scenario.pan_long_tasks.extend(result["longTasks"])
     scenario.pans += 1
 
@@ -330,6 +336,20 @@ def measure(page: Any, base: str, scenario: Scenario, zoomed: Scenario | None = 
     if zoomed is not None:
         zoom_to_one(page)
         pan(page, cdp, zoomed)
+
+
+def isolate(route: Any) -> None:
+    """Serves the editor page cross-origin isolated (COOP and COEP), for the page's fine clock.
+
+    Only the document is intercepted: what it loads is same-origin, which COEP allows as is.
+    """
+    response = route.fetch()
+    headers = {
+        **response.headers,
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-embedder-policy": "require-corp",
+    }
+    route.fulfill(response=response, headers=headers)
 
 
 def run(runs: int, keep: bool, sizes: list[tuple[int, int]]) -> list[Scenario]:
@@ -355,6 +375,7 @@ def run(runs: int, keep: bool, sizes: list[tuple[int, int]]) -> list[Scenario]:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             context = browser.new_context(viewport=VIEWPORT)
             context.add_cookies([{"name": "sessionid", "value": cookie, "url": base}])
+            context.route(f"{base}/graphs/*/", isolate)
             # Warm-up: the first load pays for Chromium's caches and Django's first requests.
             warm = context.new_page()
             first = scenarios[0]
@@ -413,7 +434,7 @@ def row(s: Scenario, base: Scenario | None) -> str:
     long_pan = f"{len(s.pan_long_tasks)}/{max(s.pan_long_tasks, default=0):.0f}ms"
     return (
         f"{s.graph:<16} {s.view:<8} {s.cards if s.tti_ms else '-':>5} {dcl:>7.0f} {tti:>7.0f} {ratio:>6.1f} "
-        f"{p50:>7.1f} {p95:>6.1f} {worst:>6.0f} {dropped:>6.0%} {fps(s.frames):>5.1f} "
+        f"{p50:>7.2f} {p95:>6.2f} {worst:>6.0f} {dropped:>6.0%} {fps(s.frames):>5.1f} "
         f"{long_load + ' ' + long_pan:>20}"
     )
 
@@ -456,7 +477,7 @@ def report_goals(scenarios: list[Scenario]) -> None:
         # (size, what, goal text, Nodes view, Flow view, measure, goal, higher is better)
         (500, "interactive, fitted", "<= 1500 ms", "fit", "flow fit", "tti", TTI_GOAL.get(500), False),
         (500, "interactive, 100 %", "<= 1500 ms", "zoom 1", None, "tti", TTI_GOAL.get(500), False),
-        (500, "pan p95, 100 %", "<= 16.7 ms*", "zoom 1", "flow 1", "p95", FRAME_MS + FRAME_JITTER_MS, False),
+        (500, "pan p95, 100 %", "<= 16.67 ms*", "zoom 1", "flow 1", "p95", FRAME_MS, False),
         (500, "pan p95, fitted", "<= 25 ms", "fit", "flow fit", "p95", PAN_GOAL[500]["fit"], False),
         (1000, "fps panning, fitted", ">= 30", "fit", "flow fit", "fps", FPS_GOAL.get(1000), True),
         (1000, "fps panning, 100 %", ">= 30", "zoom 1", "flow 1", "fps", FPS_GOAL.get(1000), True),
@@ -467,7 +488,7 @@ def report_goals(scenarios: list[Scenario]) -> None:
         "fps": lambda s: fps(s.frames),
     }
     print("Goals (issue #17 item 3, issue #12 item 7): Nodes view in nodes, Flow view in steps")
-    print(f"  {'size':>5} {'':<21} {'goal':<11} {'Nodes view':<14} {'Flow view':<14}")
+    print(f"  {'size':>5} {'':<21} {'goal':<12} {'Nodes view':<14} {'Flow view':<14}")
     for size, what, text, nodes_view, flow_view, key, goal, higher in lines:
         cells = []
         for view in (nodes_view, flow_view):
@@ -477,12 +498,16 @@ def report_goals(scenarios: list[Scenario]) -> None:
                 continue
             value = measures[key](s)
             digits = 0 if key == "tti" else 2 if key == "p95" else 1
-            cells.append(f"{value:.{digits}f} {verdict(value, goal, higher)}")
-        print(f"  {size:>5} {what:<21} {text:<11} {cells[0]:<14} {cells[1]:<14}")
+            if goal == FRAME_MS:  # one frame, as the page's clock can read it
+                goal += CLOCK_RESOLUTION_MS[not s.coarse_clock]
+            coarse = " (100 us clock)" if key == "p95" and s.coarse_clock else ""
+            cells.append(f"{value:.{digits}f} {verdict(value, goal, higher)}{coarse}")
+        print(f"  {size:>5} {what:<21} {text:<12} {cells[0]:<14} {cells[1]:<14}")
     print(
-        f"  * one frame: {FRAME_MS:.2f} ms, met up to {FRAME_MS + FRAME_JITTER_MS:.2f} ms (the frame clock's jitter;"
+        f"  * one frame: {FRAME_MS:.3f} ms, met up to {FRAME_MS + CLOCK_RESOLUTION_MS[True]:.3f} ms: the page's"
+        " clock reads to 5 us"
     )
-    print("    a dropped frame reads 33.3 ms)")
+    print("    (cross-origin isolated); a dropped frame reads 33.33 ms")
     print("  (the Flow view opens readable, at the start of the flow: its load figure is that view's;")
     print("   its pans follow in the same load, after Fit view and then zoomed to 100 %)")
 

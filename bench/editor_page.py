@@ -79,7 +79,7 @@ PAN_STOP_JS = """
     const pan = window.__pan;
     pan.on = false;
     try { pan.observer.disconnect(); } catch (e) {}
-    resolve({ deltas: pan.deltas, longTasks: pan.longTasks });
+    resolve({ deltas: pan.deltas, longTasks: pan.longTasks, isolated: self.crossOriginIsolated });
   }));
 })
 """
