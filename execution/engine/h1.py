@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, cast
 
 __all__ = ["Head", "encode_request", "parse_response_head"]
 
@@ -46,6 +46,49 @@ _REQUEST_APART: Final = frozenset({b"connection", b"expect", b"upgrade", b"trans
 _RESPONSE_APART: Final = frozenset({b"connection", b"transfer-encoding"})
 # Statuses h11 frames apart: 1xx are informational, 204 and 304 never have a body.
 _NO_BODY: Final = frozenset({204, 304})
+
+
+# Fields seen before, with what checking them gave: a graph calls its steps with the same few
+# fields, and their servers answer with the same few, so most checks are one dict look-up instead
+# of a pattern match (the checks were a tenth of a hop's CPU, ``bench/bench_engine.py`` P3). Each
+# memo is emptied when it reaches this many entries (a ``Date`` field changes every second), and
+# keeps only fields of up to this many bytes, so it holds at most about 1 MiB. The memos are
+# shared by the threads of a process; an entry is a pure function of its key.
+_MEMO_ENTRIES: Final = 4096
+_MEMO_FIELD_BYTES: Final = 256
+# (name, value) of a request field -> (its lower-case name, its line), or None: h11 would refuse it.
+_REQUEST_FIELDS: dict[tuple[bytes, bytes], tuple[bytes, bytes] | None] = {}
+# A response head's line -> (name, value, lower-case name), or None: not a plain field line.
+_RESPONSE_LINES: dict[bytes, tuple[bytes, bytes, bytes] | None] = {}
+_UNSEEN: Final = object()
+
+
+def _request_field(name: bytes, value: bytes) -> tuple[bytes, bytes] | None:
+    key = (name, value)
+    known = _REQUEST_FIELDS.get(key, _UNSEEN)  # one look-up: another thread may empty the memo
+    if known is not _UNSEEN:
+        return cast("tuple[bytes, bytes] | None", known)
+    checked = None
+    if _NAME_RE.fullmatch(name) is not None and _VALUE_RE.fullmatch(value) is not None:
+        checked = (name.lower(), b"%s: %s\r\n" % (name, value))
+    if len(name) + len(value) <= _MEMO_FIELD_BYTES:
+        if len(_REQUEST_FIELDS) >= _MEMO_ENTRIES:
+            _REQUEST_FIELDS.clear()
+        _REQUEST_FIELDS[key] = checked
+    return checked
+
+
+def _response_line(line: bytes) -> tuple[bytes, bytes, bytes] | None:
+    known = _RESPONSE_LINES.get(line, _UNSEEN)
+    if known is not _UNSEEN:
+        return cast("tuple[bytes, bytes, bytes] | None", known)
+    field = _LINE_RE.fullmatch(line)
+    parsed = None if field is None else (field[1], field[2], field[1].lower())
+    if len(line) <= _MEMO_FIELD_BYTES:
+        if len(_RESPONSE_LINES) >= _MEMO_ENTRIES:
+            _RESPONSE_LINES.clear()
+        _RESPONSE_LINES[line] = parsed
+    return parsed
 
 
 class Head(NamedTuple):
@@ -80,10 +123,10 @@ def encode_request(
     length: int | None = None
     lines = [b"%s %s HTTP/1.1\r\n" % (method, target), b""]
     for name, value in headers:
-        if _NAME_RE.fullmatch(name) is None or _VALUE_RE.fullmatch(value) is None:
+        checked = _request_field(name, value)
+        if checked is None:
             return None
-        lower = name.lower()
-        line = b"%s: %s\r\n" % (name, value)
+        lower, line = checked
         if lower == b"host":
             if host is not None:
                 return None
@@ -118,11 +161,10 @@ def parse_response_head(data: bytes) -> Head | None:
     headers: list[tuple[bytes, bytes]] = []
     length: int | None = None
     for line in lines[1:]:
-        field = _LINE_RE.fullmatch(line)
+        field = _response_line(line)
         if field is None:  # a folded line, a stray CR or LF, a malformed field: h11 decides
             return None
-        name, value = field[1], field[2]
-        lower = name.lower()
+        name, value, lower = field
         if lower == b"content-length":
             if (length := _only_length(value, length)) is None:
                 return None
