@@ -48,8 +48,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from execution.eventschema import RUN_EVENTS
 
@@ -60,9 +59,13 @@ __all__ = ["EVENT_TYPES", "EventCallback", "TraceEvent", "body_view"]
 EVENT_TYPES: Final = RUN_EVENTS.trace_names()
 
 
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
-    """One thing that happened during a run. ``seq`` increases by one per event within a run."""
+class TraceEvent(NamedTuple):
+    """One thing that happened during a run. ``seq`` increases by one per event within a run.
+
+    Immutable, and a named tuple rather than a frozen dataclass: a run makes two to four of them
+    per step, and a frozen dataclass's ``__init__`` (a ``object.__setattr__`` per field) took
+    eight times as long (``bench/bench_engine.py``, P3).
+    """
 
     type: str
     seq: int
