@@ -94,20 +94,42 @@ _BUDGET_KEY: Final = "studio.run_budget"
 
 
 class _CappedStream(httpx.AsyncByteStream):
+    """A response stream that raises :class:`ResponseTooLarge` once its bytes pass ``limit``.
+
+    Each iteration is its own iterator object rather than an async generator (a generator per
+    answer showed in the per-hop profile, ``bench/bench_engine.py``).
+    """
+
     def __init__(self, inner: httpx.AsyncByteStream, limit: int) -> None:
         self._inner = inner
         self._limit = limit
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
-        async for chunk in self._inner:
-            seen += len(chunk)
-            if seen > self._limit:
-                raise ResponseTooLarge(self._limit)
-            yield chunk
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return _CappedIterator(self._inner.__aiter__(), self._limit)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+class _CappedIterator:
+    """One pass over a capped stream: the bytes seen so far, checked at every piece."""
+
+    __slots__ = ("_inner", "_limit", "_seen")
+
+    def __init__(self, inner: AsyncIterator[bytes], limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._seen = 0
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        chunk = await self._inner.__anext__()
+        self._seen += len(chunk)
+        if self._seen > self._limit:
+            raise ResponseTooLarge(self._limit)
+        return chunk
 
 
 class _ReleasingStream(httpx.AsyncByteStream):
@@ -206,7 +228,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         )
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
-        if self._guard is None or request.extensions.get(CHECKED_BY) == self._guard:
+        checked = request.extensions.get(CHECKED_BY)
+        if self._guard is None or checked is self._guard or checked == self._guard:
             # No policy, or the same policy already checked the name and pinned this address.
             return await self._inner.handle_async_request(request)
         try:

@@ -39,6 +39,7 @@ import httpx
 
 from execution.engine.goerrors import go_parse_error, transport_cause
 from execution.engine.http import CHECKED_BY, ResponseTooLarge, RunBudget, run_budget
+from execution.engine.plainpool import raw_headers
 from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
 __all__ = [
@@ -196,7 +197,7 @@ async def _follow(
     """Go's ``Client.Do`` loop: send, and follow redirects until an answer that is not one."""
     method, content = "POST", body
     headers = initial_headers
-    timeouts = httpx.Timeout(backstop).as_dict()
+    timeouts = _timeouts(backstop)
     while True:
         post = f"Post {_go_quote(where.url)}: "
         current, decision = await _prepare_hop(where.url, post, guard, hops)
@@ -205,16 +206,17 @@ async def _follow(
         response = await _send_pinned(client, request, guard, decision)
         try:
             status = response.status_code
-            locations = response.headers.get_list("location")
+            fields = _answer_fields(response.headers)
+            locations = fields.get("location")
             location = locations[0] if locations else None  # Go's Header.Get: the first value
             follows = status in _REDIRECT_DROPS_BODY or status in _REDIRECT_KEEPS_BODY
             if not follows or not location:
                 where.phase = "body"
-                data = await _read_body(response, limit, gunzip)
-                return ServiceReply(status, data, response.headers.get("content-type"), tuple(hops))
+                data = await _read_body(response, fields, limit, gunzip)
+                return ServiceReply(status, data, _joined(fields, "content-type"), tuple(hops))
             await _discard(response)
         finally:
-            await response.aclose()
+            await _close(response)
         target = _redirect_target(current, location, post, hops)
         if status in _REDIRECT_DROPS_BODY:
             method, content = "GET", b""
@@ -235,6 +237,42 @@ async def _follow(
                 f"Post {_go_quote(location)}: stopped after {MAX_REDIRECTS} redirects", hops
             )
         where.url = str(target)
+
+
+@functools.lru_cache(maxsize=64)
+def _timeouts(backstop: float) -> dict[str, Any]:
+    """httpx's per-operation timeouts of a request, ``backstop`` for each. One dict per value,
+    shared by the requests that use it: the transports only read it."""
+    return httpx.Timeout(backstop).as_dict()
+
+
+# The fields of an answer that a step call reads (Go's client reads the same ones).
+_ANSWER_FIELDS: Final = frozenset({"location", "content-type", "content-length", "content-encoding"})
+
+
+def _answer_fields(headers: httpx.Headers) -> dict[str, list[str]]:
+    """The values of the :data:`_ANSWER_FIELDS` in ``headers`` (by lower-case name, in order),
+    read in one pass instead of one look-up each."""
+    fields: dict[str, list[str]] = {}
+    for name, value in headers.multi_items():
+        if name in _ANSWER_FIELDS:
+            fields.setdefault(name, []).append(value)
+    return fields
+
+
+def _joined(fields: dict[str, list[str]], name: str) -> str | None:
+    """A field's values as ``httpx.Headers.get`` gives them: joined by ``", "``; None when absent."""
+    values = fields.get(name)
+    return ", ".join(values) if values else None
+
+
+async def _close(response: httpx.Response) -> None:
+    """``response.aclose()`` without its context manager, which only names the request on an
+    ``httpx`` error, and the engine's streams raise none when they close."""
+    if not response.is_closed:
+        response.is_closed = True
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        await response.stream.aclose()
 
 
 async def _prepare_hop(
@@ -278,7 +316,8 @@ def _build_request(
     request = httpx.Request(
         method,
         url,
-        headers=wire,
+        # As httpx.Headers(wire) encodes them: ASCII (anything else raises UnicodeEncodeError).
+        headers=raw_headers((name.encode("ascii"), value.encode("ascii")) for name, value in wire),
         stream=httpx.ByteStream(content if method == "POST" else b""),
         extensions={"timeout": timeouts},
     )
@@ -339,14 +378,17 @@ async def _send_pinned(
 
     The ``Host`` header was set from the name when the request was built; TLS keeps the name
     through ``sni_hostname``. A refused connection tries the next checked address (IPv4 first);
-    nothing was sent, so this is no retry. The pinned request carries the policy that checked it
-    (``CHECKED_BY``), so a client guarded by the same policy does not check the bare address again
-    without its host name (which an allow list of names would then refuse).
+    nothing was sent, so this is no retry. The request carries the policy that checked it
+    (``CHECKED_BY``), so a client guarded by the same policy does not check it again: a pinned
+    address without its host name (which an allow list of names would then refuse), or an address
+    literal (a second check that would change nothing).
     """
-    if decision is None or decision.is_ip_literal:
+    if decision is None:
+        return await _transport_send(client, request)
+    request.extensions[CHECKED_BY] = guard  # the request's own dict (httpx.Request copies it)
+    if decision.is_ip_literal:
         return await _transport_send(client, request)
     original = request.url
-    request.extensions = {**request.extensions, CHECKED_BY: guard}
     if decision.scheme == "https":
         request.extensions["sni_hostname"] = decision.host
     last_error: httpx.ConnectError | None = None
@@ -396,20 +438,24 @@ def _raw(response: httpx.Response) -> httpx.AsyncByteStream:
 
 def _in_memory(response: httpx.Response) -> bytes | None:
     """The body of a response that was read before it reached us (``httpx.MockTransport``)."""
+    if not response.is_stream_consumed:  # a network answer, unread: no exception to raise and catch
+        return None
     try:
         return response.content
     except httpx.ResponseNotRead:
         return None
 
 
-async def _read_body(response: httpx.Response, limit: int | None, gunzip: bool) -> bytes:
-    """The body as Go's client returns it, at most ``limit`` bytes (raises ResponseTooLarge), each
+async def _read_body(
+    response: httpx.Response, fields: dict[str, list[str]], limit: int | None, gunzip: bool
+) -> bytes:
+    """The body as Go's client returns it (``fields``: :func:`_answer_fields`), at most ``limit`` bytes (raises ResponseTooLarge), each
     piece charged to the run's byte budget when its client has one (raises RunBudgetExceeded).
 
     Only a gzip answer to Go's own ``Accept-Encoding: gzip`` is decoded; the cap applies to the
     decoded bytes too, so a small compressed body cannot expand without bound.
     """
-    length = response.headers.get("content-length")
+    length = _joined(fields, "content-length")
     if limit is not None and length is not None and length.isdigit() and int(length) > limit:
         raise ResponseTooLarge(limit)
     budget = run_budget(response)
@@ -417,7 +463,7 @@ async def _read_body(response: httpx.Response, limit: int | None, gunzip: bool) 
     if ready is not None:  # already decoded by httpx
         _take(len(ready), len(ready), limit, budget)
         return ready
-    decode = gunzip and response.headers.get("content-encoding", "").lower() == "gzip"
+    decode = gunzip and (_joined(fields, "content-encoding") or "").lower() == "gzip"
     inflater = _Gunzip(limit) if decode else None
     chunks: list[bytes] = []
     seen = 0

@@ -30,7 +30,7 @@ import asyncio
 import collections
 import time
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, NoReturn
 
 import h11
 import httpcore
@@ -40,7 +40,7 @@ from httpx._transports.default import map_httpcore_exceptions
 from execution.engine import h1
 from execution.engine.wire import PlainBackend, PlainStream, SocketOption
 
-__all__ = ["PlainTransport"]
+__all__ = ["PlainTransport", "raw_headers"]
 
 # What httpcore reads at a time and the largest response head it accepts.
 _READ_BYTES: Final = 64 * 1024
@@ -48,6 +48,20 @@ _MAX_HEAD: Final = 100 * 1024
 _DEFAULT_PORTS: Final = {b"http": 80, b"https": 443}
 
 Origin = tuple[bytes, bytes, int]
+
+
+def raw_headers(fields: Iterable[tuple[bytes, bytes]]) -> httpx.Headers:
+    """``httpx.Headers(fields)`` for fields that are bytes already, without its per-field
+    normalisation (two calls and three type checks a field, on every request and answer of a
+    step: ``bench/bench_engine.py`` P3). ``httpx.Request`` and ``httpx.Response`` copy such a
+    ``Headers`` as it is.
+
+    Fills the private list of (name, lower-case name, value) that httpx (pinned at 0.28.1) keeps;
+    ``tests/engine/test_engine_plainpool.py`` checks it against ``httpx.Headers``.
+    """
+    headers = httpx.Headers()
+    headers._list = [(name, name.lower(), value) for name, value in fields]
+    return headers
 
 
 class _Connection:
@@ -78,11 +92,15 @@ class _Connection:
         return not self.stream.get_extra_info("is_readable")
 
     async def send(self, request: httpx.Request, timeout: float | None) -> None:
-        assert isinstance(request.stream, httpx.AsyncByteStream)
+        stream = request.stream
         method = request.method.encode("ascii")
         target = request.url.raw_path
         headers = request.headers.raw
-        body = [chunk async for chunk in request.stream]
+        if isinstance(stream, httpx.ByteStream):  # the engine's requests: their bytes, at once
+            body = list(stream)
+        else:
+            assert isinstance(stream, httpx.AsyncByteStream)
+            body = [chunk async for chunk in stream]
         conn = self.h11
         if (
             self._skip_h11
@@ -226,25 +244,47 @@ class _Head(NamedTuple):
     headers: list[tuple[bytes, bytes]]
 
 
+def _raise_mapped(exc: Exception) -> NoReturn:
+    """Raise ``exc`` as httpx's transport raises it: an httpcore error becomes its httpx
+    counterpart (message kept, ``exc`` as the cause); anything else as it is.
+
+    Called from an ``except`` clause, so the success path pays for no context manager.
+    """
+    with map_httpcore_exceptions():
+        raise exc
+
+
 class _Body(httpx.AsyncByteStream):
-    """A response body read from its connection; closing it hands the connection back (or ends it)."""
+    """A response body read from its connection; closing it hands the connection back (or ends it).
+
+    Its own iterator, not an async generator: a generator per answer, with the event loop's hooks
+    for it, showed in the per-hop profile (``bench/bench_engine.py``).
+    """
 
     def __init__(self, pool: PlainTransport, connection: _Connection, timeout: float | None) -> None:
         self._pool = pool
         self._connection: _Connection | None = connection
         self._timeout = timeout
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        connection = self._connection
-        if connection is None:
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._connection is None:
             raise httpx.StreamClosed()
+        return self
+
+    async def __anext__(self) -> bytes:
+        connection = self._connection
+        if connection is None:  # ended: read to its end, failed or closed
+            raise StopAsyncIteration
         try:
-            with map_httpcore_exceptions():
-                while (piece := await connection.body_piece(self._timeout)) is not None:
-                    yield piece
-        except BaseException:
+            piece = await connection.body_piece(self._timeout)
+        except BaseException as exc:
             self._end(reuse=False)
+            if isinstance(exc, Exception):
+                _raise_mapped(exc)
             raise
+        if piece is None:
+            raise StopAsyncIteration
+        return piece
 
     async def aclose(self) -> None:
         self._end(reuse=True)
@@ -289,7 +329,7 @@ class PlainTransport(httpx.AsyncBaseTransport):
             )
         timeouts = request.extensions.get("timeout", {})
         origin = (url.raw_scheme, url.raw_host, url.port or _DEFAULT_PORTS[url.raw_scheme])
-        with map_httpcore_exceptions():
+        try:
             connection = await self._acquire(origin, timeouts)
             try:
                 await connection.send(request, timeouts.get("write"))
@@ -303,9 +343,11 @@ class PlainTransport(httpx.AsyncBaseTransport):
             except BaseException:
                 self._release(connection, reuse=False)
                 raise
+        except Exception as exc:
+            _raise_mapped(exc)
         return httpx.Response(
             status_code=head.status,
-            headers=head.headers,
+            headers=raw_headers(head.headers),
             stream=_Body(self, connection, timeouts.get("read")),
             extensions={
                 "http_version": b"HTTP/" + head.http_version,

@@ -14,7 +14,7 @@ import pytest
 from stepserver import Hang, Reply, StepServer
 
 from execution.engine import make_client
-from execution.engine.plainpool import PlainTransport
+from execution.engine.plainpool import PlainTransport, raw_headers
 
 
 def _transport(*, max_connections: int = 10, keepalive_expiry: float | None = 5.0) -> PlainTransport:
@@ -122,3 +122,26 @@ def test_only_plain_http_is_sent() -> None:
                 await client.post("https://127.0.0.1:9/", content=b"{}")
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        [],
+        [(b"Content-Type", b"application/json"), (b"Content-Length", b"21")],
+        [(b"X-Trace", b"a"), (b"x-trace", b"b"), (b"Set-Cookie", b"")],
+        [(b"X-Latin", "caf\u00e9".encode("latin-1")), (b"X-Utf8", "caf\u00e9".encode())],
+    ],
+    ids=["none", "plain", "repeated", "not ascii"],
+)
+def test_raw_headers_are_the_headers_httpx_builds(fields: list[tuple[bytes, bytes]]) -> None:
+    """raw_headers fills httpx's private field list: every way of reading it agrees with httpx.Headers."""
+    ours, theirs = raw_headers(fields), httpx.Headers(fields)
+    assert ours == theirs
+    assert ours.raw == theirs.raw
+    assert ours.multi_items() == theirs.multi_items()
+    assert ours.encoding == theirs.encoding
+    for name in {name.decode("latin-1").lower() for name, _ in fields} | {"absent"}:
+        assert ours.get_list(name) == theirs.get_list(name)
+        assert ours.get(name) == theirs.get(name)
+    assert httpx.Response(200, headers=ours).headers.raw == httpx.Response(200, headers=theirs).headers.raw
