@@ -18,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = [
     ("bench_spec.py",),
     ("bench_engine.py",),
+    ("bench_hop_cost.py",),
     ("bench_gjson.py",),
     ("bench_graphtests.py",),
     ("bench_runs.py",),

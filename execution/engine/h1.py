@@ -50,7 +50,7 @@ _NO_BODY: Final = frozenset({204, 304})
 
 # Fields seen before, with what checking them gave: a graph calls its steps with the same few
 # fields, and their servers answer with the same few, so most checks are one dict look-up instead
-# of a pattern match (the checks were a tenth of a hop's CPU, ``bench/bench_engine.py`` P3). Each
+# of two pattern matches (``bench/bench_hop_cost.py`` counts a step call's instructions). Each
 # memo is emptied when it reaches this many entries (a ``Date`` field changes every second), and
 # keeps only fields of up to this many bytes, so it holds at most about 1 MiB. The memos are
 # shared by the threads of a process; an entry is a pure function of its key.

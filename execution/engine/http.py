@@ -96,8 +96,9 @@ _BUDGET_KEY: Final = "studio.run_budget"
 class _CappedStream(httpx.AsyncByteStream):
     """A response stream that raises :class:`ResponseTooLarge` once its bytes pass ``limit``.
 
-    Each iteration is its own iterator object rather than an async generator (a generator per
-    answer showed in the per-hop profile, ``bench/bench_engine.py``).
+    Each iteration is its own iterator object rather than an async generator: a generator per
+    answer, with the event loop's hooks for it, is work on every step call
+    (``bench/bench_hop_cost.py`` counts it).
     """
 
     def __init__(self, inner: httpx.AsyncByteStream, limit: int) -> None:

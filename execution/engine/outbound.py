@@ -449,8 +449,9 @@ def _in_memory(response: httpx.Response) -> bytes | None:
 async def _read_body(
     response: httpx.Response, fields: dict[str, list[str]], limit: int | None, gunzip: bool
 ) -> bytes:
-    """The body as Go's client returns it (``fields``: :func:`_answer_fields`), at most ``limit`` bytes (raises ResponseTooLarge), each
+    """The body as Go's client returns it, at most ``limit`` bytes (raises ResponseTooLarge), each
     piece charged to the run's byte budget when its client has one (raises RunBudgetExceeded).
+    ``fields`` are the answer's (:func:`_answer_fields`).
 
     Only a gzip answer to Go's own ``Accept-Encoding: gzip`` is decoded; the cap applies to the
     decoded bytes too, so a small compressed body cannot expand without bound.

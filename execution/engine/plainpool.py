@@ -53,7 +53,7 @@ Origin = tuple[bytes, bytes, int]
 def raw_headers(fields: Iterable[tuple[bytes, bytes]]) -> httpx.Headers:
     """``httpx.Headers(fields)`` for fields that are bytes already, without its per-field
     normalisation (two calls and three type checks a field, on every request and answer of a
-    step: ``bench/bench_engine.py`` P3). ``httpx.Request`` and ``httpx.Response`` copy such a
+    step: ``bench/bench_hop_cost.py``). ``httpx.Request`` and ``httpx.Response`` copy such a
     ``Headers`` as it is.
 
     Fills the private list of (name, lower-case name, value) that httpx (pinned at 0.28.1) keeps;
@@ -258,7 +258,7 @@ class _Body(httpx.AsyncByteStream):
     """A response body read from its connection; closing it hands the connection back (or ends it).
 
     Its own iterator, not an async generator: a generator per answer, with the event loop's hooks
-    for it, showed in the per-hop profile (``bench/bench_engine.py``).
+    for it, is work on every step call (``bench/bench_hop_cost.py`` counts it).
     """
 
     def __init__(self, pool: PlainTransport, connection: _Connection, timeout: float | None) -> None:
@@ -306,15 +306,18 @@ class PlainTransport(httpx.AsyncBaseTransport):
         keepalive_expiry: float | None,
         socket_options: Iterable[SocketOption] = (),
         skip_h11: bool = True,
+        backend: PlainBackend | None = None,
     ) -> None:
         """``skip_h11=False`` sends every exchange through h11, :mod:`~execution.engine.h1` unused
-        (``bench/bench_transport.py`` measures both; the tests compare them)."""
+        (``bench/bench_transport.py`` measures both; the tests compare them). ``backend`` opens the
+        connections (default: TCP, :class:`~execution.engine.wire.PlainBackend`;
+        ``bench/bench_hop_cost.py`` gives one that answers in memory)."""
         self._skip_h11 = skip_h11
         self._max = max_connections
         self._max_idle = max_keepalive_connections
         self._expiry = keepalive_expiry
         self._options = list(socket_options)
-        self._backend = PlainBackend()
+        self._backend = backend or PlainBackend()
         self._idle: dict[Origin, collections.deque[_Connection]] = {}
         self._idle_count = 0
         self._open = 0  # connections open or being opened, idle ones included

@@ -63,8 +63,8 @@ class TraceEvent(NamedTuple):
     """One thing that happened during a run. ``seq`` increases by one per event within a run.
 
     Immutable, and a named tuple rather than a frozen dataclass: a run makes two to four of them
-    per step, and a frozen dataclass's ``__init__`` (a ``object.__setattr__`` per field) took
-    eight times as long (``bench/bench_engine.py``, P3).
+    per step, and a frozen dataclass's ``__init__`` (an ``object.__setattr__`` per field) takes
+    eight times as long as a named tuple's.
     """
 
     type: str
