@@ -5,8 +5,8 @@
 The walls and CPU times of ``bench_engine.py`` move with whatever else runs on a shared machine
 (the same build reads 0.21 or 0.34 ms of CPU per hop an hour apart). This benchmark counts the
 instructions instead, with ``valgrind --tool=callgrind``, which gives the same count for the same
-code whatever the load (within 0.1 % here), so a change to the engine's hot path can be judged
-by one run.
+code whatever the load (within about 1 % from run to run here), so a change to the engine's hot
+path can be judged by one run.
 
 Every figure is the instructions one step call of a 50-step Sequence costs in this process,
 measured as the difference of two runs (few and many graphs) so that start-up and imports fall
