@@ -17,7 +17,8 @@ connection, so the pool's idle check polls a real descriptor). Rows, cheapest fi
 
 - ``asyncio exchange``: the least any asyncio client does per call (a write, a future, a wake-up):
   the baseline of the same run;
-- ``transport``: a prebuilt step request through ``make_client``'s ``PlainTransport`` and its body read;
+- ``transport``: a prebuilt step request through ``make_client``'s transports (the guard, the cap,
+  ``PlainTransport``) and its body read;
 - ``call_service``: one step call as the engine makes it (Go's headers, the guard, the caps);
 - ``engine``: ``run_graph`` on the Sequence (trace events, routing), per step.
 
