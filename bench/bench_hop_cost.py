@@ -17,9 +17,11 @@ connection, so the pool's idle check polls a real descriptor). Rows, cheapest fi
 
 - ``asyncio exchange``: the least any asyncio client does per call (a write, a future, a wake-up):
   the baseline of the same run;
-- ``transport``: a prebuilt step request through ``make_client``'s transports (the guard, the cap,
-  ``PlainTransport``) and its body read;
-- ``call_service``: one step call as the engine makes it (Go's headers, the guard, the caps);
+- ``transport``: a prebuilt step request through ``make_client``'s transports (the cap,
+  ``PlainTransport``) and its body read; the request is marked as checked by the client's guard
+  (``CHECKED_BY``), as ``call_service`` marks it, so the guard lets it through unchecked and its
+  check is counted once, in the next row;
+- ``call_service``: one step call as the engine makes it (Go's headers, the guard's check, the caps);
 - ``engine``: ``run_graph`` on the Sequence (trace events, routing), per step.
 
 Each row is printed with its ratio to the asyncio exchange. Needs valgrind (Debian's package);
@@ -51,6 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_engine import _manifest  # noqa: E402
 
 from execution.engine import EngineConfig, UrlGuard, make_client, outbound, run_graph  # noqa: E402
+from execution.engine.http import CHECKED_BY  # noqa: E402
 from execution.engine.plainpool import PlainTransport  # noqa: E402
 from execution.engine.wire import PlainBackend, PlainStream, SocketOption, _Protocol  # noqa: E402
 
@@ -137,6 +140,7 @@ async def _measured(mode: str, graphs: int) -> None:
         async def transport_calls() -> None:
             for _ in range(HOPS):
                 request, _ = outbound._build_request("POST", url, [], BODY, timeouts)
+                request.extensions[CHECKED_BY] = guard  # checked: call_service's row counts the check
                 response = await client._transport.handle_async_request(request)
                 async for _piece in response.stream:  # type: ignore[union-attr]
                     pass
