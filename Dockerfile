@@ -18,9 +18,16 @@ RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates/ templates/
 COPY --from=frontend /src/frontend/dist frontend/dist
-# collectstatic needs a key but no database; the build-time key is never used at run time.
-RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0
-RUN useradd --create-home --uid 10001 studio
-USER studio
+# Everything the processes read is made here, so they run on a read-only root filesystem
+# (deploy/kubernetes): the static files are collected (collectstatic needs a key but no database;
+# the build-time key is never used at run time) and the code is compiled once (with
+# PYTHONDONTWRITEBYTECODE nothing is written later). Writable at run time: /tmp only (Celery beat's
+# schedule file, gunicorn's worker heartbeats, the workers' liveness file).
+RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0 \
+    && python -m compileall -q config graphs execution
+RUN groupadd --gid 10001 studio && useradd --create-home --uid 10001 --gid 10001 studio
+# Numeric, so that Kubernetes can check runAsNonRoot against the image itself.
+USER 10001:10001
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--timeout", "120"]
+# --no-control-socket: gunicorn would otherwise create one under $HOME, read-only in a cluster.
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8", "--timeout", "120", "--no-control-socket"]

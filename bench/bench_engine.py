@@ -5,7 +5,7 @@
 Every engine figure is printed beside the same figure of a deliberately naive router measured in
 the same run by the same harness (:class:`NaiveRouter`: a thread per Ensemble step, a new
 ``urllib`` connection per call, no guard, no caps, no Go exactness): the floor the engine's
-overhead is held to (issue 17).
+overhead is held to.
 
 A third column is the step server's own latency (:class:`ServerFloor`: prebuilt requests on
 keep-alive sockets, each sent in one piece, answers read with a selector; no HTTP library, no
@@ -15,8 +15,8 @@ so on P2 the server alone scores above 1 for any client. The floor column shows 
 every figure, measured in the same run; the ``/ floor`` rows divide the engine's figure by it.
 Both are printed: the floor explains a figure, it does not replace it.
 
-**The step server** is ``bench/leanserver.py`` (since issue 17's third engine pass; before, the
-tests' ``tests/stepserver.py``): a thread per keep-alive connection that reads a request, sleeps
+**The step server** is ``bench/leanserver.py`` (since the transport's third pass,
+``bench/README.md``; before, the tests' ``tests/stepserver.py``): a thread per keep-alive connection that reads a request, sleeps
 the route's delay with a 1 us timer slack and sends a prebuilt answer in one piece. The tests'
 server parses every request with ``http.server`` and sleeps with the default 50 us slack, which
 put about 0.1 ms per call into every column. The engine, the naive router and the floor all call
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import multiprocessing
 import selectors
@@ -53,6 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout's engine (the venv's editable install may be another)
 
 from execution.engine import EngineConfig, UrlGuard, make_client, run_graph  # noqa: E402
+from execution.engine.tracecontext import TraceContext  # noqa: E402
 from graphs.spec.model import Manifest, Metadata, Node, Spec, Step  # noqa: E402
 
 
@@ -280,6 +282,36 @@ async def _bench(base: str, control: Connection, repeats: int) -> list[Row]:
         rows.append(_floor_row("  engine / floor", seq10, floor10, naive10))
         rows.append(
             ("  baseline: 10 direct httpx calls x 10 ms / 100 ms", f"{base10 / 0.100:.3f}", "", "", "")
+        )
+
+        # What tracing adds: a traceparent per step call (a span id derived, a header added, the id
+        # recorded in step.started); the spans themselves are derived after the run, off this path.
+        traced = dataclasses.replace(config, trace=TraceContext("4bf92f3577b34da6a3ce929d0e0e4736", "1"))
+        graph10 = _manifest("Sequence", [f"{base}/d10"] * 10, chain=True)
+        untraced_s, traced_s = await _medians(
+            [runner(graph10, config, client), runner(graph10, traced, client)], repeats
+        )
+        rows.append(
+            ("P2 with a trace context / without: wall", f"{traced_s / untraced_s:.3f}", "", "", "<= 1.05")
+        )
+        graph0 = _manifest("Sequence", [f"{base}/d0"] * 50, chain=True)
+        trace_cpu: list[list[float]] = [[], []]
+        await _medians(
+            [
+                _cpu_timed(runner(graph0, config, client), trace_cpu[0]),
+                _cpu_timed(runner(graph0, traced, client), trace_cpu[1]),
+            ],
+            repeats,
+        )
+        untraced_cpu, traced_cpu = (statistics.median(times) for times in trace_cpu)
+        rows.append(
+            (
+                "  this process's CPU per 0 ms hop, traced / untraced",
+                f"{traced_cpu / untraced_cpu:.3f}",
+                "",
+                "",
+                "",
+            )
         )
 
         hops = 50

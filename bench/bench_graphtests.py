@@ -9,7 +9,7 @@ process so that its threads do not compete with the engine (or the worker) for t
 
 1. In-process: the suite's wall time, cases per second, and the ratio against a baseline of the same
    requests through the engine alone (no expectations judged), medians over repeats after a warm-up.
-   Goal: >= 100 cases/s on this machine class (issue 11).
+   Goal: >= 100 cases/s on this machine class.
 2. Through Celery, with ``make run``'s defaults (``celery worker`` processes as scripts/run.sh
    starts them, one per core with 8 threads each; ``SUITE_CONCURRENCY``; SQLite; Redis): one
    suite run of the N stored cases (``execution.suites``: every case a run) in an environment

@@ -201,8 +201,8 @@ def _step_seconds(run_ids: list[str]) -> dict[str, float]:
 def _one_at_a_time(args: argparse.Namespace, user: Any, graph: Any) -> list[tuple[str, str, str, str]]:
     """Measures 1 and 2: runs one after another (no backlog)."""
     from execution.models import Run
+    from execution.services import dispatch as run_tasks
     from execution.services import runs
-    from execution.tasks import runs as run_tasks
 
     sent_at: dict[str, float] = {}
     original_enqueue = run_tasks.enqueue

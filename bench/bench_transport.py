@@ -1,4 +1,4 @@
-"""The outbound transport candidates side by side in one run (issue 17, item 1).
+"""The outbound transport candidates side by side in one run (``bench/README.md`` tells the passes).
 
     python bench/bench_transport.py [--repeats N] [--calls N]
 

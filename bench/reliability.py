@@ -7,7 +7,8 @@ row misses its goal.
   passes through (the fuzz suite's default is 200; ``make fuzz`` runs 1,000).
 - The fault tests hand what they measured (worker RSS growth under hostile endpoints, time for a
   worker to consume again after a Redis restart, time for the reaper to settle killed runs, the
-  guard corpus's refusals and connection counts) to this script through ``RELIABILITY_FIGURES``.
+  cluster test's runs, re-executions and readiness turns, the guard corpus's refusals and
+  connection counts) to this script through ``RELIABILITY_FIGURES``.
 - The time to refuse each hostile input is measured here, in-process, with Django's test client
   against a throwaway SQLite database: the worst of three tries each (the first includes warm-up).
 
@@ -43,6 +44,12 @@ SUITES = {
         "tests/reliability/test_poison_run.py",
         "tests/reliability/test_run_memory.py",
     ),
+    "runaway loop tests (deadline, step-call and event-byte caps)": (
+        "tests/reliability/test_runaway_loop.py",
+    ),
+    "cluster test (2 web, 3 workers, 1 beat on PostgreSQL: worker kill, database outage)": (
+        "tests/reliability/test_scale_and_failure.py",
+    ),
     "guard corpus tests": ("tests/reliability/test_guard_corpus.py",),
     "web attack tests (login, event streams, imports)": (
         "tests/reliability/test_login_variants.py",
@@ -50,11 +57,31 @@ SUITES = {
         "tests/reliability/test_import_load.py",
     ),
     "fuzz": ("tests/fuzz",),
-    "hostile-input tests": ("tests/api/test_hostile_input.py",),
+    "hostile-input tests": (
+        "tests/api/test_hostile_input.py",
+        "tests/api/test_hostile_text.py",
+        "tests/execution/test_commands_hostile_files.py",
+    ),
+    "attack tests (export gate, private runs, fair share, judging cost, case revisions)": (
+        "tests/execution/test_export_gate_trust.py",
+        "tests/api/test_run_access.py",
+        "tests/api/test_fair_share.py",
+        "tests/graphtests/test_graphtests_cost.py",
+        "tests/execution/test_suite_judge_budget.py",
+        "tests/api/test_test_case_guards_api.py",
+        "tests/api/test_environment_pattern_cost_api.py",
+    ),
 }
 REFUSE_GOAL_S = 1.0
 RSS_GOAL_MB = 100.0
 CONSUME_GOAL_S = 30.0
+# tests/reliability/test_scale_and_failure.py: 60 runs of about 3 s on 24 threads (then 16) drain in
+# about 15 s here; twice that leaves room for a busy machine. Its reaper notices a dead worker after
+# 3 s of silence (passes every 1 s), and a re-executed run takes about 3 s.
+CLUSTER_DRAIN_GOAL_S = 30.0
+CLUSTER_RERUN_GOAL_S = 15.0
+# /readyz turns within its check timeout (2 s) and the 1 s it reuses a result.
+CLUSTER_READY_GOAL_S = 5.0
 # tests/reliability: heartbeat timeout 1.5 s + 25 s for a new worker to boot and rerun the run.
 SETTLE_GOAL_S = 26.5
 # tests/reliability/test_run_memory.py: twice the 64 MiB run budget + 64 MiB, and half the budget.
@@ -278,6 +305,31 @@ def worker_rows(figures: dict[str, Any]) -> list[Row]:
     ]  # fmt: skip
 
 
+def cluster_rows(figures: dict[str, Any]) -> list[Row]:
+    skipped = figures.get("cluster_skipped")
+    if skipped:  # no PostgreSQL on this machine: one row that says so instead of seven blanks
+        return [
+            ("cluster test (2 web, 3 workers, 1 beat)", f"skipped: {skipped}", "PostgreSQL installed", True)
+        ]
+    sent = figures.get("cluster_runs_sent")
+    held = figures.get("cluster_runs_held_by_killed_worker")
+    return [
+        figure_row(figures, "cluster: runs sent / succeeded", "cluster_runs_succeeded", f" of {sent}", "all",
+                   lambda v: v == sent),
+        figure_row(figures, f"cluster: runs re-executed (the killed worker held {held})", "cluster_runs_reexecuted",
+                   "", "1 ≤ n ≤ held", lambda v: isinstance(held, int) and 1 <= v <= held),
+        figure_row(figures, "cluster: runs lost", "cluster_runs_lost", "", "0", lambda v: v == 0),
+        figure_row(figures, "cluster: load drained (sent → all ended)", "cluster_drain_s", " s",
+                   f"≤ {CLUSTER_DRAIN_GOAL_S:g} s", lambda v: v <= CLUSTER_DRAIN_GOAL_S),
+        figure_row(figures, "cluster: worker kill → its runs re-executed", "cluster_kill_to_rerun_s", " s",
+                   f"≤ {CLUSTER_RERUN_GOAL_S:g} s", lambda v: v <= CLUSTER_RERUN_GOAL_S),
+        figure_row(figures, "cluster: database stopped → /readyz 503 on both web", "cluster_unready_s", " s",
+                   f"≤ {CLUSTER_READY_GOAL_S:g} s", lambda v: v <= CLUSTER_READY_GOAL_S),
+        figure_row(figures, "cluster: database back → /readyz 200 on both web", "cluster_ready_again_s", " s",
+                   f"≤ {CLUSTER_READY_GOAL_S:g} s", lambda v: v <= CLUSTER_READY_GOAL_S),
+    ]  # fmt: skip
+
+
 def sse_row(figures: dict[str, Any]) -> Row:
     streams = figures.get("sse_streams_open")
     others = figures.get("sse_other_runs_ok")
@@ -336,6 +388,35 @@ def memory_rows(figures: dict[str, Any]) -> list[Row]:
     ]  # fmt: skip
 
 
+# tests/reliability/test_runaway_loop.py, the loop under the default settings: it must end by its
+# deadline (the local environment's 60 s), grow the database well under 100 MB (the run seen before
+# grew it by 2.6 GB and kept its worker at 2.5 GB), and its events must read back in seconds.
+RUNAWAY_DURATION_GOAL_S = 60.0
+RUNAWAY_DB_GOAL_MB = 50.0
+RUNAWAY_RSS_GOAL_MB = 256.0
+RUNAWAY_READ_GOAL_S = 10.0
+
+
+def runaway_rows(figures: dict[str, Any]) -> list[Row]:
+    calls, events = figures.get("runaway_step_calls"), figures.get("runaway_events")
+    error = str(figures.get("runaway_error") or "")
+    # What ended it: the limit the error names in its last parentheses, or its deadline.
+    ended = "deadline" if "deadline" in error else error.rpartition("(")[2].rstrip(")") or "—"
+    return [
+        ("runaway loop: what ended it", ended, "a limit or its deadline",
+         ended in ("deadline", "RUN_MAX_STEP_CALLS", "RUN_MAX_EVENT_BYTES")),
+        figure_row(figures, f"runaway loop: duration ({calls} step calls, {events} events)",
+                   "runaway_duration_s", " s", f"≤ {RUNAWAY_DURATION_GOAL_S:g} s (its deadline)",
+                   lambda v: v <= RUNAWAY_DURATION_GOAL_S),
+        figure_row(figures, f"runaway loop: database growth ({figures.get('runaway_stored_mb')} MB of rows)",
+                   "runaway_db_growth_mb", " MB", f"< {RUNAWAY_DB_GOAL_MB:g} MB", lambda v: v < RUNAWAY_DB_GOAL_MB),
+        figure_row(figures, "runaway loop: worker memory after the run", "runaway_worker_rss_after_mb", " MB",
+                   f"< {RUNAWAY_RSS_GOAL_MB:g} MB", lambda v: v < RUNAWAY_RSS_GOAL_MB),
+        figure_row(figures, "runaway loop: its events read back (API, JSON)", "runaway_events_read_s", " s",
+                   f"≤ {RUNAWAY_READ_GOAL_S:g} s", lambda v: v <= RUNAWAY_READ_GOAL_S),
+    ]  # fmt: skip
+
+
 def guard_rows(figures: dict[str, Any]) -> list[Row]:
     cases = figures.get("guard_case") or []
     refused = sum(1 for c in cases if c["refused"])
@@ -363,10 +444,12 @@ def build_rows(
         *suite_rows(outcomes),
         *refusal_rows(refusals),
         *worker_rows(figures),
+        *cluster_rows(figures),
         sse_row(figures),
         *load_rows(figures),
         depth_row(figures),
         *memory_rows(figures),
+        *runaway_rows(figures),
         *guard_rows(figures),
     ]
 

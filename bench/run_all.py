@@ -13,18 +13,20 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# Each entry: the script and its arguments. The runs benchmark is measured twice, as issue 17 sets
-# its goals: on SQLite with ``make run``'s defaults, and on PostgreSQL with two worker processes.
+# Each entry: the script and its arguments. The runs benchmark is measured twice, as its goals are
+# set: on SQLite with ``make run``'s defaults, and on PostgreSQL with two worker processes.
 BENCHMARKS = [
     ("bench_spec.py",),
     ("bench_engine.py",),
     ("bench_hop_cost.py",),
+    ("bench_load.py",),
     ("bench_gjson.py",),
     ("bench_graphtests.py",),
     ("bench_runs.py",),
     ("bench_runs.py", "--db", "postgres", "--workers", "2", "--suite-cases", "0"),
     ("bench_scale.py",),
     ("bench_editor.py",),
+    ("bench_real_models.py",),
 ]
 
 

@@ -1,4 +1,6 @@
-"""Login with a cap on failed attempts per client address and username."""
+"""Login with a cap on failed attempts per client address and username, the single sign-on button
+(config/sso), the switch that turns the password form off, logout that ends the provider's
+session too, and the API's token authentication (personal API tokens and DRF authtoken keys)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,16 @@ import unicodedata
 from typing import Any
 
 from django.conf import settings
+from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.http import urlencode
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+
+from config.sso import oidc
 
 
 def normalise_username(raw: str) -> str:
@@ -36,7 +45,23 @@ class RateLimitedLoginView(auth_views.LoginView):
 
     redirect_authenticated_user = True
 
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["password_login"] = settings.STUDIO_PASSWORD_LOGIN
+        if oidc.enabled():
+            next_url = context.get("next") or ""
+            query = f"?{urlencode({'next': next_url})}" if next_url else ""
+            context["oidc_login_url"] = reverse("oidc_authentication_init") + query
+            context["oidc_provider_name"] = settings.STUDIO_OIDC_PROVIDER_NAME
+        return context
+
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not settings.STUDIO_PASSWORD_LOGIN:
+            # The form is hidden; a password posted anyway is refused here (and by
+            # config.sso.backends.PasswordLoginSwitch for every other form).
+            response = self.render_to_response(self.get_context_data(password_refused=True))
+            response.status_code = 403
+            return response
         key = _key(request)
         if cache.get(key, 0) >= settings.LOGIN_MAX_FAILURES:
             form = self.get_form()
@@ -54,3 +79,39 @@ class RateLimitedLoginView(auth_views.LoginView):
         else:
             cache.delete(key)
         return response
+
+
+class StudioLogoutView(auth_views.LogoutView):
+    """Django's LogoutView (POST only); a session made by OpenID Connect is then sent to the
+    provider's ``end_session_endpoint`` to end the provider's session as well, when it has one."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        provider_logout = oidc.provider_logout_url(request)
+        response = super().post(request, *args, **kwargs)
+        if provider_logout:
+            return HttpResponseRedirect(provider_logout)
+        return response
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's login page; with password sign-in off, the studio's (which offers single sign-on)
+    instead of a password form that could only fail."""
+    if not settings.STUDIO_PASSWORD_LOGIN:
+        return auth_views.redirect_to_login(request.GET.get("next") or reverse("admin:index"))
+    return admin.site.login(request)
+
+
+class PersonalTokenAuthentication(TokenAuthentication):
+    """``Authorization: Token <key>`` for both kinds of key: a personal API token (``igs_…``,
+    stored hashed, graphs/tokens.py) or a DRF authtoken key (``drf_create_token``). A revoked
+    key is 401 "Invalid token."; an expired one is 401 saying when it expired."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, None]:
+        from graphs import tokens  # the app's models: not importable while settings load
+
+        if not tokens.is_personal_key(key):
+            return super().authenticate_credentials(key)  # type: ignore[no-any-return]
+        try:
+            return tokens.api_token_authenticate(key), None
+        except tokens.TokenRejected as exc:
+            raise exceptions.AuthenticationFailed(str(exc)) from exc

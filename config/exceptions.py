@@ -14,8 +14,10 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import OperationalError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -85,6 +87,17 @@ class Unprocessable(ApplicationError):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
 
 
+class TooManyRequests(ApplicationError):
+    """A limit of what one user may have going at once (429); ``retry_after`` seconds go in the
+    ``Retry-After`` header."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+
+    def __init__(self, detail: str, *, retry_after: int, **kwargs: Any) -> None:
+        super().__init__(detail, **kwargs)
+        self.retry_after = retry_after
+
+
 def is_database_busy(exc: BaseException) -> bool:
     """True for the OperationalError of a write lock that was not granted in time.
 
@@ -144,6 +157,8 @@ def _field_issues(errors: Any, path: str = "") -> list[dict[str, Any]]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, TooManyRequests):
+        return Response(exc.body(), status=exc.status_code, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ApplicationError):
         return Response(exc.body(), status=exc.status_code)
     if is_database_busy(exc):
@@ -162,13 +177,43 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             "issues": issues,
         }
     elif isinstance(exc, exceptions.ParseError):
-        response.data = {
-            "detail": str(exc.detail),
-            "issues": [{"code": "request.parse-error", "severity": "error", "message": str(exc.detail)}],
-        }
+        issues = getattr(exc, "issues", None) or [
+            {"code": "request.parse-error", "severity": "error", "message": str(exc.detail)}
+        ]
+        response.data = {"detail": str(exc.detail), "issues": issues}
     elif isinstance(response.data, Mapping) and "detail" in response.data:
         response.data = {"detail": str(response.data["detail"])}
     return response
+
+
+API_NOT_FOUND_URL_NAME = "api-not-found"
+
+
+@csrf_exempt  # it changes nothing; a session's POST without its CSRF token still learns the path is wrong
+def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """The last route under ``/api/``: whatever no API route matched, with DEBUG on or off (Django
+    shows its HTML debug page for a 404 with DEBUG on, and ``handler404`` only with it off).
+
+    A path without its trailing slash whose slashed form is an API route keeps Django's
+    ``APPEND_SLASH`` behaviour for reads (301 there; this route would otherwise take them first);
+    any other method is told where to send it, as a redirect would lose the body.
+    """
+    if not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != API_NOT_FOUND_URL_NAME:
+            slashed = request.get_full_path(force_append_slash=True)
+            if request.method in ("GET", "HEAD"):
+                return HttpResponsePermanentRedirect(slashed)
+            return JsonResponse(
+                {
+                    "detail": f"There is no API endpoint at {request.path!r}; did you mean {request.path + '/'!r}?"
+                },
+                status=404,
+            )
+    return JsonResponse({"detail": f"There is no API endpoint at {request.path!r}."}, status=404)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

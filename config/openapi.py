@@ -69,7 +69,8 @@ CONFLICT_SCHEMA: Final = {
 
 # The answers every operation may give, and those some give (by operationId).
 _ALWAYS: Final = {
-    "401": "Not signed in: send `Authorization: Token <key>` or a session cookie.",
+    "401": "Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` "
+    "(a personal API token, from /tokens/) or a session cookie.",
     "403": "Signed in, but not allowed (a session request without its CSRF token is refused too).",
 }
 _WITH_PATH_PARAMETER: Final = {
@@ -87,8 +88,26 @@ _BY_OPERATION: Final[dict[str, dict[str, str]]] = {
     "graphs_versions_rollback": {"409": "Stale base version (as for a save)."},
     "graphs_versions_export": {
         "422": "The version has errors KServe would reject; `issues` lists them.",
-        "409": "The graph requires passing tests and this version has no passing suite run on the "
-        "current cases (`code: tests_required`, `last_passing_version`); force=1&reason=... overrides.",
+        "409": "The graph requires passing tests and this version has no passing suite run the gate "
+        "trusts on the current cases (`code: tests_required`, `last_passing_version`); a POST with "
+        "`force` and `reason` overrides.",
+    },
+    "graphs_versions_export_create": {
+        "422": "The version has errors KServe would reject; `issues` lists them.",
+        "409": "The graph requires passing tests and this version has no passing suite run the gate "
+        "trusts on the current cases (`code: tests_required`, `last_passing_version`); send `force` "
+        "and `reason` to override.",
+    },
+    "graphs_versions_deploy": {
+        "422": "The version has errors KServe would reject; `issues` lists them.",
+        "409": "The gate is closed (`code: tests_required`; send `force` and `reason` to override), or "
+        "the file on the branch changed since the last deployment (`code: drift`, with `diff`; "
+        "nothing was pushed).",
+        "502": "Git refused or could not be reached: `code` is auth, not-found, rejected, network, "
+        "moved, too-large or protocol; `deployment` is the failed deployment.",
+    },
+    "graphs_deployments_import_drift": {
+        "400": "The deployment has no change from Git to import (refresh first).",
     },
     "graphs_suite_runs_create": {
         "409": "The graph has no test cases to run.",
@@ -101,13 +120,24 @@ _BY_OPERATION: Final[dict[str, dict[str, str]]] = {
     "suite_runs_events": {
         "429": "Too many open event streams; close one, or retry after `Retry-After` seconds."
     },
+    "graphs_load_tests_create": {
+        "422": "The version has errors KServe would reject; `issues` lists them.",
+        "429": "You have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight; retry after `Retry-After` seconds.",
+    },
+    "load_tests_events": {
+        "429": "Too many open event streams; close one, or retry after `Retry-After` seconds."
+    },
     "graphs_import": {"413": "More documents, or a larger body, than one import takes."},
     "graphs_runs_create": {
         "422": "The version has errors KServe would reject; `issues` lists them.",
         "413": "The request body is larger than a run takes.",
     },
     "graphs_tests_create": {"409": "The graph already has a case with this name."},
-    "graphs_tests_update": {"409": "Another case has this name, or the case was deleted meanwhile."},
+    "graphs_tests_update": {
+        "409": "The case changed since the If-Match revision (`code: test_case.stale`, with `revision`, "
+        "`base_revision` and `current`: the case as it is now; nothing was saved), another case has "
+        "this name, or the case was deleted meanwhile.",
+    },
     "graphs_tests_import": {"413": "The test file is larger than the studio takes."},
     "runs_save_as_test": {
         "409": "The run has no response yet (only a finished run can become a case), or the name is taken."
@@ -156,7 +186,8 @@ _EXAMPLES: Final[dict[str, dict[str, Any]]] = {
             "layout": {},
             "message": "Embed after detect",
             "base_version": 3,
-        }
+        },
+        "application/yaml": _CHAIN_YAML,
     },
     "graphs_versions_rollback": {"application/json": {"base_version": 5}},
     "graphs_import": {"application/yaml": _CHAIN_YAML, "application/json": _CHAIN},
@@ -179,6 +210,22 @@ _EXAMPLES: Final[dict[str, dict[str, Any]]] = {
         }
     },
     "environments_update": {"application/json": {"deadline": 45}},
+    "deploy_targets_create": {
+        "application/json": {
+            "name": "prod",
+            "url": "https://git.example.org/platform/cluster-config.git",
+            "branch": "main",
+            "path": "graphs/{namespace}/{name}.yaml",
+            "mode": "commit",
+            "author_name": "Inference Graph Studio",
+            "author_email": "studio@example.org",
+            "credentials": {"username": "studio-bot", "password": "<token>"},
+        }
+    },
+    "deploy_targets_update": {"application/json": {"mode": "review"}},
+    "graphs_versions_deploy": {
+        "application/json": {"target": "prod", "message": "Roll out the tuned detector"}
+    },
     "graphs_members_create": {"application/json": {"user": "erin", "role": "viewer"}},
     "graphs_runs_create": {
         "application/json": {
@@ -192,15 +239,19 @@ _EXAMPLES: Final[dict[str, dict[str, Any]]] = {
 }
 
 
+_TESTS_REQUIRED: Final[dict[str, Any]] = {
+    "detail": "Version 4 of 'face-recognition' has no passing suite run the export gate trusts on the "
+    "current test cases, and the graph requires one before export. Have its owner or an editor run its "
+    "suite in a trusted environment, or force the export (POST with force and a reason; audited).",
+    "code": "tests_required",
+    "last_passing_version": 3,
+}
+
+
 # Examples of error answers whose body carries more than the error shape, by operationId and status.
 _ERROR_EXAMPLES: Final[dict[tuple[str, str], dict[str, Any]]] = {
-    ("graphs_versions_export", "409"): {
-        "detail": "Version 4 of 'face-recognition' has no passing suite run on the current test cases, "
-        "and the graph requires one before export. Run its suite, or export with force=1&reason=... "
-        "(audited).",
-        "code": "tests_required",
-        "last_passing_version": 3,
-    },
+    ("graphs_versions_export", "409"): _TESTS_REQUIRED,
+    ("graphs_versions_export_create", "409"): _TESTS_REQUIRED,
     ("graphs_suite_runs_create", "409"): {
         "detail": "Graph 'pets' has no test cases yet: add one (or save a run as a test) first.",
         "code": "no_cases",
@@ -370,15 +421,119 @@ def _link_manifests(node: Any) -> None:
             pending.extend(current)
 
 
+# The groups Swagger and ReDoc list operations under, in this order, each with what it holds.
+TAGS: Final = {
+    "Graphs": "Create, list, change, archive and import graphs (KServe InferenceGraphs).",
+    "Versions": "A graph's immutable versions: save (JSON or a YAML file), read, diff, roll back "
+    "and export. `latest` goes wherever a version number does.",
+    "Validation": "Check a manifest or a GJSON condition without saving anything.",
+    "Sharing and audit": "Who may read, run and change a graph, and what was done to it.",
+    "Runs": "Test runs of a version against real step endpoints, their trace and live events.",
+    "Test cases": "A graph's test cases (they outlive versions) and their YAML file.",
+    "Suite runs": "A version tested against all its cases, its live progress, and comparisons.",
+    "Load tests": "A version under load (N requests, C at a time): live progress, percentiles per "
+    "step, comparisons, and latency budgets against the graph's timeouts.",
+    "Environments": "Where test runs send their step calls, and the services the graphs call.",
+    "Deploys": "Deploy targets (Git repositories), deploying a version through Git, what is live "
+    "and what changed in Git since (drift).",
+    "API tokens": "Personal keys for `Authorization: Token <key>`; each is shown once.",
+}
+
+# Each operation's group and one-line summary (Swagger shows it beside the path), by operationId.
+OPERATIONS: Final[dict[str, tuple[str, str]]] = {
+    "graphs_list": ("Graphs", "List graphs"),
+    "graphs_create": ("Graphs", "Create a graph"),
+    "graphs_retrieve": ("Graphs", "Get a graph with its latest version"),
+    "graphs_update": ("Graphs", "Change a graph's settings"),
+    "graphs_archive": ("Graphs", "Archive a graph"),
+    "graphs_restore": ("Graphs", "Restore an archived graph"),
+    "graphs_import": ("Graphs", "Import manifests (YAML or JSON)"),
+    "graphs_versions_list": ("Versions", "List a graph's versions"),
+    "graphs_versions_create": ("Versions", "Save a new version (JSON or a YAML file)"),
+    "graphs_versions_retrieve": ("Versions", "Get a version"),
+    "graphs_versions_export": ("Versions", "Export a version as a manifest"),
+    "graphs_versions_export_create": ("Versions", "Export a version, recording the gate's decision"),
+    "graphs_versions_rollback": ("Versions", "Roll back to a version"),
+    "graphs_diff": ("Versions", "Diff two versions"),
+    "graphs_versions_upgrade_report": ("Versions", "What a KServe upgrade changes for a version"),
+    "validate": ("Validation", "Validate a manifest"),
+    "conditions_evaluate": ("Validation", "Evaluate a GJSON condition"),
+    "graphs_members_list": ("Sharing and audit", "List a graph's members"),
+    "graphs_members_create": ("Sharing and audit", "Add a member or change their role"),
+    "graphs_members_destroy": ("Sharing and audit", "Remove a member"),
+    "graphs_audit_list": ("Sharing and audit", "A graph's audit log"),
+    "graphs_runs_list": ("Runs", "List a graph's runs"),
+    "graphs_runs_create": ("Runs", "Start a test run"),
+    "runs_retrieve": ("Runs", "Get a run with its response and trace"),
+    "runs_steps_list": ("Runs", "List a run's steps"),
+    "runs_trace": ("Runs", "Get a run's trace as OTLP JSON"),
+    "runs_events": ("Runs", "Follow a run's events (SSE)"),
+    "runs_cancel": ("Runs", "Cancel a run"),
+    "runs_rerun": ("Runs", "Run the same request again"),
+    "graphs_tests_list": ("Test cases", "List a graph's test cases"),
+    "graphs_tests_create": ("Test cases", "Add a test case"),
+    "graphs_tests_retrieve": ("Test cases", "Get a test case"),
+    "graphs_tests_update": ("Test cases", "Replace a test case"),
+    "graphs_tests_destroy": ("Test cases", "Delete a test case"),
+    "graphs_tests_export": ("Test cases", "Export the test cases as YAML"),
+    "graphs_tests_import": ("Test cases", "Import a test cases YAML file"),
+    "runs_save_as_test": ("Test cases", "Save a run as a test case"),
+    "graphs_suite_runs_list": ("Suite runs", "List a graph's suite runs"),
+    "graphs_suite_runs_create": ("Suite runs", "Run the test suite on a version"),
+    "graphs_suite_runs_compare": ("Suite runs", "Run the suite on two versions to compare them"),
+    "suite_runs_retrieve": ("Suite runs", "Get a suite run with its results"),
+    "suite_runs_cancel": ("Suite runs", "Cancel a suite run"),
+    "suite_runs_events": ("Suite runs", "Follow a suite run's events (SSE)"),
+    "suite_runs_compare": ("Suite runs", "Compare two suite runs"),
+    "graphs_load_tests_list": ("Load tests", "List a graph's load tests"),
+    "graphs_load_tests_create": ("Load tests", "Start a load test of a version"),
+    "graphs_versions_budget_check": ("Load tests", "Check latency budgets against the version's timeouts"),
+    "load_tests_retrieve": ("Load tests", "Get a load test with its percentiles"),
+    "load_tests_cancel": ("Load tests", "Cancel a load test"),
+    "load_tests_events": ("Load tests", "Follow a load test's progress (SSE)"),
+    "load_tests_compare": ("Load tests", "Compare two load tests step by step"),
+    "environments_list": ("Environments", "List the environments you may use"),
+    "environments_create": ("Environments", "Create an environment"),
+    "environments_retrieve": ("Environments", "Get an environment"),
+    "environments_update": ("Environments", "Change an environment"),
+    "environments_destroy": ("Environments", "Delete an environment"),
+    "environments_probe": ("Environments", "Test connection: probe each mapped service"),
+    "services_list": ("Environments", "List the services the graphs call"),
+    "deploy_targets_list": ("Deploys", "List the deploy targets you may use"),
+    "deploy_targets_create": ("Deploys", "Create a deploy target"),
+    "deploy_targets_retrieve": ("Deploys", "Get a deploy target"),
+    "deploy_targets_update": ("Deploys", "Change a deploy target"),
+    "deploy_targets_destroy": ("Deploys", "Delete a deploy target"),
+    "graphs_versions_deploy": ("Deploys", "Deploy a version through Git"),
+    "graphs_deployments_list": ("Deploys", "List a graph's deployments, with drift"),
+    "graphs_deployments_import_drift": ("Deploys", "Import a change made in Git as a new version"),
+    "deployments_live": ("Deploys", "What is live where"),
+    "tokens_list": ("API tokens", "List your API tokens"),
+    "tokens_create": ("API tokens", "Create an API token (its key is shown once)"),
+    "tokens_destroy": ("API tokens", "Revoke an API token"),
+}
+
+
+def _label(operation: dict[str, Any]) -> None:
+    """The operation's tag and summary from ``OPERATIONS`` (one the table misses keeps
+    drf-spectacular's path-derived tag and no summary, which tests/api/test_openapi.py refuses)."""
+    entry = OPERATIONS.get(operation.get("operationId", ""))
+    if entry is not None:
+        operation["tags"] = [entry[0]]
+        operation.setdefault("summary", entry[1])
+
+
 def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: error answers, the Error, Conflict and InferenceGraph
-    components."""
+    """drf-spectacular postprocessing hook: error answers, tags and summaries, the Error, Conflict
+    and InferenceGraph components."""
+    result["tags"] = [{"name": name, "description": description} for name, description in TAGS.items()]
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"] = ERROR_SCHEMA
     schemas["Conflict"] = CONFLICT_SCHEMA
     schemas["InferenceGraph"] = _inference_graph_schema()
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
+            _label(operation)
             extra = dict(_ALWAYS)
             if "{" in path:
                 extra.update(_WITH_PATH_PARAMETER)

@@ -9,7 +9,7 @@ characters such as ``"²"`` that ``int()`` refuses. Both are answered here: a qu
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final, Literal
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -20,6 +20,10 @@ from config.exceptions import BadRequest
 # The largest signed 64-bit integer: the widest integer column of SQLite and PostgreSQL.
 MAX_DB_INT = 2**63 - 1
 _ASCII_DIGITS = re.compile(r"[0-9]{1,19}", re.ASCII)  # 19 digits: len(str(MAX_DB_INT))
+
+# The word that stands for a graph's newest version wherever a version number goes.
+LATEST: Final = "latest"
+VersionRef = int | Literal["latest"]
 
 
 def parse_db_int(raw: str) -> int | None:
@@ -82,4 +86,45 @@ class DbIntConverter:
         return number
 
     def to_url(self, value: int) -> str:
+        return str(value)
+
+
+def parse_version_ref(raw: str) -> VersionRef | None:
+    """``raw`` as a version number or ``LATEST`` (exactly the lower-case word), else None."""
+    return LATEST if raw == LATEST else parse_db_int(raw)
+
+
+@extend_schema_field({"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": [LATEST]}]})
+class VersionRefField(serializers.Field):  # type: ignore[type-arg]
+    """A version number, or ``latest`` for the graph's newest version (the caller resolves it
+    with the graph: graphs.selectors.version_number)."""
+
+    def to_internal_value(self, data: Any) -> VersionRef:
+        raw = str(data).strip()
+        value = parse_version_ref(raw)
+        if value is None:
+            shown = raw if len(raw) <= 40 else raw[:40] + "…"
+            raise serializers.ValidationError(
+                f"{self.field_name} must be a version number or {LATEST!r}, got {shown!r}.",
+                code="invalid-number",
+            )
+        return value
+
+    def to_representation(self, value: VersionRef) -> VersionRef:
+        return value
+
+
+class VersionConverter:
+    """The version segment of a URL: a number a database column can hold, or ``latest`` (the
+    graph's newest version); anything else does not match the route (404)."""
+
+    regex = f"(?:{LATEST}|[0-9]{{1,19}})"
+
+    def to_python(self, value: str) -> VersionRef:
+        ref = parse_version_ref(value)
+        if ref is None:
+            raise ValueError(value)  # Django's resolver: this route does not match
+        return ref
+
+    def to_url(self, value: VersionRef) -> str:
         return str(value)

@@ -12,6 +12,9 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
 SECURE_SSL_REDIRECT = False  # the test client and live servers speak plain HTTP
+# The demo graphs run on the mock model server in tests, whatever `make run` exported; the tests of
+# the real models start their own model server and point an environment at it.
+LOCAL_MODELS_URL = ""
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not SQLite's shared in-memory database: the worker, the live server and racing

@@ -20,8 +20,10 @@ class EnvironmentAdmin(admin.ModelAdmin):
         "url_template",
         "step_timeout",
         "deadline",
+        "kserve_version",
         "allow_loopback",
         "allow_private",
+        "trace_propagation",
         "owner",
         "updated_at",
     ]

@@ -1,4 +1,4 @@
-"""REST API of test runs, environments and the condition evaluator."""
+"""REST API of test runs and the condition evaluator (environments: environment_apis)."""
 
 from __future__ import annotations
 
@@ -9,27 +9,29 @@ from typing import Any
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound, TooDeep
 from config.nesting import nesting_exceeds
 from config.pagination import paginate, paginated
-from config.params import MAX_DB_INT, DbIntegerField, parse_db_int
+from config.params import MAX_DB_INT, DbIntegerField, VersionRefField, parse_db_int
 from config.types import AuthedRequest as Request
-from execution import events, selectors
+from execution import events, selectors, tracing
 from execution.engine.conditions import evaluate_condition
-from execution.models import Environment, Run
+from execution.models import Run
 from execution.serializers import (
-    EnvironmentOutputSerializer,
     RunEventLogSerializer,
     RunOutputSerializer,
+    RunStepOutputSerializer,
     RunSummarySerializer,
 )
-from execution.services import environments, runs
+from execution.services import runs
 from graphs import selectors as graph_selectors
 
 # Seconds a client refused an event stream (429) waits: streams end with their runs, or after
@@ -83,149 +85,6 @@ class ConditionEvaluateApi(APIView):
         )
 
 
-# --- environments --------------------------------------------------------------------------------
-
-
-class _StringMapField(serializers.DictField):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(child=serializers.CharField(max_length=2000), **kwargs)
-
-
-class EnvironmentInput(serializers.Serializer):
-    name = serializers.RegexField(r"^[A-Za-z0-9][-A-Za-z0-9_.]*$", max_length=63)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
-    service_urls = _StringMapField(required=False)
-    url_template = serializers.CharField(required=False, max_length=500)
-    namespace = serializers.CharField(required=False, allow_blank=True, max_length=63)
-    # Blank entries pass here so that the service explains why it refuses them.
-    propagate_headers = serializers.ListField(
-        child=serializers.CharField(max_length=500, allow_blank=True, trim_whitespace=False),
-        required=False,
-        max_length=100,
-    )
-    step_timeout = serializers.FloatField(required=False, min_value=0.001)
-    deadline = serializers.FloatField(required=False, min_value=0.001)
-    allow_hosts = serializers.ListField(
-        child=serializers.CharField(max_length=253), required=False, max_length=100
-    )
-    allow_networks = serializers.ListField(
-        child=serializers.CharField(max_length=64), required=False, max_length=100
-    )
-    allow_loopback = serializers.BooleanField(required=False)
-    allow_private = serializers.BooleanField(required=False)
-    visibility = serializers.ChoiceField(
-        choices=Environment.Visibility.choices,
-        required=False,
-        help_text="private (default): only you (and staff) see and use it; shared (staff only): everyone",
-    )
-    secret_headers = serializers.ListField(
-        child=serializers.CharField(max_length=200), required=False, max_length=100
-    )
-
-    def validate_secret_headers(self, value: list[str]) -> list[str]:
-        return [name.lower() for name in value]  # HTTP header names are case-insensitive
-
-
-class EnvironmentListCreateApi(APIView):
-    @extend_schema(operation_id="environments_list", responses=paginated(EnvironmentOutputSerializer))
-    def get(self, request: Request) -> Response:
-        """The environments you may use for test runs: yours, the shared ones and the system's
-        default (`local`).
-        """
-        return paginate(
-            request, self, selectors.environment_list(user=request.user), EnvironmentOutputSerializer
-        )
-
-    @extend_schema(
-        operation_id="environments_create",
-        request=EnvironmentInput,
-        responses={201: EnvironmentOutputSerializer},
-    )
-    def post(self, request: Request) -> Response:
-        """Create an environment: where test runs send their step calls (service map, URL template),
-        which client headers they propagate, their timeouts, and the private or loopback networks
-        they may reach. Private to you unless staff shares it.
-        """
-        data = EnvironmentInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        environment = environments.environment_create(owner=request.user, **data.validated_data)
-        return Response(EnvironmentOutputSerializer(environment).data, status=status.HTTP_201_CREATED)
-
-
-class EnvironmentDetailApi(APIView):
-    @extend_schema(operation_id="environments_retrieve", responses=EnvironmentOutputSerializer)
-    def get(self, request: Request, pk: int) -> Response:
-        """One environment you may use, with its service map, header patterns, timeouts and networks."""
-        return Response(EnvironmentOutputSerializer(selectors.environment_get(pk=pk, user=request.user)).data)
-
-    @extend_schema(
-        operation_id="environments_update",
-        request=EnvironmentInput(partial=True),
-        responses=EnvironmentOutputSerializer,
-    )
-    def patch(self, request: Request, pk: int) -> Response:
-        """Change an environment. The owner (while private) or staff; every change is audited."""
-        data = EnvironmentInput(data=request.data, partial=True)
-        data.is_valid(raise_exception=True)
-        environment = selectors.environment_get(pk=pk, user=request.user)
-        environment = environments.environment_update(
-            environment=environment, actor=request.user, **data.validated_data
-        )
-        return Response(EnvironmentOutputSerializer(environment).data)
-
-    @extend_schema(operation_id="environments_destroy", responses={204: None})
-    def delete(self, request: Request, pk: int) -> Response:
-        """Delete an environment. The owner (while private) or staff; the system's default cannot be
-        deleted.
-        """
-        environment = selectors.environment_get(pk=pk, user=request.user)
-        environments.environment_delete(environment=environment, actor=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class ServiceCatalogEntry(serializers.Serializer):
-    name = serializers.CharField(help_text="A serviceName")
-    graph_count = serializers.IntegerField(
-        help_text="How many graphs (not archived) call it in their latest version"
-    )
-    environments = serializers.ListField(
-        child=serializers.CharField(), help_text="The environments you may use that map it to a URL"
-    )
-
-
-class ServiceCatalogOutput(serializers.Serializer):
-    services = ServiceCatalogEntry(many=True, help_text="The most used first, then by name")
-    truncated = serializers.BooleanField(
-        help_text=f"More names are known than the {selectors.SERVICE_CATALOG_LIMIT} answered"
-    )
-
-
-SERVICE_CATALOG_EXAMPLE = {
-    "services": [
-        {"name": "classifier", "graph_count": 3, "environments": ["staging"]},
-        {"name": "summarizer", "graph_count": 1, "environments": []},
-        {"name": "translator", "graph_count": 0, "environments": ["staging"]},
-    ],
-    "truncated": False,
-}
-
-
-class ServiceCatalogApi(APIView):
-    @extend_schema(
-        operation_id="services_list",
-        responses=ServiceCatalogOutput,
-        examples=[OpenApiExample("Three services", value=SERVICE_CATALOG_EXAMPLE, response_only=True)],
-    )
-    def get(self, request: Request) -> Response:
-        """The services the studio knows, for the editor's palette: the serviceNames the latest
-        versions of the graphs (not archived) call, with how many graphs call each, and those mapped
-        in the service maps of the environments you may use, with which environments map each. The
-        most used first, at most 500.
-        """
-        catalog = selectors.service_catalog(user=request.user)
-        return Response(ServiceCatalogOutput(catalog).data)
-
-
 # --- runs ----------------------------------------------------------------------------------------
 
 
@@ -238,7 +97,7 @@ def _run_response(run: Run, request: Request, code: int = status.HTTP_200_OK) ->
 
 class RunListCreateApi(APIView):
     class Input(serializers.Serializer):
-        version = serializers.IntegerField(required=False, min_value=1)
+        version = VersionRefField(required=False, help_text="A version number or `latest` (the default)")
         payload = serializers.JSONField(help_text="Any JSON value; a string is the raw request body")
         content_type = serializers.CharField(
             required=False, max_length=200, help_text="Of a raw string payload (default: JSON if it parses)"
@@ -301,7 +160,8 @@ class RunListCreateApi(APIView):
         """Start a test run of a version (default: the latest) in an environment you may use
         (default: `local`). Answers 202 at once with the queued run; follow it with the event
         stream. A version with errors answers 422. An `Idempotency-Key` header makes a retried
-        request return the same run.
+        request return the same run. 429 (with Retry-After) when you have
+        `RUN_MAX_IN_FLIGHT_PER_USER` runs queued or running already.
         """
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
@@ -331,6 +191,7 @@ class RunListCreateApi(APIView):
             environment=environment,
             seed=values.get("seed"),
             idempotency_key=key,
+            capped=True,  # one user's fair share of the workers (RUN_MAX_IN_FLIGHT_PER_USER)
         )
         return _run_response(run, request, status.HTTP_202_ACCEPTED)
 
@@ -345,11 +206,63 @@ class RunDetailApi(APIView):
         return Response(RunOutputSerializer(selectors.run_get(run_id=run_id, user=request.user)).data)
 
 
+_OTLP_TRACE = inline_serializer(
+    "OtlpTrace",
+    {
+        "resourceSpans": serializers.ListField(
+            child=serializers.DictField(),
+            help_text="OTLP JSON (ExportTraceServiceRequest): one resource, one scope, the run's spans",
+        )
+    },
+)
+
+
+class RunTraceApi(APIView):
+    @extend_schema(operation_id="runs_trace", responses=_OTLP_TRACE)
+    def get(self, request: Request, run_id: uuid.UUID) -> Response:
+        """A run's trace as OTLP JSON, loadable into any tracing tool: a span for the run, for each
+        node invocation and for each step call, nested as they ran, with the graph, version, node,
+        step, target, status, bytes in and out and the route taken as attributes. The trace id is
+        the run's id without dashes; a step's span id is the parent id its server received in
+        `traceparent`. Derived from the run's stored events, so it is there for every run, also
+        one still running (its calls in flight end at the last event, marked unfinished).
+        """
+        run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
+        return Response(tracing.run_trace_otlp(run))
+
+
+class StepPagination(PageNumberPagination):
+    """The lists' pages (``?page=``, 50 a page), and ``?page_size=`` up to 500: a 10,000-step run
+    is 20 requests of a few hundred KiB for a client that wants all of it."""
+
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class RunStepListApi(APIView):
+    @extend_schema(
+        operation_id="runs_steps_list",
+        parameters=[
+            OpenApiParameter("page", int, description="the page (from 1)"),
+            OpenApiParameter("page_size", int, description="steps a page (default 50, at most 500)"),
+        ],
+        responses=paginated(RunStepOutputSerializer),
+    )
+    def get(self, request: Request, run_id: uuid.UUID) -> Response:
+        """Every step of a run in trace order (attempt, then the order they began), paged: the
+        run's detail embeds only the first ones."""
+        if not selectors.run_exists(run_id=run_id, user=request.user):
+            raise NotFound(f"There is no run {run_id}.")
+        paginator = StepPagination()
+        page = paginator.paginate_queryset(selectors.run_steps(run_id=run_id), request, view=self)
+        return paginator.get_paginated_response(RunStepOutputSerializer(page, many=True).data)
+
+
 class RunRerunApi(APIView):
     @extend_schema(operation_id="runs_rerun", request=None, responses={202: RunOutputSerializer})
     def post(self, request: Request, run_id: uuid.UUID) -> Response:
         """Run the same request on the same version and environment again, as a new run (202).
-        Redacted secret headers are not resent by another user.
+        Redacted secret headers are not resent by another user. 429 as for a new run.
         """
         run = selectors.run_get(run_id=run_id, user=request.user, with_steps=False)
         return _run_response(runs.run_rerun(run=run, user=request.user), request, status.HTTP_202_ACCEPTED)
@@ -390,6 +303,13 @@ class EventsQuery(serializers.Serializer):
     last_event_id = DbIntegerField(
         required=False, help_text="Send the events after this one (the Last-Event-ID header wins)"
     )
+    after = DbIntegerField(required=False, help_text="`?format=json`: the same as `last_event_id`")
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="`?format=json`: the most events a page holds (default RUN_EVENTS_PAGE_SIZE, "
+        "at most RUN_EVENTS_PAGE_MAX)",
+    )
 
 
 def event_log_schema(operation_id: str, log_serializer: type[serializers.Serializer], **extra: Any) -> Any:
@@ -400,7 +320,12 @@ def event_log_schema(operation_id: str, log_serializer: type[serializers.Seriali
         parameters=[
             EventsQuery,
             OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER),
-            OpenApiParameter("format", str, enum=["json"], description="the stored events as JSON, at once"),
+            OpenApiParameter(
+                "format",
+                str,
+                enum=["json"],
+                description="the stored events as JSON, a page at a time (see `after`, `limit` and the answer's `next`)",
+            ),
         ],
         responses={
             (200, "text/event-stream"): OpenApiTypes.STR,
@@ -413,7 +338,8 @@ def event_log_schema(operation_id: str, log_serializer: type[serializers.Seriali
 class RunEventsApi(APIView):
     """The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
     ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
-    ``Accept: application/json``): the stored ones after it, as one JSON document, at once."""
+    ``Accept: application/json``): a page of the stored ones after it (or after ``?after=``), at most
+    ``?limit=``, as one JSON document, with the URL of the next page in ``next``."""
 
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
@@ -424,30 +350,49 @@ class RunEventsApi(APIView):
         return event_log_response(
             request,
             stream=lambda last: events.open_stream(run_id, last, user_id=request.user.pk),
-            listing=lambda last: RunEventLogSerializer(_run_event_log(run_id, request, last)).data,
+            listing=lambda last, limit: (
+                RunEventLogSerializer(_run_event_log(run_id, request, last, limit)).data
+            ),
         )
 
 
-def _run_event_log(run_id: uuid.UUID, request: Request, after: int) -> dict[str, Any]:
-    log = selectors.run_event_log(run_id=run_id, user=request.user, after=after)
-    return {"run": run_id, "finished": log.finished, "events": [events.event_payload(e) for e in log.events]}
+def _run_event_log(run_id: uuid.UUID, request: Request, after: int, limit: int | None) -> dict[str, Any]:
+    log = selectors.run_event_log(run_id=run_id, user=request.user, after=after, limit=limit)
+    return {
+        "run": run_id,
+        "finished": log.finished,
+        "events": [events.event_payload(e) for e in log.events],
+        "total": log.total,
+        "next": next_page_url(request, log.events[-1].seq) if log.more else None,
+    }
+
+
+def next_page_url(request: Request, last_seq: int) -> str:
+    """The URL of the event page after ``last_seq``: this one's, with ``after`` moved on."""
+    url = remove_query_param(request.build_absolute_uri(), "last_event_id")
+    return replace_query_param(url, "after", last_seq)
 
 
 def event_log_response(
-    request: Request, *, stream: Callable[[int], Iterator[str]], listing: Callable[[int], Any]
+    request: Request,
+    *,
+    stream: Callable[[int], Iterator[str]],
+    listing: Callable[[int, int | None], Any],
 ) -> StreamingHttpResponse | Response:
-    """The answer of an event log after ``Last-Event-ID`` (the header, or ``?last_event_id=``):
-    ``listing(last)`` as JSON for ``?format=json`` (or an Accept that asks for JSON only), else
-    ``stream(last)`` as Server-Sent Events; 429 when this process has no stream slot left."""
+    """The answer of an event log after ``Last-Event-ID`` (the header, or ``?last_event_id=``, or
+    ``?after=``): ``listing(last, limit)``, one page, as JSON for ``?format=json`` (or an Accept that
+    asks for JSON only), else ``stream(last)`` as Server-Sent Events; 429 when this process has no
+    stream slot left."""
     header = request.headers.get("Last-Event-ID")
     params = {k: v for k, v in _given(request.query_params).items() if k != "format"}
-    filters = EventsQuery(data={"last_event_id": header} if header else params)
+    filters = EventsQuery(data={**params, "last_event_id": header} if header else params)
     filters.is_valid(raise_exception=True)
-    last_event_id = filters.validated_data.get("last_event_id") or 0
+    values = filters.validated_data
+    last_event_id = values.get("last_event_id") or values.get("after") or 0
     if _wants_json(request):
         request.accepted_renderer = JSONRenderer()  # whatever the Accept header also allowed
         request.accepted_media_type = "application/json"
-        return Response(listing(last_event_id))
+        return Response(listing(last_event_id, values.get("limit")))
     try:
         content = stream(last_event_id)
     except events.StreamLimitReached as exc:

@@ -12,3 +12,8 @@ class ExecutionConfig(AppConfig):
         from graphs import teststate
 
         teststate.register(SuiteTestState())
+
+        # Every process that sends a run (the web process, commands, the worker) finds the run
+        # task registered by name (execution.services.dispatch.run_task): Celery's autodiscovery
+        # imports task modules only in the worker.
+        import execution.tasks  # noqa: F401

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandError
 
+from config.files import FileTooLarge, read_capped
 from execution.engine import EngineConfig, UrlGuard
 from execution.engine.headers import split_patterns
 from graphs import spec
+from graphs.spec.releases import DEFAULT_RELEASE, Release, UnknownRelease, get_release, release_names
 
 # Exit status for an unusable graph file or bad arguments (docs/architecture.md: rungraph exits 2).
 EXIT_INVALID = 2
@@ -45,6 +47,14 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
         "comma (an empty entry, as in 'A,', matches every header; absent: none)",
     )
     parser.add_argument(
+        "--kserve-version",
+        default=None,
+        metavar="RELEASE",
+        help="The KServe release whose router to reproduce and whose CRD to validate against: "
+        + ", ".join(release_names())
+        + f" (default {DEFAULT_RELEASE.name}, the newest)",
+    )
+    parser.add_argument(
         "--max-response-bytes",
         type=int,
         default=None,
@@ -53,14 +63,27 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def read_manifest(path: str, stderr: Any) -> spec.Manifest:
-    """Parse and validate the file; print every issue to ``stderr``; exit 2 on errors."""
+def release_option(options: dict[str, Any], option: str = "kserve_version") -> Release:
+    """The release ``--kserve-version`` (or another option) names; the newest when absent."""
     try:
-        text = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        return get_release(options.get(option))
+    except UnknownRelease as exc:
+        flag = "--" + option.replace("_", "-")
+        raise CommandError(f"{flag}: {exc}", returncode=EXIT_INVALID) from exc
+
+
+def read_manifest(path: str, stderr: Any, release: Release | None = None) -> spec.Manifest:
+    """Parse and validate the file (for ``release``'s CRD too, when given); print every issue to
+    ``stderr``; exit 2 on errors."""
+    limit = settings.STUDIO_MAX_MANIFEST_BYTES
+    try:
+        text = read_capped(path, limit, "STUDIO_MAX_MANIFEST_BYTES", sys.stdin.buffer)
+    except FileTooLarge as exc:
+        raise CommandError(str(exc), returncode=EXIT_INVALID) from exc
     except OSError as exc:
         raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
     try:
-        documents = spec.load_documents(text)
+        documents = spec.load_documents(text, max_bytes=limit)
     except spec.SpecError as exc:
         for issue in exc.issues:
             stderr.write(spec.describe_issue(issue, path))
@@ -70,7 +93,7 @@ def read_manifest(path: str, stderr: Any) -> spec.Manifest:
             f"{path} holds {len(documents)} graphs; give a file with exactly one.", returncode=EXIT_INVALID
         )
     manifest = spec.manifest_from_document(documents[0].document, documents[0].positions)
-    issues = spec.validate(manifest)
+    issues = spec.validate(manifest, release)
     for issue in issues:
         stderr.write(spec.describe_issue(issue, path))
     if spec.has_errors(issues):
@@ -104,6 +127,7 @@ def engine_config(options: dict[str, Any], **extra: Any) -> EngineConfig:
         "propagate_headers": patterns,
         # KServe's router reads answers of any size; the studio's cap is for shared test runs.
         "max_response_bytes": limit,
+        "release": extra.pop("release", None) or release_option(options),
     }
     if options.get("url_template"):
         kwargs["url_template"] = options["url_template"]

@@ -4,11 +4,14 @@ is missing, so ``manage.py seed_demo`` may run on every start."""
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import yaml
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from execution.services import environments
@@ -139,8 +142,65 @@ BROKEN_DEMO = "cat-dog-breed"
 BROKEN_CONDITION = '[@this].#(predictions.0=="Dog")'
 
 
+# Photos for the real models (models/server.py), JPEG files made from scikit-image's sample images:
+# the astronaut Eileen Collins (NASA, public domain; her face is in the "employees" gallery), Chelsea
+# the cat, and a rocket on its launch pad (no face).
+PHOTOS = Path(__file__).resolve().parent.parent / "models" / "samples"
+REAL_DEMO = "face-recognition"  # the demo graph whose every step has a real model
+
+
+def photo_request(photo: str = "astronaut.jpg") -> dict[str, Any]:
+    """A v1 request carrying a photo as KServe's binary convention: ``{"image": {"b64": …}}``."""
+    b64 = base64.b64encode((PHOTOS / photo).read_bytes()).decode("ascii")
+    return {"instances": [{"image": {"b64": b64}}]}
+
+
+def real_models() -> bool:
+    """Does this studio's ``local`` environment send the demo's models to the real model server?"""
+    return bool(settings.LOCAL_MODELS_URL)
+
+
+def _real_tests() -> str:
+    """face-recognition's suite for the real models: the photos (inline, base64) and what the
+    models find on them."""
+    cases = [
+        {
+            "name": "astronaut",
+            "description": "One face, found where it is and recognised as an employee.",
+            "request": {"payload": photo_request("astronaut.jpg")},
+            "expectations": [
+                {"status": 200},
+                {"path": "predictions.0.faces.#", "step": "root/face-detector", "equals": 1},
+                {"path": "predictions.0.identities.0.name", "equals": "Eileen Collins"},
+                {"path": "predictions.0.identities.0.source", "equals": "employees"},
+                {"path": "predictions.0.known_faces", "equals": 1},
+            ],
+        },
+        {
+            "name": "no face in a landscape",
+            "description": "A rocket on its launch pad: the detector finds no face, nobody is matched.",
+            "request": {"payload": photo_request("rocket.jpg")},
+            "expectations": [
+                {"status": 200},
+                {"path": "predictions.0.faces.#", "step": "root/face-detector", "equals": 0},
+                {"path": "predictions.0.known_faces", "equals": 0},
+            ],
+        },
+    ]
+    document = {
+        "apiVersion": "tests.inferencegraph.studio/v1alpha1",
+        "kind": "InferenceGraphTest",
+        "graph": REAL_DEMO,
+        "cases": cases,
+    }
+    return yaml.safe_dump(document, sort_keys=False, width=120)
+
+
 def demo_tests(name: str) -> str:
-    """The YAML test file of demo graph ``name``."""
+    """The YAML test file of demo graph ``name`` (for face-recognition on the real models, when
+    they are on, the photos' suite)."""
+    if name == REAL_DEMO and real_models():
+        return _real_tests()
     return (DEMO_TESTS / f"{name}.tests.yaml").read_text()
 
 
@@ -180,9 +240,15 @@ SAMPLES_KEY = "samples"
 
 
 def demo_layout(name: str) -> dict[str, Any]:
-    """The demo graph's layout, carrying its request as the graph's sample payload."""
+    """The demo graph's layout, carrying its request as the graph's sample payload (face-recognition
+    also carries the astronaut's photo: first when the real models are on, else second)."""
     layout = copy.deepcopy(DEMO_GRAPHS[name][1])
-    layout[SAMPLES_KEY] = [{"name": "Demo request", "payload": demo_request(name)}]
+    samples = [{"name": "Demo request", "payload": demo_request(name)}]
+    # The photos sit beside the model server in a checkout; an image of the studio alone has none.
+    if name == REAL_DEMO and (PHOTOS / "astronaut.jpg").is_file():
+        photo = {"name": "Astronaut photo (real models)", "payload": photo_request()}
+        samples = [photo, *samples] if real_models() else [*samples, photo]
+    layout[SAMPLES_KEY] = samples
     return layout
 
 

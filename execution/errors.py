@@ -6,7 +6,8 @@ API's one error shape (``config/exceptions.py``) answers it without a view or se
 
 from __future__ import annotations
 
-from config.exceptions import BadRequest, Conflict, Forbidden, NotFound
+from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
+from graphs.spec import issue_dict
 
 
 class InvalidInput(BadRequest):
@@ -24,5 +25,28 @@ class StateConflict(Conflict):
     name another case has, a case deleted meanwhile, a run without a response yet."""
 
 
+class StaleTestCase(StateConflict):
+    """A test case edited from a revision that is no longer its latest (``If-Match: "r{n}"``):
+    someone changed it meanwhile and nothing was saved. The 409 carries the revision the client
+    sent, the current one and the case as it is now, so the editor can show theirs beside its own."""
+
+    def __init__(self, pk: int, base_revision: int, current: dict[str, object]) -> None:
+        revision = current["revision"]
+        super().__init__(
+            f"Test case {pk} was changed by someone else since revision {base_revision} (it is at "
+            f"revision {revision} now). Nothing was saved; review their version and save again on top "
+            f"of revision {revision}.",
+            issues=[
+                issue_dict("test_case.stale", f"stale revision {base_revision}, the latest is {revision}")
+            ],
+            extra={"base_revision": base_revision, "revision": revision, "current": current},
+        )
+
+
 class NoSuchThing(NotFound):
     """No environment, run or test case with that id or name that the user may see."""
+
+
+class TooManyInFlight(TooManyRequests):
+    """The user already has as many runs (or suite runs) queued or running as one user may
+    (``RUN_MAX_IN_FLIGHT_PER_USER``, ``SUITE_MAX_IN_FLIGHT_PER_USER``): 429 with Retry-After."""

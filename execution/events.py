@@ -37,7 +37,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, transaction
 from django.db.models import F
 
-from execution import bus
+from execution import bus, metrics
 from execution.eventschema import RUN_EVENTS
 from execution.models import LoggedEvent, Run, RunEvent
 from execution.rawinsert import insert_rows
@@ -278,7 +278,13 @@ def open_log_stream(log: EventLog, last_seq: int, *, user_id: int) -> Iterator[s
     refused = slots.acquire(user_id)
     if refused is not None:
         raise StreamLimitReached(refused)
-    return _HeldStream(log_stream(log, last_seq), functools.partial(slots.release, user_id))
+    metrics.record_streams_open(slots.open_count())
+
+    def release() -> None:
+        slots.release(user_id)
+        metrics.record_streams_open(slots.open_count())
+
+    return _HeldStream(log_stream(log, last_seq), release)
 
 
 # --- Server-Sent Events --------------------------------------------------------------------------
@@ -345,14 +351,28 @@ class _Sent:
     sent: bool = False  # anything since the caller last cleared it
 
     def stored(self, before: int | None = None) -> Iterator[str]:
-        """The stored events after ``last`` (and before ``before``), up to the final one."""
-        for event in self.log.stored_after(self.last, before):
-            self.last = event.seq
-            self.sent = True
-            yield format_sse(event.payload())
-            if event.type == self.log.final_event:
-                self.finished = True
+        """The stored events after ``last`` (and before ``before``), up to the final one.
+
+        Read ``RUN_SSE_REPLAY_CHUNK`` seqs at a time (a log's seqs are gap-free, so a range of
+        seqs is a bounded number of rows): a stream that replays a 30,000-event run from its
+        start holds one chunk in memory, never the whole backlog."""
+        chunk = max(1, settings.RUN_SSE_REPLAY_CHUNK)
+        while True:
+            upper = self.last + chunk + 1
+            if before is not None:
+                upper = min(upper, before)
+            if upper <= self.last + 1:
                 return
+            start = self.last
+            for event in self.log.stored_after(self.last, upper):
+                self.last = event.seq
+                self.sent = True
+                yield format_sse(event.payload())
+                if event.type == self.log.final_event:
+                    self.finished = True
+                    return
+            if self.last - start < upper - start - 1:
+                return  # the range was not full: nothing more is stored (yet)
 
     def live(self, data: str | None) -> Iterator[str]:
         """A published event, unless already sent; a gap before it is filled from the database
@@ -376,7 +396,7 @@ class _Sent:
 
     def nothing_left(self) -> bool:
         """The owner is terminal and every stored event was sent: never leave a client hanging."""
-        return self.log.is_terminal() and not self.log.stored_after(self.last, None)
+        return self.log.is_terminal() and not self.log.stored_after(self.last, self.last + 2)
 
 
 class _Recheck:

@@ -22,7 +22,6 @@ Pure Python: no Django, so the engine and the export script may import it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
@@ -31,6 +30,7 @@ __all__ = [
     "FLOAT",
     "INT",
     "JSON",
+    "LOAD_EVENTS",
     "RUN_EVENTS",
     "RUN_EVENT_TYPES",
     "STR",
@@ -47,139 +47,23 @@ __all__ = [
 ]
 
 
-# --- field types ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Type:
-    """A JSON value's type, written the way TypeScript writes it (``number | null``, ``string[]``).
-
-    Build them with the helpers below rather than by hand: :data:`STR`, :data:`INT`,
-    :func:`nullable`, :func:`list_of`, :func:`one_of`, :func:`shape`.
-    """
-
-    ts: str
-
-    def __str__(self) -> str:
-        return self.ts
-
-
-STR: Final = Type("string")
-INT: Final = Type("number")  # an integer, but JSON (and TypeScript) know only numbers
-FLOAT: Final = Type("number")
-BOOL: Final = Type("boolean")
-JSON: Final = Type("unknown")  # any JSON value
-STR_PAIRS: Final = Type("[string, string][]")
-
-
-def nullable(t: Type) -> Type:
-    return Type(f"{t.ts} | null")
-
-
-def list_of(t: Type) -> Type:
-    inner = f"({t.ts})" if "|" in t.ts else t.ts
-    return Type(f"{inner}[]")
-
-
-def one_of(*values: str) -> Type:
-    """One of a few strings (``"ok" | "error"``)."""
-    return Type(" | ".join(f'"{v}"' for v in values))
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One key of an event's ``data``. ``optional``: the key may be absent (not only null)."""
-
-    name: str
-    type: Type
-    doc: str
-    optional: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """A named object type that fields refer to (a body view, a condition, a response).
-
-    With a ``base``, it has the base's fields too (before its own ``fields``).
-    """
-
-    name: str
-    doc: str
-    fields: tuple[Field, ...]
-    base: Shape | None = None
-
-    def all_fields(self) -> tuple[Field, ...]:
-        return (*self.base.all_fields(), *self.fields) if self.base is not None else self.fields
-
-    @property
-    def type(self) -> Type:
-        return Type(self.name)
-
-
-def shape(s: Shape) -> Type:
-    return s.type
-
-
-@dataclass(frozen=True, slots=True)
-class EventType:
-    """One event type: its ``type`` name, what it means, who writes it and its ``data`` fields."""
-
-    name: str
-    doc: str
-    source: str  # engine | web | worker | reaper: who writes it
-    fields: tuple[Field, ...]
-    terminal: bool = False
-    in_trace: bool = False  # the engine reports it too (every ``engine`` event is in its trace)
-
-    def field_names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
-
-
-@dataclass(frozen=True, slots=True)
-class EventFamily:
-    """The events of one kind of thing (a run), streamed on one channel and ended by one event.
-
-    ``common`` fields come with every event of the family that comes from ``common_sources`` (the
-    worker adds where a trace event happened to each one the engine reports).
-    """
-
-    name: str
-    doc: str
-    events: tuple[EventType, ...]
-    shapes: tuple[Shape, ...] = ()
-    common: tuple[Field, ...] = ()
-    common_sources: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        names = [e.name for e in self.events]
-        if len(set(names)) != len(names):
-            raise ValueError(f"event family {self.name}: an event type is declared twice")
-        if sum(e.terminal for e in self.events) != 1:
-            raise ValueError(f"event family {self.name}: exactly one event type must be terminal")
-        for event in self.events:
-            fields = [f.name for f in self.fields_of(event)]
-            if len(set(fields)) != len(fields):
-                raise ValueError(f"event {event.name}: a field is declared twice (or is a common one)")
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(e.name for e in self.events)
-
-    @property
-    def terminal(self) -> str:
-        return next(e.name for e in self.events if e.terminal)
-
-    def get(self, name: str) -> EventType | None:
-        return next((e for e in self.events if e.name == name), None)
-
-    def trace_names(self) -> tuple[str, ...]:
-        """The events the engine reports, in declaration order (its ``EVENT_TYPES``)."""
-        return tuple(e.name for e in self.events if e.source == "engine" or e.in_trace)
-
-    def fields_of(self, event: EventType) -> tuple[Field, ...]:
-        """Every field of ``event``'s stored ``data``: the common ones (if any) and its own."""
-        return (*self.common, *event.fields) if event.source in self.common_sources else event.fields
-
+from execution.eventfields import (
+    BOOL,
+    FLOAT,
+    INT,
+    JSON,
+    STR,
+    STR_PAIRS,
+    EventFamily,
+    EventType,
+    Field,
+    Shape,
+    Type,
+    list_of,
+    nullable,
+    one_of,
+    shape,
+)
 
 # --- the run's shapes ----------------------------------------------------------------------------
 
@@ -235,8 +119,17 @@ RUN_STATUS: Final = one_of("queued", "running", "succeeded", "failed", "cancelle
 # Where a trace event happened; the worker adds these to the data of every event the engine emits.
 TRACE_WHERE: Final = (
     Field("attempt", INT, "the attempt (1, 2, …) that emitted it"),
-    Field("call_id", STR, "the call path, unique in a run: `root`, `root/1>node1/0`"),
-    Field("parent_call_id", nullable(STR), "the `nodeName` step that led into this node"),
+    Field(
+        "call_id",
+        STR,
+        "short and unique in a run: a node invocation `root` or `<node>#<n>` (`node1#1`), "
+        "a step call `<node invocation>/<index>` (`root/1`, `node1#1/0`)",
+    ),
+    Field(
+        "parent_call_id",
+        nullable(STR),
+        "the `nodeName` step that led into this node (None at the root): the calls' nesting",
+    ),
     Field("node", nullable(STR), "the node"),
     Field("step_index", nullable(INT), "the step's index in its node"),
     Field("step_name", nullable(STR), "the step's name"),
@@ -263,13 +156,19 @@ RUN_EVENTS: Final = EventFamily(
                 Field("environment", STR, "the environment's name"),
                 Field("seed", INT, "the seed of the Splitter draws"),
                 Field("rerun_of", nullable(STR), "the run this one repeats"),
+                Field(
+                    "kserve_version",
+                    STR,
+                    "the KServe release whose router runs it (absent on runs made before releases)",
+                    optional=True,
+                ),
             ),
         ),
         EventType(
             "run.started",
             "A worker claimed the run (again, for a later attempt).",
             "worker",
-            (_ATTEMPT, Field("worker", STR, "the worker's host name")),
+            (_ATTEMPT, Field("worker", STR, "the worker: its host name and process id")),
         ),
         EventType(
             "run.requeued",
@@ -333,6 +232,13 @@ RUN_EVENTS: Final = EventFamily(
                 Field("url", STR, "where it posts (URL steps)", optional=True),
                 Field("headers", STR_PAIRS, "headers sent, secrets as ***", optional=True),
                 Field("timeout_s", nullable(FLOAT), "the step's timeout (URL steps)", optional=True),
+                Field(
+                    "span_id",
+                    STR,
+                    "the call's span in the run's trace, sent in `traceparent` (URL steps, when "
+                    "the environment propagates the trace)",
+                    optional=True,
+                ),
             ),
         ),
         EventType(
@@ -450,6 +356,26 @@ EXPECTATION_FAILURE: Final = Shape(
 
 CASE_OUTCOME: Final = one_of("passed", "failed", "error", "cancelled")
 
+BUDGET_CHECK: Final = Shape(
+    "BudgetCheck",
+    "One latency budget against what was measured (graphs/spec/budgets.py).",
+    (
+        Field("target", STR, "`graph`, or the step as `node/step` (its name, else its index)"),
+        Field("budget_ms", FLOAT, "the p95 the graph states"),
+        Field("measured_ms", nullable(FLOAT), "the p95 measured (null: the step was never called)"),
+        Field("passed", nullable(BOOL), "whether it held (null: not measured)"),
+    ),
+)
+
+BUDGET_VERDICT: Final = Shape(
+    "BudgetVerdict",
+    "A graph's latency budgets judged on what a suite run measured.",
+    (
+        Field("passed", nullable(BOOL), "false when any budget was exceeded (null: none was measured)"),
+        Field("checks", list_of(shape(BUDGET_CHECK)), "each budget, the graph's first"),
+    ),
+)
+
 SUITE_EVENTS: Final = EventFamily(
     "suite",
     "A suite run's events: its cases as they start and finish, and its end.",
@@ -493,15 +419,81 @@ SUITE_EVENTS: Final = EventFamily(
                 Field("status", one_of("passed", "failed", "error", "cancelled"), "the suite run's status"),
                 Field("counts", shape(SUITE_COUNTS), "the final counts"),
                 Field("duration_ms", nullable(FLOAT), "from its start to its end"),
+                Field(
+                    "budgets",
+                    nullable(shape(BUDGET_VERDICT)),
+                    "the graph's latency budgets judged on the cases (null: the graph states none)",
+                ),
             ),
             terminal=True,
         ),
     ),
-    shapes=(SUITE_COUNTS, EXPECTATION_FAILURE),
+    shapes=(SUITE_COUNTS, EXPECTATION_FAILURE, BUDGET_CHECK, BUDGET_VERDICT),
+)
+
+# --- a load test's events (execution/loadtests/events.py) ------------------------------------------
+
+LOAD_PROGRESS: Final = Shape(
+    "LoadProgress",
+    "How far a load test has come: requests done, errors, elapsed time and the whole graph's latency so far.",
+    (
+        Field("requests", INT, "requests it is to send"),
+        Field("completed", INT, "requests answered (any status)"),
+        Field("errors", INT, "answers that were not 2xx"),
+        Field("elapsed_s", FLOAT, "seconds since it started"),
+        Field("throughput_rps", nullable(FLOAT), "completed requests per second so far"),
+        Field("p50_ms", nullable(FLOAT), "the whole graph's median latency so far"),
+        Field("p95_ms", nullable(FLOAT), "the whole graph's 95th percentile so far"),
+    ),
+)
+
+LOAD_STATUS: Final = one_of("finished", "stopped", "cancelled", "failed")
+
+LOAD_EVENTS: Final = EventFamily(
+    "load_test",
+    "A load test's events: its start on a worker, its progress about twice a second, and its end.",
+    (
+        EventType(
+            "load.queued",
+            "The load test was created and sent to the workers.",
+            "web",
+            (
+                Field("requests", INT, "requests it is to send"),
+                Field("concurrency", INT, "requests in flight at once"),
+            ),
+        ),
+        EventType(
+            "load.started",
+            "A worker took the load test and sends its first requests.",
+            "worker",
+            (Field("worker", STR, "the worker's host name"),),
+        ),
+        EventType(
+            "load.progress",
+            "Progress, at most about twice a second while it runs.",
+            "worker",
+            (Field("progress", shape(LOAD_PROGRESS), "how far it has come"),),
+        ),
+        EventType(
+            "load.finished",
+            "The load test ended: the last event (also after a cancel, the time limit or a failure).",
+            "worker",
+            (
+                Field("status", LOAD_STATUS, "how it ended"),
+                Field("progress", shape(LOAD_PROGRESS), "the final counts"),
+                Field(
+                    "budget_passed", nullable(BOOL), "whether the graph's latency budgets held (null: none)"
+                ),
+                Field("error", nullable(STR), "why it failed"),
+            ),
+            terminal=True,
+        ),
+    ),
+    shapes=(LOAD_PROGRESS,),
 )
 
 # Every family of events the studio stores and streams.
-FAMILIES: Final = (RUN_EVENTS, SUITE_EVENTS)
+FAMILIES: Final = (RUN_EVENTS, SUITE_EVENTS, LOAD_EVENTS)
 
 # The run event types, in declaration order (the API schema's enum of them).
 RUN_EVENT_TYPES: Final = RUN_EVENTS.names

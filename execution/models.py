@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 
 from execution.engine.config import DEFAULT_DEADLINE_S, DEFAULT_URL_TEMPLATE
+from graphs.spec.releases import DEFAULT_RELEASE, RELEASE_CHOICES
 
 # Seconds an environment gives each step call unless it says otherwise (the engine itself puts no
 # limit on a step below the run's deadline; a test run wants a stuck model to fail on its own).
@@ -28,7 +29,7 @@ class Environment(models.Model):
     go, and which networks its steps may reach): a ``private`` one serves its owner only, a
     ``shared`` one everybody; only staff may share. The ``system`` environment is the default of
     runs that name none; it belongs to no user and only staff may change it
-    (``execution.selectors`` holds the rule, ``execution.services`` the writes).
+    (``execution.access`` holds the rule, ``execution.services`` the writes).
     """
 
     class Visibility(models.TextChoices):
@@ -50,6 +51,12 @@ class Environment(models.Model):
         default=list, blank=True, help_text="Regexes of header names to forward"
     )
     step_timeout = models.FloatField(default=DEFAULT_STEP_TIMEOUT, help_text="Seconds per step call")
+    kserve_version = models.CharField(
+        max_length=16,
+        choices=RELEASE_CHOICES,
+        default=DEFAULT_RELEASE.name,
+        help_text="The KServe release whose router runs reproduce (and validation checks against)",
+    )
     deadline = models.FloatField(default=DEFAULT_DEADLINE_S, help_text="Seconds for the whole run")
     allow_hosts = models.JSONField(
         default=list,
@@ -59,6 +66,10 @@ class Environment(models.Model):
     allow_networks = models.JSONField(default=list, blank=True, help_text="CIDRs allowed although private")
     allow_loopback = models.BooleanField(default=False)
     allow_private = models.BooleanField(default=False)
+    trace_propagation = models.BooleanField(
+        default=True,
+        help_text="Send a W3C traceparent to every step, so the model servers' spans nest under the run's",
+    )
     secret_headers = models.JSONField(
         default=list,
         blank=True,
@@ -206,7 +217,10 @@ class RunStep(models.Model):
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
     attempt = models.PositiveSmallIntegerField(default=1)
-    call_id = models.CharField(max_length=500, help_text="The engine's path of the call, e.g. root/2>match/0")
+    call_id = models.CharField(
+        max_length=500,
+        help_text="The engine's id of the call, short and unique in the run: root/2, or match#1/0 (step 0 of the first nested call of match)",
+    )
     parent_call_id = models.CharField(max_length=500, null=True, blank=True)
     order = models.PositiveIntegerField(default=0, help_text="The engine's event number when the step began")
     node = models.CharField(max_length=253, blank=True, default="")
@@ -290,5 +304,6 @@ class RunEvent(LoggedEvent):
 
 # Graph test cases and suite runs live in their own modules; importing them here registers them
 # with this app.
+from execution.loadtests.models import LoadTest, LoadTestEvent  # noqa: E402, F401
 from execution.suites.models import SuiteCaseResult, SuiteEvent, SuiteRun  # noqa: E402, F401
 from execution.testcases.models import TestCase  # noqa: E402, F401

@@ -1,51 +1,34 @@
-"""Every read of the execution app, with its access rules.
-
-Runs and their events: any logged-in user may read them (graphs are readable by all; so are their
-test runs). Environments: a user sees and uses the shared ones (the system default among them),
-their own private ones, and staff all of them (``environment_usable``); any other environment is
-answered as if it did not exist when read, and refused (403) when a run names it."""
+"""Every read of the execution app, filtered by its access rules (``execution.access``): another
+user's private environment, and the runs made in it, are answered as if they did not exist."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import User
-from django.db.models import Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, QuerySet, Subquery
 
 from config.params import int_param
-from execution.errors import InvalidInput, NoSuchThing, NotPermitted
+from execution.access import environments_usable_by, runs_visible_to, unknown_environment
+from execution.errors import NoSuchThing
 from execution.eventschema import RUN_EVENTS
 from execution.models import Environment, Run, RunEvent, RunStep
 from graphs.models import Graph, GraphVersion
 
 
-def _usable_by(user: User) -> Q:
-    """The environments ``user`` may see and use: the one access rule, as a filter."""
-    if user.is_staff or user.is_superuser:
-        return Q()
-    return Q(visibility=Environment.Visibility.SHARED) | Q(owner_id=user.pk)
-
-
-def environment_usable(environment: Environment, user: User) -> bool:
-    """Whether ``user`` may see ``environment`` and start runs in it (``_usable_by`` for one row)."""
-    return (
-        user.is_staff
-        or user.is_superuser
-        or environment.visibility == Environment.Visibility.SHARED
-        or (environment.owner_id is not None and environment.owner_id == user.pk)
-    )
-
-
 def environment_list(*, user: User) -> QuerySet[Environment]:
     """The environments ``user`` may use, by name."""
-    return Environment.objects.select_related("owner").filter(_usable_by(user)).order_by("name")
+    return Environment.objects.select_related("owner").filter(environments_usable_by(user)).order_by("name")
 
 
 def environment_get(*, pk: int, user: User) -> Environment:
     """The environment ``pk`` if ``user`` may use it; NoSuchThing (404) otherwise, as if there were
     none (another user's private environment is not disclosed)."""
-    environment = Environment.objects.select_related("owner").filter(_usable_by(user), pk=pk).first()
+    environment = (
+        Environment.objects.select_related("owner").filter(environments_usable_by(user), pk=pk).first()
+    )
     if environment is None:
         raise NoSuchThing(f"There is no environment {pk}.")
     return environment
@@ -54,49 +37,23 @@ def environment_get(*, pk: int, user: User) -> Environment:
 def environment_find(*, ref: int | str, user: User) -> Environment:
     """An environment by id (a number) or by name, for a run that ``user`` starts.
 
-    Raises InvalidInput (400, ``run.environment-unknown``) when there is none and NotPermitted (403,
-    ``run.environment-forbidden``) when it is another user's private environment.
+    Raises InvalidInput (400, ``run.environment-unknown``) when there is none, and the same when it
+    is another user's private environment (its existence is not disclosed).
     """
+    usable = Environment.objects.filter(environments_usable_by(user))
     if isinstance(ref, int) or (isinstance(ref, str) and ref.isascii() and ref.isdigit()):
-        environment = Environment.objects.filter(pk=int_param(str(ref), "environment")).first()
+        environment = usable.filter(pk=int_param(str(ref), "environment")).first()
     else:
-        environment = Environment.objects.filter(name=ref).first()
-    if environment is not None:
-        ensure_can_use_environment(environment, user)
+        environment = usable.filter(name=ref).first()
     if environment is None:
-        raise InvalidInput(
-            f"There is no environment {ref!r}.",
-            issues=[
-                {
-                    "code": "run.environment-unknown",
-                    "severity": "error",
-                    "path": "environment",
-                    "message": f"no environment {ref!r}",
-                }
-            ],
-        )
+        raise unknown_environment(ref)
     return environment
 
 
-def ensure_can_use_environment(environment: Environment, user: User) -> None:
-    """Raise NotPermitted (403) unless ``user`` may start runs in ``environment``."""
-    if not environment_usable(environment, user):
-        raise NotPermitted(
-            f"You may not use environment {environment.name!r}: it is private to its owner. "
-            "Use a shared environment or one of your own.",
-            issues=[
-                {
-                    "code": "run.environment-forbidden",
-                    "severity": "error",
-                    "path": "environment",
-                    "message": f"environment {environment.name!r} is private to its owner",
-                }
-            ],
-        )
-
-
-def _runs() -> QuerySet[Run]:
-    return Run.objects.select_related("graph", "version", "environment", "created_by")
+def _runs(user: User) -> QuerySet[Run]:
+    return Run.objects.select_related("graph", "version", "environment", "created_by").filter(
+        runs_visible_to(user)
+    )
 
 
 _LIST_DEFERRED = (
@@ -119,13 +76,14 @@ def run_list(
     status: str | None = None,
     environment: int | str | None = None,
 ) -> QuerySet[Run]:
-    """The graph's runs, newest first; ``environment`` is an id (int) or a name (str). List rows:
+    """The graph's runs ``user`` may read (``runs_visible_to``), newest first; ``environment`` is an
+    id (int) or a name (str): one ``user`` may not see lists nothing, as one that never was. List rows:
     the runs' bodies, headers and settings and their versions' manifests are not read (a page's
     cost must not grow with the graph's size or the runs' responses)."""
     qs = (
         Run.objects.select_related("graph", "version", "created_by")
         .defer(*_LIST_DEFERRED)
-        .filter(graph=graph)
+        .filter(runs_visible_to(user), graph=graph)
     )
     if version is not None:  # by the version's id, so that the (version, created_at) index serves
         number = GraphVersion.objects.filter(graph=graph, number=version).values("pk")[:1]
@@ -140,38 +98,80 @@ def run_list(
 
 
 def run_get(*, run_id: uuid.UUID | str, user: User, with_steps: bool = True) -> Run:
-    qs = _runs()
-    if with_steps:
-        qs = qs.prefetch_related(
-            Prefetch("steps", queryset=RunStep.objects.order_by("attempt", "order", "id"))
-        )
-    run = qs.filter(pk=run_id).first()
+    """Run ``run_id`` if ``user`` may read it (``runs_visible_to``); NoSuchThing (404) otherwise,
+    as if there were none. ``with_steps``: with its first steps and their counts
+    (:func:`with_first_steps`)."""
+    run = _runs(user).filter(pk=run_id).first()
     if run is None:
         raise NoSuchThing(f"There is no run {run_id}.")
+    return with_first_steps(run) if with_steps else run
+
+
+def with_first_steps(run: Run) -> Run:
+    """``run`` with its first ``RUN_DETAIL_STEPS`` steps in trace order (``first_steps``) and how
+    many steps ended each way (``step_counts``, outcome -> count): two queries however many steps
+    the run stored (one when the first page holds them all)."""
+    limit = max(0, settings.RUN_DETAIL_STEPS)
+    first = list(run_steps(run_id=run.pk)[: limit + 1])
+    if len(first) <= limit:
+        counts: dict[str, int] = {}
+        for step in first:
+            counts[step.outcome] = counts.get(step.outcome, 0) + 1
+    else:
+        counts = step_counts(run_id=run.pk)
+    run.first_steps = first[:limit]  # type: ignore[attr-defined]
+    run.step_counts = counts  # type: ignore[attr-defined]
     return run
 
 
+def run_steps(*, run_id: uuid.UUID | str) -> QuerySet[RunStep]:
+    """A run's steps in trace order (attempt, then the order they began): what its detail embeds
+    the first of, and ``/api/runs/{id}/steps/`` pages through."""
+    return RunStep.objects.filter(run_id=run_id).order_by("attempt", "order", "id")
+
+
+def step_counts(*, run_id: uuid.UUID | str) -> dict[str, int]:
+    """How many of a run's steps ended each way (outcome -> count), in one grouped query."""
+    rows = RunStep.objects.filter(run_id=run_id).values_list("outcome").annotate(n=Count("id")).order_by()
+    return {outcome: n for outcome, n in rows}
+
+
 def run_exists(*, run_id: uuid.UUID | str, user: User) -> bool:
-    return Run.objects.filter(pk=run_id).exists()
+    """Whether run ``run_id`` exists and ``user`` may read it."""
+    return Run.objects.filter(runs_visible_to(user), pk=run_id).exists()
 
 
 @dataclass(frozen=True)
 class EventLog:
-    """A run's stored events after some ``seq``, in order, and whether its terminal one is stored."""
+    """A page of a run's stored events after some ``seq``, in order: whether more are stored after
+    it, how many the run has stored in all (``total``, the last ``seq``), and whether its terminal
+    one is stored."""
 
     events: list[RunEvent]
     finished: bool
+    more: bool = False
+    total: int = 0
 
 
-def run_event_log(*, run_id: uuid.UUID | str, user: User, after: int = 0) -> EventLog:
-    """The stored events of a run after ``after`` (NoSuchThing for no such run)."""
-    if not run_exists(run_id=run_id, user=user):
+def run_event_log(
+    *, run_id: uuid.UUID | str, user: User, after: int = 0, limit: int | None = None
+) -> EventLog:
+    """The stored events of a run after ``after``, at most ``limit`` of them (default
+    ``RUN_EVENTS_PAGE_SIZE``, never more than ``RUN_EVENTS_PAGE_MAX``); NoSuchThing for no such run.
+    Three queries, whatever the size of the run."""
+    total = Run.objects.filter(pk=run_id).values_list("event_seq", flat=True).first()
+    if total is None:
         raise NoSuchThing(f"There is no run {run_id}.")
+    size = page_size(limit)
     stored = RunEvent.objects.filter(run_id=run_id)
-    return EventLog(
-        events=list(stored.filter(seq__gt=after).order_by("seq")),
-        finished=stored.filter(type=RUN_EVENTS.terminal).exists(),
-    )
+    page = list(stored.filter(seq__gt=after).order_by("seq")[: size + 1])
+    finished = stored.filter(type=RUN_EVENTS.terminal).exists()
+    return EventLog(events=page[:size], finished=finished, more=len(page) > size, total=total)
+
+
+def page_size(limit: int | None) -> int:
+    """How many events a page of an event log holds when ``limit`` are asked for."""
+    return max(1, min(limit or settings.RUN_EVENTS_PAGE_SIZE, settings.RUN_EVENTS_PAGE_MAX))
 
 
 # --- the catalog of services ----------------------------------------------------------------------

@@ -17,7 +17,36 @@ export default tseslint.config(
       "react-hooks/rules-of-hooks": "error",
       "react-hooks/exhaustive-deps": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // A function with more paths than this does more than one job: split it.
+      complexity: ["error", 20],
     },
+  },
+  {
+    // The files holding functions over 20 when the rule came in (the ceiling is the worst of them
+    // then, RunConsole at 118, which has since been split and left the list),
+    // waiting for the editor's state and component split (docs/architecture.md, "Files and their
+    // size"). They may not get worse than today's worst; a file leaves the list once it passes 20.
+    files: [
+      "src/canvas/RouterNode.tsx",
+      "src/editor/EditorApp.tsx",
+      "src/editor/banners/HeaderStatus.tsx",
+      "src/editor/hooks/useShortcuts.ts",
+      "src/environments/EnvironmentsApp.tsx",
+      "src/flow/FlowArrowEdge.tsx",
+      "src/flow/FlowBoxNode.tsx",
+      "src/flow/FlowCanvas.tsx",
+      "src/flow/layout.ts",
+      "src/flow/project.ts",
+      "src/graph/edits.ts",
+      "src/graph/textEdits.ts",
+      "src/panels/PropertiesPanel.tsx",
+      "src/panels/run/RunPanel.tsx",
+      "src/panels/run/console.ts",
+      "src/tests/SaveAsTestDialog.tsx",
+      "src/tests/SuiteSection.tsx",
+      "src/tests/expectations.ts",
+    ],
+    rules: { complexity: ["error", 118] },
   },
   {
     files: ["scripts/**/*.mjs", "vite.config.ts"],

@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
+from graphs.models import ApiToken, AuditEvent, Graph, GraphMember, GraphVersion
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -49,3 +49,12 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["at", "actor", "action", "graph_name", "version_number"]
     list_filter = ["action"]
     search_fields = ["graph_name", "actor__username"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Who holds which personal API tokens (never a key: only its hash is stored, and not shown)."""
+
+    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "expires_at"]
+    search_fields = ["name", "user__username", "prefix"]
+    exclude = ["key_hash"]

@@ -27,6 +27,14 @@ class NoSuchGraph(NotFound):
     """No graph, version or user of that name or number."""
 
 
+class TokenRefused(BadRequest):
+    """A personal API token that cannot be made: an expiry in the past, too many tokens."""
+
+
+class NoSuchToken(NotFound):
+    """No API token of the user with that id (another user's is not disclosed)."""
+
+
 class ManifestTooLarge(PayloadTooLarge):
     """The text or the number of documents is over the studio's limit."""
 
@@ -75,8 +83,9 @@ class TestsRequired(Conflict):
 
     def __init__(self, graph: Graph, version: GraphVersion, last_passing_version: int | None) -> None:
         super().__init__(
-            f"Version {version.number} of {graph.name!r} has no passing suite run on the current test "
-            "cases, and the graph requires one before export. Run its suite, or export with "
-            "force=1&reason=... (audited).",
+            f"Version {version.number} of {graph.name!r} has no passing suite run the export gate trusts "
+            "on the current test cases, and the graph requires one before export. Have its owner or an "
+            "editor run its suite in a trusted environment, or force the export (POST with force and a "
+            "reason; audited).",
             extra={"code": "tests_required", "last_passing_version": last_passing_version},
         )

@@ -18,8 +18,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from graphs import selectors, services, spec
+from graphs.access import access_graph_for_edit
 from graphs.errors import GraphRefused, ManifestTooLarge
 from graphs.models import Graph, GraphVersion
+from graphs.spec import issue_dict
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,40 @@ def graph_import(
     return ImportResult(graphs=results, issues=issues)
 
 
+def graph_version_from_text(
+    *, graph: Graph, source: bytes | str, author: User, message: str, base_version: int | None
+) -> services.SaveResult:
+    """Save the one manifest in ``source`` (YAML or JSON text) as a new version of ``graph``,
+    exactly as a JSON save (``services.graph_version_create``: stale base → StaleVersion, same
+    content → the latest version, a rename refused), keeping the latest version's canvas layout.
+
+    Unreadable text, or more or fewer than one document, is GraphRefused (400) with line and
+    column; the stored issues keep their YAML positions. Writes nothing before the save itself.
+    Only those who may change the graph may (NotPermitted, 403), asked before the text is read.
+    """
+    access_graph_for_edit(author, graph)
+    item = _prepare(_read(source, single=True)[0], name=None, renaming=False)
+    latest = graph.latest_version
+    return services.graph_version_create(
+        graph=graph,
+        manifest=item.document,
+        layout=dict(latest.layout or {}) if latest is not None else {},
+        author=author,
+        message=message,
+        base_version=base_version,
+        issues=item.issues,
+    )
+
+
 def _read(source: bytes | str, *, single: bool) -> list[spec.LoadedDocument]:
     """The InferenceGraph documents of ``source``, within the size and document-count limits."""
     limit = settings.STUDIO_MAX_MANIFEST_BYTES
     size = len(source.encode() if isinstance(source, str) else source)
     if size > limit:
-        raise ManifestTooLarge(f"The manifest is {size} bytes, over the import limit of {limit} bytes.")
+        message = (
+            f"The manifest is {size} bytes, over the limit of {limit} bytes (STUDIO_MAX_MANIFEST_BYTES)."
+        )
+        raise ManifestTooLarge(message, issues=[issue_dict("load.too-large", message)])
     if not source.strip():
         raise GraphRefused("Nothing to import: the request body is empty. Send InferenceGraph YAML or JSON.")
     try:
@@ -99,11 +129,11 @@ def _read(source: bytes | str, *, single: bool) -> list[spec.LoadedDocument]:
     if len(documents) > documents_limit:
         message = (
             f"The text holds {len(documents)} documents, over the import limit of {documents_limit} "
-            "documents per request; split it into several imports."
+            "documents per request (STUDIO_MAX_IMPORT_DOCUMENTS); split it into several imports."
         )
         raise ManifestTooLarge(
             message,
-            issues=[{"code": "import.too-many-documents", "severity": "error", "message": message}],
+            issues=[issue_dict("import.too-many-documents", message)],
         )
     return documents
 
@@ -115,14 +145,13 @@ def _prepare(loaded: spec.LoadedDocument, *, name: str | None, renaming: bool) -
     target = name or manifest.name
     if renaming and target and manifest.name and target != manifest.name:
         document = {**document, "metadata": {**dict(document.get("metadata") or {}), "name": target}}
-    return _Prepared(manifest, document, target, [i.to_dict() for i in spec.validate(manifest)])
+    return _Prepared(manifest, document, target, [i.to_dict() for i in spec.issues_with_contracts(manifest)])
 
 
 def _add_version(
     item: _Prepared, graph_name: str, owner: User, note: str, base_version: int | None
 ) -> ImportedGraph:
     graph = selectors.graph_get(name=graph_name, user=owner)
-    services.ensure_can_write(graph, owner)
     result = services.graph_version_create(
         graph=graph,
         manifest=item.document,
@@ -167,12 +196,9 @@ def _check_new_names(names: list[str | None]) -> None:
             + (f" (and {len(taken) - 1} more)" if len(taken) > 1 else "")
             + "; nothing was imported.",
             issues=[
-                {
-                    "code": "graph.name-taken",
-                    "severity": "error",
-                    "path": "metadata.name",
-                    "message": f"A graph named {name!r} already exists.",
-                }
+                issue_dict(
+                    "graph.name-taken", f"A graph named {name!r} already exists.", path="metadata.name"
+                )
                 for name in taken
             ],
         )

@@ -18,6 +18,7 @@ from django.conf import settings
 from graphs import spec
 from graphs.errors import GraphRefused, ManifestTooLarge
 from graphs.models import GRAPH_NAME_PATTERN
+from graphs.spec import issue_dict
 from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 
 NAME_RE = re.compile(GRAPH_NAME_PATTERN)
@@ -26,12 +27,7 @@ NAME_RE = re.compile(GRAPH_NAME_PATTERN)
 def name_issue(name: str) -> dict[str, Any]:
     """KServe's own message for a name its webhook rejects (docs/router-semantics.md, "What KServe
     refuses", rule 1)."""
-    return {
-        "code": "webhook.name-format",
-        "severity": "error",
-        "path": "metadata.name",
-        "message": NAME_FORMAT_MESSAGE % (name, NAME_REGEX),
-    }
+    return issue_dict("webhook.name-format", NAME_FORMAT_MESSAGE % (name, NAME_REGEX), path="metadata.name")
 
 
 def check_graph_name(name: Any) -> str:
@@ -39,14 +35,7 @@ def check_graph_name(name: Any) -> str:
     if not isinstance(name, str) or not name:
         raise GraphRefused(
             "The graph needs a name: set metadata.name in the manifest or send a name.",
-            issues=[
-                {
-                    "code": "graph.name-missing",
-                    "severity": "error",
-                    "path": "metadata.name",
-                    "message": "metadata.name is required",
-                }
-            ],
+            issues=[issue_dict("graph.name-missing", "metadata.name is required", path="metadata.name")],
         )
     if len(name) > 63 or not NAME_RE.match(name):
         raise GraphRefused(
@@ -109,18 +98,14 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
     except RecursionError:
         text = None
     if text is None:
-        issue = {
-            "code": "load.too-deep",
-            "severity": "error",
-            "message": f"the document nests deeper than {spec.MAX_DEPTH} levels (max_depth)",
-        }
+        issue = issue_dict(
+            "load.too-deep", f"the document nests deeper than {spec.MAX_DEPTH} levels (max_depth)"
+        )
         raise GraphRefused(issue["message"], issues=[issue])
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
-        message = f"the manifest is {size:,} bytes; the limit is {limit:,} bytes (max_bytes)"
-        raise ManifestTooLarge(
-            message, issues=[{"code": "load.too-large", "severity": "error", "message": message}]
-        )
+        message = f"the manifest is {size:,} bytes; the limit is {limit:,} bytes (STUDIO_MAX_MANIFEST_BYTES)"
+        raise ManifestTooLarge(message, issues=[issue_dict("load.too-large", message)])
     try:
         spec.load_documents(text, max_bytes=limit)
     except spec.SpecError as exc:

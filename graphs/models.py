@@ -35,6 +35,19 @@ class Graph(models.Model):
         default=False,
         help_text="Export a version only once a suite run of it passed on the current test cases",
     )
+    # Ids, not a relation: the graph store never depends on the app that owns environments
+    # (``graphs.teststate`` asks it); an id that names no shared environment trusts nothing.
+    gate_environments = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Ids of the shared environments whose suite verdicts open the export gate; "
+        "empty: the system's default environment",
+    )
+    latency_budgets = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.spec.budgets)",
+    )
 
     class Meta:
         ordering = ["name"]
@@ -111,3 +124,27 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-at", "-id"]
+
+
+class ApiToken(models.Model):
+    """A personal API token: a user's key for ``Authorization: Token <key>``.
+
+    Only the SHA-256 of the key is stored (``key_hash``): the key is shown once, when it is created,
+    and never again. A key is 32 random bytes, so a fast hash is as safe as a slow one (nothing to
+    guess from a dictionary). ``prefix`` is the key's first characters, for telling tokens apart in
+    a list. Revoking a token deletes the row.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import Q, QuerySet
 
+from config.params import LATEST, VersionRef
 from graphs.errors import NoSuchGraph
-from graphs.models import AuditEvent, Graph, GraphVersion
+from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
 
 
 def graph_list(
@@ -58,7 +59,22 @@ def version_list(*, graph: Graph) -> QuerySet[GraphVersion]:
     )
 
 
-def version_get(*, graph: Graph, number: int) -> GraphVersion:
+def version_number(*, graph: Graph, number: VersionRef) -> int:
+    """``number`` itself, or for ``latest`` the graph's newest version number; NoSuchGraph (404)
+    for ``latest`` of a graph without versions."""
+    if number != LATEST:
+        return int(number)
+    latest = (
+        GraphVersion.objects.filter(graph=graph).order_by("-number").values_list("number", flat=True).first()
+    )
+    if latest is None:
+        raise NoSuchGraph(f"Graph {graph.name!r} has no versions yet.")
+    return latest
+
+
+def version_get(*, graph: Graph, number: VersionRef) -> GraphVersion:
+    """Version ``number`` (or ``latest``) of ``graph``; NoSuchGraph (404) when there is none."""
+    number = version_number(graph=graph, number=number)
     version = (
         GraphVersion.objects.filter(graph=graph, number=number).select_related("author", "parent").first()
     )
@@ -66,6 +82,16 @@ def version_get(*, graph: Graph, number: int) -> GraphVersion:
         latest = graph.latest_version.number if graph.latest_version else 0
         raise NoSuchGraph(f"Graph {graph.name!r} has no version {number} (the latest is {latest}).")
     return version
+
+
+def member_list(*, graph: Graph) -> QuerySet[GraphMember]:
+    """The graph's members with their users, in the order they were added."""
+    return GraphMember.objects.filter(graph=graph).select_related("user").order_by("pk")
+
+
+def user_by_name(username: str) -> User | None:
+    """The user called ``username``, or None: whom a graph is shared with."""
+    return User.objects.filter(username=username).first()
 
 
 def audit_list(*, graph: Graph | None = None) -> QuerySet[AuditEvent]:

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from graphs import spec, teststate
-from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
+from graphs.models import ApiToken, AuditEvent, Graph, GraphMember, GraphVersion
 
 
 class TestsSummarySerializer(serializers.Serializer):
@@ -21,6 +21,10 @@ class TestsSummarySerializer(serializers.Serializer):
     counts = serializers.DictField(child=serializers.IntegerField())
     environment = serializers.CharField(allow_null=True)
     current = serializers.BooleanField()
+    gate = serializers.BooleanField(
+        help_text="Whether the export gate trusts this verdict: it ran in an environment the graph "
+        "trusts and was started by someone who may change the graph"
+    )
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
@@ -164,9 +168,19 @@ class GraphOutputSerializer(serializers.ModelSerializer):
             "archived",
             "latest_version",
             "require_passing_tests",
+            "gate_environments",
+            "latency_budgets",
             "last_passing_version",
             "since_last_passing",
         ]
+
+    gate_environments = serializers.SerializerMethodField(
+        help_text="The shared environments whose suite verdicts open the export gate, by name; "
+        "empty: the system's default environment"
+    )
+
+    def get_gate_environments(self, obj: Graph) -> list[str]:
+        return teststate.gate_environment_names(obj)
 
     last_passing_version = serializers.SerializerMethodField(
         help_text="The version of the newest passing suite run on the current test cases"
@@ -211,7 +225,11 @@ class GraphListItemSerializer(GraphOutputSerializer):
     latest_version = VersionBriefSerializer(read_only=True, allow_null=True)  # type: ignore[assignment]
 
     class Meta(GraphOutputSerializer.Meta):
-        fields = [f for f in GraphOutputSerializer.Meta.fields if f != "since_last_passing"]
+        fields = [
+            f
+            for f in GraphOutputSerializer.Meta.fields
+            if f not in ("since_last_passing", "gate_environments")
+        ]
         list_serializer_class = _GraphList
 
 
@@ -244,3 +262,28 @@ class ImportResultSerializer(serializers.Serializer):
 
     graphs = ImportedGraphSerializer(many=True)
     issues = IssueSerializer(many=True)
+
+
+class ApiTokenOutputSerializer(serializers.ModelSerializer):
+    """A personal API token as listed: never its key (only the SHA-256 of it is stored)."""
+
+    prefix = serializers.CharField(
+        read_only=True, help_text="The key's first characters, to tell tokens apart"
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "expires_at"]
+        read_only_fields = fields
+
+
+class ApiTokenCreatedSerializer(ApiTokenOutputSerializer):
+    """A token just created: the one answer that carries its ``key``."""
+
+    key = serializers.CharField(
+        read_only=True, help_text="Send as `Authorization: Token <key>`; shown this once, never again"
+    )
+
+    class Meta(ApiTokenOutputSerializer.Meta):
+        fields = [*ApiTokenOutputSerializer.Meta.fields, "key"]
+        read_only_fields = fields

@@ -8,7 +8,8 @@ IMMEDIATE transaction mode serialises writers) with a unique constraint as the b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +18,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from graphs import manifests, spec, teststate
+from graphs.access import access_graph_for_edit, access_graph_for_owner
 from graphs.errors import (
     GraphRefused,
     NoSuchGraph,
     NotDeployable,
-    NotPermitted,
     StaleVersion,
     TestsRequired,
     VersionNumberTaken,
@@ -35,6 +36,9 @@ from graphs.manifests import (
     with_name,
 )
 from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
+from graphs.spec import budgets, issue_dict
+from graphs.spec.release_rules import release_issues
+from graphs.spec.releases import Release
 
 
 @dataclass(frozen=True)
@@ -57,35 +61,6 @@ def audit(
         version_number=version.number if version else None,
         details=details,
     )
-
-
-def is_owner(graph: Graph, user: User) -> bool:
-    """Whether ``user`` owns ``graph`` or is a superuser: who may archive, restore and share it."""
-    return graph.owner_id == user.pk or bool(getattr(user, "is_superuser", False))
-
-
-def ensure_owner(graph: Graph, user: User, detail: str | None = None) -> None:
-    """Raise NotPermitted unless ``user`` is the owner (``detail`` says what they may not do)."""
-    if not is_owner(graph, user):
-        raise NotPermitted(
-            detail or f"Only the owner of {graph.name!r} ({graph.owner.get_username()}) may do that."
-        )
-
-
-def can_write(graph: Graph, user: User) -> bool:
-    """Whether ``user`` may save versions of ``graph`` and roll it back: its owner, a superuser or
-    a member with the ``editor`` role (a ``viewer`` may not)."""
-    if is_owner(graph, user):
-        return True
-    return GraphMember.objects.filter(graph=graph, user=user, role=GraphMember.Role.EDITOR).exists()
-
-
-def ensure_can_write(graph: Graph, user: User) -> None:
-    if not can_write(graph, user):
-        raise NotPermitted(
-            f"You may read and run graph {graph.name!r} but not change it: "
-            "ask its owner to make you an editor."
-        )
 
 
 @transaction.atomic
@@ -117,24 +92,16 @@ def graph_create(
         raise GraphRefused(
             f"The name {name!r} differs from the manifest's metadata.name {manifest_name!r}.",
             issues=[
-                {
-                    "code": "graph.name-mismatch",
-                    "severity": "error",
-                    "path": "metadata.name",
-                    "message": f"metadata.name must be {name!r}",
-                }
+                issue_dict("graph.name-mismatch", f"metadata.name must be {name!r}", path="metadata.name")
             ],
         )
     if Graph.objects.filter(name=name).exists():
         raise GraphRefused(
             f"A graph named {name!r} already exists.",
             issues=[
-                {
-                    "code": "graph.name-taken",
-                    "severity": "error",
-                    "path": "metadata.name",
-                    "message": f"A graph named {name!r} already exists.",
-                }
+                issue_dict(
+                    "graph.name-taken", f"A graph named {name!r} already exists.", path="metadata.name"
+                )
             ],
         )
     metadata = manifest.get("metadata")
@@ -186,8 +153,10 @@ def graph_version_create(
     ``parent`` is the version the content comes from (default: the latest; a rollback names the
     version it restores). A manifest over the import's limits is refused
     (``check_manifest_limits``; an import's documents were read by the reader already and come
-    with their ``issues``).
+    with their ``issues``). Only those who may change the graph may save (NotPermitted, 403;
+    ``graphs.access``).
     """
+    access_graph_for_edit(author, graph)
     if issues is None:
         check_manifest_limits(manifest)
     name = manifests.manifest_name(manifest)
@@ -198,17 +167,14 @@ def graph_version_create(
             f"metadata.name {name!r} does not match the graph {graph.name!r}; "
             "a graph cannot be renamed (create a new graph, or import with another name).",
             issues=[
-                {
-                    "code": "graph.name-mismatch",
-                    "severity": "error",
-                    "path": "metadata.name",
-                    "message": f"metadata.name must be {graph.name!r}",
-                }
+                issue_dict(
+                    "graph.name-mismatch", f"metadata.name must be {graph.name!r}", path="metadata.name"
+                )
             ],
         )
     parsed = spec.manifest_from_document(manifest)
     if issues is None or name is None:
-        issues = [issue.to_dict() for issue in spec.validate(parsed)]
+        issues = [issue.to_dict() for issue in spec.issues_with_contracts(parsed)]
     valid = not any(issue["severity"] == "error" for issue in issues)
     spec_hash = spec.spec_hash(parsed)
     document = spec.canonical_document(parsed)
@@ -274,8 +240,10 @@ def graph_version_rollback(
 
     ``base_version`` is the precondition of a save: the version the client saw as the latest. When
     someone saved since, raises StaleVersion exactly as ``graph_version_create``
-    does, and nothing is saved; None skips the check (as a save without ``If-Match``).
+    does, and nothing is saved; None skips the check (as a save without ``If-Match``). Only those
+    who may change the graph may (NotPermitted, 403).
     """
+    access_graph_for_edit(author, graph)
     target = GraphVersion.objects.filter(graph=graph, number=number).first()
     if target is None:
         raise NoSuchGraph(f"Graph {graph.name!r} has no version {number}.")
@@ -294,7 +262,9 @@ def graph_version_rollback(
 
 
 def graph_archive(*, graph: Graph, actor: User) -> Graph:
-    """Hide a graph from the list. Its versions and runs stay; archiving twice is harmless."""
+    """Hide a graph from the list. Its versions and runs stay; archiving twice is harmless. The
+    owner only (NotPermitted, 403)."""
+    access_graph_for_owner(actor, graph)
     if Graph.objects.filter(pk=graph.pk, archived_at__isnull=True).update(archived_at=timezone.now()):
         audit(actor, "graph.archive", graph)
     graph.refresh_from_db()
@@ -302,6 +272,9 @@ def graph_archive(*, graph: Graph, actor: User) -> Graph:
 
 
 def graph_restore(*, graph: Graph, actor: User) -> Graph:
+    """Bring an archived graph back into the list; restoring twice is harmless. The owner only
+    (NotPermitted, 403)."""
+    access_graph_for_owner(actor, graph)
     if Graph.objects.filter(pk=graph.pk, archived_at__isnull=False).update(archived_at=None):
         audit(actor, "graph.restore", graph)
     graph.refresh_from_db()
@@ -319,18 +292,11 @@ def graph_member_add(
     Only the owner or a superuser may (NotPermitted); an unknown role is refused (GraphRefused).
     Audited as ``member.add`` or ``member.role`` (with the old and new role); idempotent.
     """
-    ensure_owner(graph, actor, _MEMBERS_OWNER_ONLY)
+    access_graph_for_owner(actor, graph, _MEMBERS_OWNER_ONLY)
     if role not in GraphMember.Role.values:
         raise GraphRefused(
             f"role must be one of {', '.join(GraphMember.Role.values)}, got {role!r}.",
-            issues=[
-                {
-                    "code": "member.role-unknown",
-                    "severity": "error",
-                    "path": "role",
-                    "message": f"{role!r} is not a role",
-                }
-            ],
+            issues=[issue_dict("member.role-unknown", f"{role!r} is not a role", path="role")],
         )
     with transaction.atomic():
         member, created = GraphMember.objects.select_for_update().get_or_create(
@@ -346,7 +312,7 @@ def graph_member_add(
 
 
 def graph_member_remove(*, graph: Graph, user: User, actor: User) -> None:
-    ensure_owner(graph, actor, _MEMBERS_OWNER_ONLY)
+    access_graph_for_owner(actor, graph, _MEMBERS_OWNER_ONLY)
     if GraphMember.objects.filter(graph=graph, user=user).delete()[0]:
         audit(actor, "member.remove", graph, user=user.get_username())
 
@@ -363,49 +329,147 @@ def ensure_deployable(graph: Graph, version: GraphVersion, *, before: str) -> No
         )
 
 
-def version_export(*, graph: Graph, version: GraphVersion, fmt: str) -> tuple[str, str]:
-    """The deployable manifest of ``version`` as (text, content type).
+def version_export(
+    *, graph: Graph, version: GraphVersion, fmt: str, release: Release | None = None
+) -> tuple[str, str]:
+    """The deployable manifest of ``version`` as (text, content type), for ``release``'s CRD when
+    given (None: the newest release's).
 
-    Raises NotDeployable with the version's issues when KServe would reject it.
+    Raises NotDeployable with the version's issues when KServe would reject it, and with the
+    release's errors (fields its CRD lacks) when that release would.
     """
     ensure_deployable(graph, version, before="exporting")
     manifest = spec.manifest_from_document(version.manifest)
+    if release is not None:
+        errors = [i.to_dict() for i in release_issues(manifest, release) if i.severity == "error"]
+        if errors:
+            raise NotDeployable(
+                f"Version {version.number} of {graph.name!r} uses {len(errors)} field(s) KServe "
+                f"{release.name} does not have; remove them or export for a newer release.",
+                issues=errors,
+            )
     if fmt == "json":
-        return spec.export_json(manifest), "application/json"
+        return spec.export_json(manifest, release=release), "application/json"
     header = (
         f"InferenceGraph {graph.name}, version {version.number} ({version.spec_hash})\n"
-        "Exported by Inference Graph Studio. Deploy with: kubectl apply -f <this file>"
+        + (f"For KServe {release.label}.\n" if release is not None else "")
+        + "Exported by Inference Graph Studio. Deploy with: kubectl apply -f <this file>"
     )
-    return spec.export_yaml(manifest, header=header), "application/yaml; charset=utf-8"
+    return spec.export_yaml(manifest, header=header, release=release), "application/yaml; charset=utf-8"
 
 
-def graph_settings_update(*, graph: Graph, actor: User, require_passing_tests: bool | None = None) -> Graph:
-    """Change the graph's settings (today: ``require_passing_tests``); audited. Editors and the owner."""
-    ensure_can_write(graph, actor)
+def graph_settings_update(
+    *,
+    graph: Graph,
+    actor: User,
+    require_passing_tests: bool | None = None,
+    gate_environments: Sequence[str] | None = None,
+    latency_budgets: Mapping[str, Any] | None = None,
+) -> Graph:
+    """Change the graph's settings: ``require_passing_tests``, and ``gate_environments`` (the
+    names of the shared environments whose suite verdicts open the export gate; [] for the
+    system's default), and ``latency_budgets`` (``graphs.spec.budgets``: p95 of the graph and per
+    step, judged by load tests and suite runs; {} for none). Editors and the owner (NotPermitted
+    otherwise); an environment that is not shared, or budgets that do not read, are refused
+    (GraphRefused, with the issues) and nothing changes. Audited as one ``graph.settings`` event
+    with each changed setting's old and new value; idempotent."""
+    access_graph_for_edit(actor, graph)
+    updates: dict[str, Any] = {}
+    changes: dict[str, list[Any]] = {}
     if require_passing_tests is not None and require_passing_tests != graph.require_passing_tests:
-        change = [graph.require_passing_tests, require_passing_tests]
-        graph.require_passing_tests = require_passing_tests
+        updates["require_passing_tests"] = require_passing_tests
+        changes["require_passing_tests"] = [graph.require_passing_tests, require_passing_tests]
+    if gate_environments is not None:
+        ids = teststate.gate_environment_ids(list(gate_environments))
+        if ids != graph.gate_environments:
+            before = teststate.gate_environment_names(graph)
+            updates["gate_environments"] = ids
+            changes["gate_environments"] = [before, list(dict.fromkeys(gate_environments))]
+    if latency_budgets is not None:
+        try:
+            wanted = budgets.parse_budgets(latency_budgets)
+        except budgets.BudgetError as exc:
+            raise GraphRefused(str(exc), issues=exc.issues) from None
+        value = {} if wanted.empty else wanted.to_dict()
+        if value != (graph.latency_budgets or {}):
+            updates["latency_budgets"] = value
+            changes["latency_budgets"] = [graph.latency_budgets or {}, value]
+    if updates:
         with transaction.atomic():
-            Graph.objects.filter(pk=graph.pk).update(require_passing_tests=require_passing_tests)
-            audit(actor, "graph.settings", graph, changes={"require_passing_tests": change})
+            Graph.objects.filter(pk=graph.pk).update(**updates)
+            audit(actor, "graph.settings", graph, changes=changes)
+        for key, value in updates.items():
+            setattr(graph, key, value)
     return graph
 
 
-def export_gate(*, graph: Graph, version: GraphVersion, actor: User, force: bool, reason: str) -> None:
-    """With ``require_passing_tests`` on, let a version out only once a suite run of it passed on
-    the graph's current cases (``graphs.teststate``), or when forced with a reason (audited).
+# A forced export's reason must say something: at least this many visible characters (letters,
+# digits, punctuation, symbols), which "hotfix #12" or "rollback" barely pass while "x", "ok" or
+# a row of zero-width spaces do not. A reason is for the person reading the audit log later.
+REASON_MIN_VISIBLE = 8
+REASON_MAX = 1000
 
-    Raises TestsRequired (409, ``code: tests_required``, with ``last_passing_version``), or
-    GraphRefused (400) for ``force`` without a reason.
+# Unicode general categories that print nothing on their own: controls, format characters
+# (zero-width spaces and joiners, U+2060, U+FEFF, bidirectional overrides), surrogates, private
+# use, unassigned, separators, and combining marks (which need a base to show).
+_INVISIBLE = ("C", "Z", "M")
+
+
+def export_reason(reason: str) -> str:
+    """``reason`` as the audit log keeps it: control and format characters removed (they could
+    make the log read otherwise than was typed: a right-to-left override), every run of
+    whitespace one space, trimmed, at most ``REASON_MAX`` characters.
+
+    Raises GraphRefused (400, ``export.reason-required`` on ``reason``) when fewer than
+    ``REASON_MIN_VISIBLE`` visible characters are left."""
+    kept = "".join(c for c in reason if unicodedata.category(c)[0] != "C" or c in "\t\n\r")
+    text = " ".join(kept.split())
+    visible = sum(1 for c in text if unicodedata.category(c)[0] not in _INVISIBLE)
+    if visible < REASON_MIN_VISIBLE:
+        raise GraphRefused(
+            f"A forced export needs a reason of at least {REASON_MIN_VISIBLE} visible characters: "
+            "it goes into the audit log.",
+            issues=[issue_dict("export.reason-required", f"at least {REASON_MIN_VISIBLE} visible characters (got {visible})", path="reason")],
+        )  # fmt: skip
+    return text[:REASON_MAX]
+
+
+def export_gate(*, graph: Graph, version: GraphVersion) -> dict[str, Any] | None:
+    """Whether ``version`` may leave without forcing; reads only (a GET export asks this).
+
+    Returns None when the graph does not require passing tests, else the passing suite run that
+    opens the gate (``graphs.teststate.gate_verdict``: a verdict on the current cases, in an
+    environment the graph trusts, started by someone who may change the graph). Raises
+    TestsRequired (409, ``code: tests_required``, with ``last_passing_version``) when there is none.
     """
-    if not graph.require_passing_tests or teststate.version_passed(graph, version):
+    if not graph.require_passing_tests:
+        return None
+    verdict = teststate.gate_verdict(graph, version)
+    if verdict is None:
+        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+    return verdict
+
+
+def export_recorded(*, graph: Graph, version: GraphVersion, actor: User, force: bool, reason: str) -> None:
+    """The export gate of a POST export, which records its decision in the audit log.
+
+    A gated version that a trusted verdict opens is audited as ``version.export`` (with that suite
+    run, its environment and who started it). A closed gate raises TestsRequired (409) unless
+    ``force``: then only those who may change the graph may (NotPermitted, 403), with a reason of
+    visible characters (:func:`export_reason`, 400), audited as ``version.export_forced``. An
+    open gate has nothing to force: ``force`` and ``reason`` are then ignored. A version KServe
+    would reject is refused (NotDeployable, 422) before anything is written.
+    """
+    ensure_deployable(graph, version, before="exporting")
+    if not graph.require_passing_tests:
+        return
+    verdict = teststate.gate_verdict(graph, version)
+    if verdict is not None:
+        audit(actor, "version.export", graph, version, gate="passed", **verdict)
         return
     if not force:
         raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
-    if not reason.strip():
-        raise GraphRefused(
-            "force=1 needs a reason (reason=...): it goes into the audit log.",
-            issues=[{"severity": "error", "code": "export.reason-required", "path": "reason",
-                     "message": "a forced export needs a non-empty reason"}],
-        )  # fmt: skip
-    audit(actor, "version.export_forced", graph, version, reason=reason.strip()[:1000])
+    access_graph_for_edit(
+        actor, graph, f"Only the owner or an editor of {graph.name!r} may force an export past its test gate."
+    )
+    audit(actor, "version.export_forced", graph, version, reason=export_reason(reason))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from graphs.errors import GraphRefused
 from graphs.models import Graph, GraphVersion
 
 Memo = dict[Any, Any]
@@ -24,7 +25,11 @@ class TestStateProvider(Protocol):
 
     def prime(self, versions: Sequence[GraphVersion], graphs: Sequence[Graph], memo: Memo) -> None: ...
 
-    def version_passed(self, graph: Graph, version: GraphVersion) -> bool: ...
+    def gate_verdict(self, graph: Graph, version: GraphVersion) -> dict[str, Any] | None: ...
+
+    def gate_environment_ids(self, names: Sequence[str]) -> list[int]: ...
+
+    def gate_environment_names(self, graph: Graph) -> list[str]: ...
 
 
 _provider: TestStateProvider | None = None
@@ -45,13 +50,37 @@ def prime(*, versions: Sequence[GraphVersion] = (), graphs: Sequence[Graph] = ()
 
 def version_tests(version: GraphVersion, memo: Memo) -> dict[str, Any] | None:
     """The latest suite run of ``version`` (status, counts, environment, whether it ran the
-    current cases), or None."""
+    current cases, whether the export gate trusts it), or None."""
     return _provider.version_tests(version, memo) if _provider is not None else None
 
 
 def last_passing_version(graph: Graph, memo: Memo) -> int | None:
+    """The highest version whose latest trusted verdict on the current cases is a pass."""
     return _provider.last_passing_version(graph, memo) if _provider is not None else None
 
 
+def gate_verdict(graph: Graph, version: GraphVersion) -> dict[str, Any] | None:
+    """The passing suite run that opens ``graph``'s export gate for ``version`` (``suite_run``,
+    ``environment``, ``started_by``), or None: the latest verdict on the graph's current cases
+    among the suite runs the gate trusts (execution/suites/gate.py has the rule) is not a pass."""
+    return _provider.gate_verdict(graph, version) if _provider is not None else None
+
+
 def version_passed(graph: Graph, version: GraphVersion) -> bool:
-    return _provider.version_passed(graph, version) if _provider is not None else False
+    return gate_verdict(graph, version) is not None
+
+
+def gate_environment_ids(names: Sequence[str]) -> list[int]:
+    """The ids of the environments ``names`` for a graph's ``gate_environments``; raises
+    GraphRefused (400) for one that is not a shared environment. Without a provider only an
+    empty list is accepted (there are no environments)."""
+    if _provider is not None:
+        return _provider.gate_environment_ids(names)
+    if names:
+        raise GraphRefused("There are no environments to trust here.")
+    return []
+
+
+def gate_environment_names(graph: Graph) -> list[str]:
+    """The names of the environments whose verdicts ``graph``'s gate trusts ([]: the default one)."""
+    return _provider.gate_environment_names(graph) if _provider is not None else []

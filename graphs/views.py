@@ -1,4 +1,5 @@
-"""Django pages: the graph list and the editor shell that mounts the built frontend bundle."""
+"""Django pages: the graph list, the editor, environments and API tokens, each the shell that
+mounts its built frontend bundle."""
 
 from __future__ import annotations
 
@@ -52,4 +53,13 @@ def environments_page(request: HttpRequest) -> HttpResponse:
     user = request.user
     config = _studio_config(request, isStaff=bool(user.is_staff or user.is_superuser))
     context = {"studio_config": config, "bundle": "environments", "page_title": "Environments"}
+    return render(request, "graphs/app_shell.html", context)
+
+
+@login_required
+def tokens_page(request: HttpRequest) -> HttpResponse:
+    """The API tokens page: create a personal token (its key shown once, with a ready ``curl``
+    line), list and revoke them. ``siteUrl`` is this site's address, for that line."""
+    config = _studio_config(request, siteUrl=request.build_absolute_uri("/").rstrip("/"))
+    context = {"studio_config": config, "bundle": "tokens", "page_title": "API tokens"}
     return render(request, "graphs/app_shell.html", context)

@@ -17,7 +17,8 @@ echo "== frontend unit tests"
 
 export DJANGO_SETTINGS_MODULE=config.test_settings
 echo "== python tests (SQLite)"
-.venv/bin/pytest -m "not e2e" "$@"
+# The cluster test starts a PostgreSQL of its own: it runs once, in the PostgreSQL pass below.
+.venv/bin/pytest -m "not e2e and not cluster" "$@"
 # The browser tests run in a session of their own: Playwright's sync API leaves an event loop
 # running in the main thread, which the engine's synchronous entry points must not inherit.
 echo "== browser tests (headless Chromium)"

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from execution.services.environments import ensure_local_environment
 from execution.suites.models import SuiteRun
 from execution.suites.services import current_cases_digest
 from graphs.models import Graph
@@ -17,9 +18,13 @@ def judged(
     graph: Graph, number: int, status: str, minutes_ago: int, *, user: Any, digest: str | None = None
 ) -> SuiteRun:
     """Version ``number`` of ``graph`` judged ``status`` by one case ``minutes_ago`` minutes ago, on
-    the graph's current cases unless another ``digest`` is given."""
+    the graph's current cases unless another ``digest`` is given, in the system's default
+    environment (where the export gate trusts a verdict of the graph's owner or editors)."""
     finished = timezone.now() - timedelta(minutes=minutes_ago)
+    local, _ = ensure_local_environment()
     suite = SuiteRun.objects.create(
+        environment=local,
+        environment_name=local.name,
         graph=graph,
         version=graph.versions.get(number=number),
         status=status,

@@ -10,7 +10,7 @@ from typing import Any, Final
 from execution.engine.conditions import ConditionResult
 from execution.engine.config import REDACTED
 from execution.engine.goerrors import go_url_error
-from execution.engine.headers import propagated_headers
+from execution.engine.headers import propagated_headers, propagated_headers_exact
 from execution.engine.outbound import ServiceCallError, call_service
 from execution.engine.runstate import (
     RouteError,
@@ -21,6 +21,8 @@ from execution.engine.runstate import (
     _seconds,
     _step_target,
     _Where,
+    node_call_id,
+    release_crash,
 )
 from execution.engine.sniff import response_content_type
 from graphs.spec.model import Node, Step
@@ -37,6 +39,9 @@ MAX_CALL_DEPTH: Final = 10_000
 # go_url_error is pure and a graph calls the same few URLs over and over: parsing each URL once
 # instead of on every call was about a tenth of a hop's CPU (bench/bench_engine.py, P3).
 _url_problem: Final = functools.lru_cache(maxsize=1024)(go_url_error)
+# The client's own trace headers are replaced by the step call's: the step's spans are the call's
+# children, and a stale tracestate would describe another trace.
+_TRACE_HEADERS: Final = frozenset({"Traceparent", "Tracestate"})
 
 
 async def _route(run: _Run, node_name: str, data: bytes, where: _Where) -> tuple[bytes, int]:
@@ -71,11 +76,21 @@ async def _route(run: _Run, node_name: str, data: bytes, where: _Where) -> tuple
         _node_finished(run, node_name, where, started, None, None, "error", exc.cause)
         raise
     except asyncio.CancelledError:
-        outcome = "timeout" if run.deadline_hit else "cancelled"
-        _node_finished(run, node_name, where, started, None, None, outcome, None)
+        outcome, cause = _stopped(run)
+        _node_finished(run, node_name, where, started, None, None, outcome, cause)
         raise
     _node_finished(run, node_name, where, started, status, body, _outcome(status), None)
     return body, status
+
+
+def _stopped(run: _Run) -> tuple[str, str | None]:
+    """The outcome and cause of a call cut short: by the deadline (``timeout``), by a limit
+    (``error``, the limit's message) or by a cancel from outside (``cancelled``)."""
+    if run.deadline_hit:
+        return "timeout", f"graph deadline of {_seconds(run.deadline)} s exceeded"
+    if run.stop_cause is not None:
+        return "error", run.stop_cause
+    return "cancelled", None
 
 
 def _node_finished(
@@ -115,6 +130,7 @@ async def _call_step(
     run: _Run, node: Node, step: Step, request: bytes, where: _Where, matched: ConditionResult | None
 ) -> tuple[bytes, int]:
     """``executeStep``: a nested node or an HTTP POST; a nested error becomes a 500 here."""
+    run.count_step_call()  # a stopped run (deadline, limits) makes no more calls
     call_id = f"{where.path}/{step.index}"
     target = _step_target(run, step)
     started = run.clock()
@@ -127,7 +143,7 @@ async def _call_step(
             started_data["kind"] = "node"
             run.emit("step.started", call_id, where.parent_step, node.name, started_data, step, target)
             inner = _Where(
-                f"{call_id}>{step.node_name}",
+                node_call_id(run, step.node_name),
                 call_id,
                 step.node_name,
                 request,
@@ -157,8 +173,7 @@ async def _call_step(
         )  # fmt: skip
         raise
     except asyncio.CancelledError:
-        outcome = "timeout" if run.deadline_hit else "cancelled"
-        cause = f"graph deadline of {_seconds(run.deadline)} s exceeded" if run.deadline_hit else None
+        outcome, cause = _stopped(run)
         _step_finished(run, call_id, where, node, step, target, started, None, None, None, outcome, cause)
         raise
     _step_finished(
@@ -211,7 +226,17 @@ async def _post(
     Redirects are followed as Go's client does (:func:`~execution.engine.outbound.call_service`);
     the hops go to ``finished_data["redirects"]`` for the step's ``step.finished`` event.
     """
-    headers = propagated_headers(run.headers, run.propagate)
+    release = run.config.release
+    if release.header_matching == "exact":
+        headers = propagated_headers_exact(run.headers, run.config.propagate_headers)
+    else:
+        headers = propagated_headers(run.headers, run.propagate)
+    trace = run.config.trace
+    if trace is not None:
+        span_id, parent = trace.header(call_id)
+        headers = [pair for pair in headers if pair[0] not in _TRACE_HEADERS]
+        headers.append(("Traceparent", parent))
+        started_data["span_id"] = span_id
     started_data.update(
         {
             "kind": "http",
@@ -224,6 +249,9 @@ async def _post(
     run.emit("step.started", call_id, where.parent_step, node.name, started_data, step, url)
     problem = _url_problem(url)
     if problem is not None:
+        if release.bad_url_crashes and problem.startswith("parse "):
+            # v0.11 ignores http.NewRequest's error and dereferences the nil request: a panic.
+            raise RouteError(500, release_crash(release, problem))
         raise RouteError(500, problem)
     # httpx's own per-operation timeouts are a backstop; the Go-like total is call_service's.
     backstop = run.step_timeout if run.step_timeout is not None else run.deadline

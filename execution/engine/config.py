@@ -8,7 +8,9 @@ from types import MappingProxyType
 from typing import Final
 
 from execution.engine.http import DEFAULT_MAX_RESPONSE_BYTES
+from execution.engine.tracecontext import TraceContext
 from execution.engine.urlguard import UrlGuard
+from graphs.spec.releases import DEFAULT_RELEASE, Release
 
 __all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_URL_TEMPLATE", "REDACTED", "EngineConfig"]
 
@@ -45,9 +47,23 @@ class EngineConfig:
       (None: none, as in KServe). Enforced by the run's client, which must be made with it:
       ``make_client(max_run_bytes=config.max_run_bytes)``; past it the step being read fails with
       a cause naming the budget.
+    - ``max_step_calls``: the most step calls (HTTP and ``nodeName`` alike) one run may make;
+      the call past it is not made, the run stops (every call in flight is cancelled) and answers
+      500 with ``stopped after N step calls (<name>)`` (None: no cap, as KServe).
+    - ``max_event_bytes``: the most trace-event bytes (about their JSON size) one run may report;
+      the event that passes it stops the run likewise, with
+      ``stopped after its trace events passed N MiB (<name>)`` (None: no cap, as KServe). The
+      cancelled calls' closing events (no bodies) still follow it.
+    - ``limit_names``: what the messages call each limit (``{"max_step_calls": "RUN_MAX_STEP_CALLS"}``):
+      the name its caller sets it by; a limit not in it is called by its field name.
     - ``guard``: the URL guard applied to every step URL before connecting (None: no guard).
     - ``redact_headers``: header names whose values the trace replaces with :data:`REDACTED`
       (they are still sent).
+    - ``trace``: the run's trace context; with it every URL step call sends a W3C ``traceparent``
+      naming the call's own span (replacing one the client's headers would forward) and records
+      that span's id as ``span_id`` in its ``step.started``. None: no ``traceparent`` is added.
+    - ``release``: the KServe release whose router the run reproduces (default the newest);
+      :mod:`graphs.spec.releases` lists what differs.
     """
 
     service_urls: Mapping[str, str] = field(default_factory=_frozen_empty)
@@ -59,5 +75,10 @@ class EngineConfig:
     body_cap: int = DEFAULT_BODY_CAP
     max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES
     max_run_bytes: int | None = None
+    max_step_calls: int | None = None
+    max_event_bytes: int | None = None
+    limit_names: Mapping[str, str] = field(default_factory=_frozen_empty)
     guard: UrlGuard | None = None
     redact_headers: tuple[str, ...] = DEFAULT_REDACTED
+    trace: TraceContext | None = None
+    release: Release = DEFAULT_RELEASE

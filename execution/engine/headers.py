@@ -5,7 +5,7 @@ Incoming header names are canonicalised like Go's ``textproto.CanonicalMIMEHeade
 each pattern. Patterns are Go regular expressions (``regexp.Compile``, RE2 syntax) in KServe. We
 compile them with RE2 (``google-re2``) and refuse, as Go 1.19 does, the three things RE2 C++
 accepts and Go does not: ``\C``, ``(?<name>…)`` and capture groups nested more than 1,000 deep
-(checked against ``../shared/oracle/kserve-router``, ``tests/engine/data/oracle_patterns.json``).
+(checked against KServe's router itself: ``tests/engine/data/oracle_patterns.json``).
 Invalid patterns are skipped, with Go's error text; the others still apply.
 
 The pattern list is ``PROPAGATE_HEADERS`` split on every ``,`` (Go's ``strings.Split``): an empty
@@ -34,8 +34,10 @@ __all__ = [
     "canonical_header_key",
     "compile_go_pattern",
     "compile_patterns",
+    "is_exact_header_name",
     "normalise_headers",
     "propagated_headers",
+    "propagated_headers_exact",
     "split_patterns",
 ]
 
@@ -79,6 +81,9 @@ class HeaderPattern(Protocol):
 
     @property
     def pattern(self) -> str: ...
+
+    @property
+    def programsize(self) -> int: ...
 
     def search(self, text: str) -> object: ...
 
@@ -259,4 +264,34 @@ def propagated_headers(
                 out.append((name, value))
     if not next((value for name, value in out if name == "Content-Type"), ""):
         out.append(("Content-Type", "application/json"))
+    return out
+
+
+# Characters that make a header entry a regular expression rather than a name (no client sends them).
+_PATTERN_SIGNS: Final = frozenset("^$*+?()[]{}|\\")
+
+
+def is_exact_header_name(entry: str) -> bool:
+    """Whether ``entry`` can find a header where entries are exact names (KServe v0.11): a
+    canonical header name (``X-Request-Id``), not a lower-case one nor a regular expression."""
+    return (
+        bool(entry) and entry == canonical_header_key(entry) and not any(c in _PATTERN_SIGNS for c in entry)
+    )
+
+
+def propagated_headers_exact(
+    headers: tuple[tuple[str, str], ...], names: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """The headers KServe v0.11 sends on a step call: ``PROPAGATE_HEADERS`` entries are header
+    names looked up as they are written (Go's ``headers[h]``, so only the canonical spelling finds
+    anything), in the order of the entries (an entry given twice copies its values twice), and
+    ``Content-Type: application/json`` is always added after them (a propagated Content-Type
+    gets a second value).
+    """
+    out: list[tuple[str, str]] = []
+    for entry in names:
+        if entry in _NEVER_FORWARDED:
+            continue
+        out.extend((name, value) for name, value in headers if name == entry)
+    out.append(("Content-Type", "application/json"))
     return out

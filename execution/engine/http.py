@@ -20,24 +20,29 @@ from __future__ import annotations
 import functools
 import socket
 import ssl
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any, Final
 
+import anyio
+import anyio.abc
 import certifi
 import httpcore
 import httpx
 
 from execution.engine.plainpool import PlainTransport
+from execution.engine.privates import AnyIOBackend, AnyIOStream, anyio_stream_of
 from execution.engine.urlguard import HostNotFound, UrlGuard
 from execution.engine.wire import PlainBackend
 
 __all__ = [
     "CHECKED_BY",
     "DEFAULT_MAX_RESPONSE_BYTES",
+    "TLS_FIRST_BYTES",
     "GuardedTransport",
     "ResponseTooLarge",
     "RunBudget",
     "RunBudgetExceeded",
+    "connected",
     "make_client",
     "run_budget",
 ]
@@ -245,7 +250,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             return await self._inner.handle_async_request(request)
         # Connect to an address we checked (IPv4 first), never to a fresh DNS answer. The Host
         # header is already set from the original URL; TLS keeps the name through sni_hostname.
-        # A refused connect tries the next checked address (nothing was sent, so this is no retry).
+        # A refused connect tries the next checked address (nothing was sent, so this is no retry);
+        # a TLS handshake that fails on a connection made does not, as in Go.
         original = request.url
         ordered = sorted(decision.addresses, key=lambda a: ":" in a)
         last_error: httpx.ConnectError | None = None
@@ -256,6 +262,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             try:
                 return await self._inner.handle_async_request(request)
             except httpx.ConnectError as exc:
+                if connected(exc):
+                    raise  # the handshake failed on a connection made: no other address is tried
                 last_error = exc
             finally:
                 request.url = original
@@ -264,6 +272,90 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+# The attribute a failed TLS handshake's exception carries: the first bytes the server sent (at most
+# a record header's five), which Go's crypto/tls reads to word its error (goerrors/transport.py).
+TLS_FIRST_BYTES: Final = "studio_tls_first_bytes"
+_RECORD_HEADER: Final = 5
+
+
+class _FirstBytes(anyio.abc.ByteStream):
+    """A socket stream that keeps the first bytes it receives (the TLS handshake reads through it)."""
+
+    def __init__(self, inner: anyio.abc.ByteStream) -> None:
+        self._inner = inner
+        self.head = b""
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        data = await self._inner.receive(max_bytes)
+        if len(self.head) < _RECORD_HEADER:
+            self.head += data[: _RECORD_HEADER - len(self.head)]
+        return data
+
+    async def send(self, item: bytes) -> None:
+        await self._inner.send(item)
+
+    async def send_eof(self) -> None:
+        await self._inner.send_eof()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    @property
+    def extra_attributes(self) -> Any:
+        return self._inner.extra_attributes
+
+
+class _HeadStream(AnyIOStream):
+    """httpcore's anyio stream whose failed TLS handshake says what the server sent first."""
+
+    def __init__(self, stream: _FirstBytes) -> None:
+        super().__init__(stream)
+        self._recorder = stream
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            return await super().start_tls(ssl_context, server_hostname, timeout)
+        except Exception as exc:
+            setattr(exc, TLS_FIRST_BYTES, self._recorder.head)
+            raise
+
+
+class TlsBackend(AnyIOBackend):
+    """httpcore's anyio backend (what its pools use by default), but a handshake that fails keeps
+    the first bytes the server answered: OpenSSL reports a plain-HTTP answer only as
+    ``WRONG_VERSION_NUMBER``, while Go words it from the record header (``HTTP/`` or not)."""
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        stream = await super().connect_tcp(host, port, timeout, local_address, socket_options)
+        assert isinstance(stream, AnyIOStream)
+        return _HeadStream(_FirstBytes(anyio_stream_of(stream)))
+
+
+def connected(exc: BaseException) -> bool:
+    """Whether a failed request had its connection made (a TLS handshake failed on it): Go's dialer
+    tries a name's next address only when a connection cannot be made at all."""
+    pending: list[BaseException | None] = [exc]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if hasattr(current, TLS_FIRST_BYTES):
+            return True
+        pending.extend([current.__cause__, current.__context__])
+    return False
 
 
 class ByScheme(httpx.AsyncBaseTransport):
@@ -286,7 +378,8 @@ class ByScheme(httpx.AsyncBaseTransport):
 
 def _sharded(max_connections: int, *, plain: bool) -> ShardedTransport:
     """``max_connections`` spread over ``_POOL_SHARDS`` pools (see ShardedTransport); ``plain``: on
-    :class:`~execution.engine.wire.PlainBackend` streams, else on httpcore's own (TLS)."""
+    :class:`~execution.engine.wire.PlainBackend` streams, else on :class:`TlsBackend` (httpcore's
+    own anyio streams, TLS)."""
     shards = min(_POOL_SHARDS, max_connections)
     per_shard = -(-max_connections // shards)  # ceiling division
     shard_limits = httpx.Limits(max_connections=per_shard, max_keepalive_connections=per_shard)
@@ -300,19 +393,18 @@ def _sharded(max_connections: int, *, plain: bool) -> ShardedTransport:
             trust_env=False,
             socket_options=options,
         )
-        if plain:
-            # httpx (pinned) takes no network backend: its pool is swapped for the same pool on
-            # PlainBackend (bench/bench_transport.py's "plain-stream pools"; make_client sends
-            # http:// through PlainTransport, which test_engine_wire.py checks).
-            pool._pool = httpcore.AsyncConnectionPool(
-                ssl_context=tls_context(),
-                max_connections=shard_limits.max_connections,
-                max_keepalive_connections=shard_limits.max_keepalive_connections,
-                keepalive_expiry=shard_limits.keepalive_expiry,
-                retries=0,
-                socket_options=options,
-                network_backend=PlainBackend(),
-            )
+        # httpx (pinned) takes no network backend: its pool is swapped for the same pool on
+        # PlainBackend (bench/bench_transport.py's "plain-stream pools"; make_client sends http://
+        # through PlainTransport, which test_engine_wire.py checks), or on TlsBackend for https://.
+        pool._pool = httpcore.AsyncConnectionPool(
+            ssl_context=tls_context(),
+            max_connections=shard_limits.max_connections,
+            max_keepalive_connections=shard_limits.max_keepalive_connections,
+            keepalive_expiry=shard_limits.keepalive_expiry,
+            retries=0,
+            socket_options=options,
+            network_backend=PlainBackend() if plain else TlsBackend(),
+        )
         pools.append(pool)
     return ShardedTransport(pools)
 

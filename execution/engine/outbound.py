@@ -2,12 +2,14 @@
 
 :func:`call_service` is the coroutine the runner awaits for every URL step. It reproduces what the
 step servers see and what the router gets back from Go 1.19's ``net/http`` client, checked against
-``../shared/oracle/kserve-router`` (vectors in ``tests/engine/data/``):
+KServe's router itself (its recorded answers in ``tests/engine/data/``):
 
 - **Headers on the wire**: the propagated headers (Go writes them sorted by name, every value in
   order), ``User-Agent: Go-http-client/1.1`` unless one was propagated (then its *first* value;
   an empty one sends none), ``Accept-Encoding: gzip`` unless an ``Accept-Encoding`` or ``Range``
-  value was propagated, ``Host`` and ``Content-Length``. Nothing else (no ``Accept``, no
+  value was propagated, ``Host`` and ``Content-Length``; with user info in the hop's URL
+  (``http://user:pw@host/``), ``Authorization: Basic`` from it unless a non-empty one was
+  propagated (client.go ``send``). Nothing else (no ``Accept``, no
   ``Connection``), and no cookies from earlier answers (Go's default client has no jar).
 - **Bodies**: a ``gzip`` answer to the ``Accept-Encoding`` Go added itself is decoded; any other
   ``Content-Encoding`` passes through as bytes, as in Go.
@@ -37,8 +39,8 @@ from typing import Any, Final
 
 import httpx
 
-from execution.engine.goerrors import go_parse_error, transport_cause
-from execution.engine.http import CHECKED_BY, ResponseTooLarge, RunBudget, run_budget
+from execution.engine.goerrors import go_basic_auth, go_parse_error, transport_cause
+from execution.engine.http import CHECKED_BY, ResponseTooLarge, RunBudget, connected, run_budget
 from execution.engine.plainpool import raw_headers
 from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
@@ -201,7 +203,8 @@ async def _follow(
     while True:
         post = f"Post {_go_quote(where.url)}: "
         current, decision = await _prepare_hop(where.url, post, guard, hops)
-        request, gunzip = _build_request(method, current, headers, content, timeouts)
+        sent = _with_basic_auth(where.url, headers)
+        request, gunzip = _build_request(method, current, sent, content, timeouts)
         where.phase = "headers"
         response = await _send_pinned(client, request, guard, decision)
         try:
@@ -237,6 +240,23 @@ async def _follow(
                 f"Post {_go_quote(location)}: stopped after {MAX_REDIRECTS} redirects", hops
             )
         where.url = str(target)
+
+
+def _with_basic_auth(url: str, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The hop's headers with Go's ``Authorization: Basic`` from the URL's user info (client.go
+    ``send``): only when the hop's URL has user info and ``Header.Get("Authorization")`` (the first
+    value) is empty; ``Header.Set`` then replaces every value. Each hop decides for itself: the
+    headers a redirect copies are the first request's, never this derived one (a relative
+    ``Location`` keeps the user info, so it is sent again)."""
+    basic = _basic_auth(url)
+    if basic is None or _first(headers, "Authorization"):
+        return headers
+    return [(name, value) for name, value in headers if name != "Authorization"] + [("Authorization", basic)]
+
+
+@functools.lru_cache(maxsize=256)
+def _basic_auth(url: str) -> str | None:
+    return go_basic_auth(url)
 
 
 @functools.lru_cache(maxsize=64)
@@ -378,7 +398,8 @@ async def _send_pinned(
 
     The ``Host`` header was set from the name when the request was built; TLS keeps the name
     through ``sni_hostname``. A refused connection tries the next checked address (IPv4 first);
-    nothing was sent, so this is no retry. The request carries the policy that checked it
+    nothing was sent, so this is no retry. A TLS handshake that fails on a connection made does
+    not (Go's dialer only moves on when it cannot connect). The request carries the policy that checked it
     (``CHECKED_BY``), so a client guarded by the same policy does not check it again: a pinned
     address without its host name (which an allow list of names would then refuse), or an address
     literal (a second check that would change nothing).
@@ -397,6 +418,8 @@ async def _send_pinned(
         try:
             return await _transport_send(client, request)
         except httpx.ConnectError as exc:
+            if connected(exc):
+                raise  # the handshake failed on a connection made: Go tries no other address
             last_error = exc
         finally:
             request.url = original

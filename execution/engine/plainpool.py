@@ -35,9 +35,9 @@ from typing import Any, Final, NamedTuple, NoReturn
 import h11
 import httpcore
 import httpx
-from httpx._transports.default import map_httpcore_exceptions
 
 from execution.engine import h1
+from execution.engine.privates import map_httpcore_exceptions
 from execution.engine.wire import PlainBackend, PlainStream, SocketOption
 
 __all__ = ["PlainTransport", "raw_headers"]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import collections
+import random
 from typing import Any
 
 from execution.engine.calls import _call_step, _condition_data
@@ -22,6 +23,7 @@ from execution.engine.runstate import (
     _Run,
     _Where,
     map_predictions_to_instances,
+    release_crash,
 )
 from graphs.spec.model import RESPONSE_DATA, Node, Step
 
@@ -52,7 +54,7 @@ async def _sequence(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
     prev_status = 0
     for i, step in enumerate(node.steps):
         request = prev_body if (step.data == RESPONSE_DATA and i > 0) else data
-        if step.map_predictions_to_instances:
+        if step.map_predictions_to_instances and run.config.release.map_predictions:
             request = map_predictions_to_instances(request)
         matched: ConditionResult | None = None
         if step.condition:
@@ -66,7 +68,8 @@ async def _sequence(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
                 _sequence_stop(
                     run, node, where, i, step, "condition-unmet", prev_body, result, "condition-unmet"
                 )
-                return prev_body, 200
+                # 500 up to v0.15.0, 200 from v0.15.1 on: the previous response either way.
+                return prev_body, run.config.release.unmet_condition_status
             matched = result
         try:
             prev_body, prev_status = await _call_step(run, node, step, request, where, matched)
@@ -178,7 +181,9 @@ async def _switch(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[by
 
 
 async def _splitter(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:
-    draw = run.rng.randrange(100)  # uniform in [0, 100), KServe v0.19+
+    release = run.config.release
+    # Uniform in [0, 99) before v0.13 (math/rand Intn(99)), [0, 101) v0.13 to v0.18, [0, 100) after.
+    draw = run.rng.randrange(release.splitter_draws)
     cumulative: list[int] = []
     total = 0
     chosen: Step | None = None
@@ -205,6 +210,9 @@ async def _splitter(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
         },
     )
     if chosen is None:
+        if release.splitter_no_route_crashes:
+            # Before v0.19 the nil route is dereferenced: the handler panics, no answer.
+            raise RouteError(500, release_crash(release, f"{NO_SPLIT} (draw {draw})"))
         raise RouteError(500, NO_SPLIT)
     return await _call_step(run, node, chosen, data, where, None)
 
@@ -213,11 +221,21 @@ async def _ensemble(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
     """KServe's Ensemble, including the order in which its goroutines' answers are received.
 
     Every step runs concurrently and decodes its body into an object. Go then receives the results
-    in step index order, but each wait also listens on one channel shared by every step's errors: an
-    error (a routing error or a body that is not an object) of *any* step that arrives before the
-    awaited step's result ends the node with 500 and that error's cause. So a fast failing step
-    beats a slow Hard failure, and the first error to arrive names the cause. Where Go would find
-    both ready at once (its ``select`` then picks at random), the one that finished first wins.
+    in step index order with ``select { case res := <-resultChan[i]: … case err := <-errChan: … }``:
+    one unbuffered channel per step and one shared by every step's errors (a routing error or a
+    body that is not an object), which end the node with 500 and that error's cause.
+
+    The engine plays that loop over the order in which the steps finish (see :class:`_Arrivals`):
+
+    - a ``select`` that finds both its step's result and an error waiting picks one of the two
+      uniformly at random (Go's ``select``); errors wait in line, so the one taken is the first
+      error to have arrived;
+    - a ``select`` that blocks takes the first of the two to arrive; what arrives with it waits;
+    - steps that finish together (in one turn of the event loop) arrived in an order Go's
+      scheduler leaves to chance: a random one.
+
+    The draws come from the run's random source, so a seeded run is replayable; an Ensemble
+    without errors draws nothing.
     """
     if not node.steps:
         return b"{}", 200
@@ -227,41 +245,19 @@ async def _ensemble(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
         return go_unmarshal_object(body), status
 
     tasks = [asyncio.create_task(member(step)) for step in node.steps]
-    finished: dict[asyncio.Task[Any], int] = {}  # task -> position in the order of completion
-
-    def record(task: asyncio.Task[Any]) -> None:
-        finished[task] = len(finished)
-
-    for task in tasks:
-        task.add_done_callback(record)
+    arrivals = _Arrivals(tasks, run.rng)
     try:
         merged: dict[str, Any] = {}
-        first_error: asyncio.Task[Any] | None = None
         for i, (step, task) in enumerate(zip(node.steps, tasks, strict=True)):
-            while True:
-                if first_error is None:
-                    first_error = _first_failed(finished)
-                if first_error is not None and (
-                    task not in finished or finished[first_error] <= finished[task]
-                ):
-                    exc = first_error.exception()
-                    cause = exc.cause if isinstance(exc, RouteError) else str(exc)
-                    failed = tasks.index(first_error)
-                    _ensemble_decided(
-                        run,
-                        node,
-                        where,
-                        failed,
-                        node.steps[failed],
-                        tasks,
-                        {"decision": "error", "error": cause},
-                    )
-                    raise RouteError(500, cause)
-                if task in finished:
-                    break
-                await asyncio.wait(
-                    [t for t in tasks if t not in finished], return_when=asyncio.FIRST_COMPLETED
+            error = await arrivals.select(task)
+            if error is not None:
+                exc = error.exception()
+                cause = exc.cause if isinstance(exc, RouteError) else str(exc)
+                failed = tasks.index(error)
+                _ensemble_decided(
+                    run, node, where, failed, node.steps[failed], tasks, {"decision": "error", "error": cause}
                 )
+                raise RouteError(500, cause)
             parsed, status = task.result()
             if step.is_hard and not _ok(status):
                 _ensemble_decided(
@@ -279,14 +275,56 @@ async def _ensemble(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _first_failed(finished: Mapping[asyncio.Task[Any], int]) -> asyncio.Task[Any] | None:
-    """The earliest finished task that failed with a routing or decode error, if any."""
-    failed = [
-        task
-        for task in finished
-        if not task.cancelled() and isinstance(task.exception(), (RouteError, GoJsonError))
-    ]
-    return min(failed, key=finished.__getitem__) if failed else None
+def _is_error(task: asyncio.Task[Any]) -> bool:
+    """Whether a finished step sends on Go's ``errChan``: a routing error or a decode error."""
+    return not task.cancelled() and isinstance(task.exception(), (RouteError, GoJsonError))
+
+
+class _Arrivals:
+    """The Ensemble's channels as Go's receiving loop sees them.
+
+    ``arrived`` are the finished steps (goroutines blocked on their send), ``errors`` the line of
+    senders on ``errChan`` in their order of arrival (Go's channel wait queue is first in, first
+    out). Steps found finished together are put in a random order first.
+    """
+
+    def __init__(self, tasks: list[asyncio.Task[Any]], rng: random.Random) -> None:
+        self._tasks = tasks
+        self._rng = rng
+        self._arrived: set[asyncio.Task[Any]] = set()
+        self._errors: collections.deque[asyncio.Task[Any]] = collections.deque()
+
+    def _collect(self) -> list[asyncio.Task[Any]]:
+        """The steps that finished since the last look, in the order Go could have received them."""
+        batch = [task for task in self._tasks if task.done() and task not in self._arrived]
+        # Only an error's place in the order changes an answer: without one, draw nothing.
+        if len(batch) > 1 and any(_is_error(task) for task in batch):
+            self._rng.shuffle(batch)
+        self._arrived.update(batch)
+        self._errors.extend(task for task in batch if _is_error(task))
+        return batch
+
+    async def select(self, awaited: asyncio.Task[Any]) -> asyncio.Task[Any] | None:
+        """One ``select`` on ``awaited``'s result channel and ``errChan``: the error taken (the
+        first in line), or None when ``awaited``'s result is taken."""
+        self._collect()
+        result_ready = awaited in self._arrived and not _is_error(awaited)
+        if result_ready and self._errors:
+            # Both cases ready: Go's select chooses uniformly among them.
+            return self._errors.popleft() if self._rng.random() < 0.5 else None
+        if self._errors:
+            return self._errors.popleft()
+        if result_ready:
+            return None
+        # Blocked: the first sender on either channel is handed over at once.
+        while True:
+            pending = [task for task in self._tasks if not task.done()]
+            await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in self._collect():
+                if _is_error(task):
+                    return self._errors.popleft()  # the line was empty: this is its head
+                if task is awaited:
+                    return None
 
 
 def _ensemble_decided(

@@ -19,7 +19,8 @@ import httpx
 
 from execution.engine.calls import _route
 from execution.engine.config import DEFAULT_DEADLINE_S, EngineConfig
-from execution.engine.headers import compile_patterns, normalise_headers
+from execution.engine.gjson import gjson_context
+from execution.engine.headers import compile_patterns, is_exact_header_name, normalise_headers
 from execution.engine.http import make_client
 from execution.engine.runstate import (
     NO_MATCH,
@@ -76,12 +77,22 @@ async def run_graph(
     with outcome ``cancelled``) and re-raises :class:`asyncio.CancelledError`.
     ``rng`` draws the Splitter route (default: a system-entropy source); ``clock`` stamps events.
     """
-    timeouts = manifest.spec.router_timeouts
+    release = config.release
+    # Before routerTimeouts existed (v0.16) the router ignores the field.
+    timeouts = manifest.spec.router_timeouts if release.router_timeouts else None
     service_client = float(timeouts.service_client) if timeouts and timeouts.service_client else None
     server_write = float(timeouts.server_write) if timeouts and timeouts.server_write else None
     deadline = _tighter(config.deadline, server_write) or DEFAULT_DEADLINE_S
-    compiled = compile_patterns(tuple(config.propagate_headers))
+    # Before v0.12 the entries are exact header names: nothing to compile, nothing to skip.
+    compiled = compile_patterns(tuple(config.propagate_headers) if release.header_matching == "re2" else ())
     warnings = tuple(f"header pattern {pattern!r} skipped: {error}" for pattern, error in compiled.invalid)
+    if release.header_matching == "exact":
+        warnings += tuple(
+            f"header {entry!r} propagates nothing: KServe {release.name} compares header names exactly "
+            "(patterns came in v0.12.0), and only the canonical spelling matches"
+            for entry in config.propagate_headers
+            if not is_exact_header_name(entry)
+        )
     run = _Run(
         manifest=manifest,
         config=config,
@@ -99,11 +110,13 @@ async def run_graph(
     )
     started = clock()
     root = _Where(ROOT_NODE, None, ROOT_NODE, body, splitter=_is_splitter(run, ROOT_NODE))
-    inner = asyncio.create_task(_route(run, ROOT_NODE, body, root))
+    # The task (and every task it starts) evaluates conditions with this release's gjson.
+    inner = run.root = asyncio.create_task(
+        _route(run, ROOT_NODE, body, root), context=gjson_context(legacy=release.legacy_gjson)
+    )
 
     def on_deadline() -> None:
-        run.deadline_hit = True
-        inner.cancel()
+        run.stop(504, f"graph deadline of {_seconds(deadline)} s exceeded", deadline=True)
 
     timer = asyncio.get_running_loop().call_later(deadline, on_deadline)
     error: str | None = None
@@ -120,11 +133,12 @@ async def run_graph(
         out_body, content_type = error_body(exc.cause), JSON_CONTENT_TYPE
     except asyncio.CancelledError:
         current = asyncio.current_task()
-        if not run.deadline_hit or (current is not None and current.cancelling()):
+        if run.stop_cause is None or (current is not None and current.cancelling()):
             _run_finished(run, started, None, None, b"", None, "cancelled", warnings)
             raise
-        error = f"graph deadline of {_seconds(deadline)} s exceeded"
-        status, outcome = 504, "timeout"
+        # Stopped by its deadline (504) or by a limit (500): the router's error JSON says which.
+        error, status = run.stop_cause, run.stop_status
+        outcome = "timeout" if run.deadline_hit else "error"
         out_body, content_type = error_body(error), JSON_CONTENT_TYPE
     finally:
         timer.cancel()

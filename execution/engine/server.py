@@ -1,7 +1,8 @@
 """Serve a graph over HTTP exactly as KServe's router does, without Django or ASGI.
 
 Every path and every method except ``/readyz`` runs the graph from ``root`` with the request body
-and headers (the path and query are ignored); ``/readyz`` answers 200 with an empty body. The
+and headers (the path and query are ignored); ``/readyz`` answers 200 with an empty body (from
+KServe v0.15 on: as an older release, it runs the graph too). The
 HTTP/1.1 side is the standard library's threaded server (keep-alive, TCP_NODELAY); the graphs run
 on one long-lived event loop in its own thread, sharing one pooled outbound client.
 """
@@ -73,7 +74,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self) -> None:
         body = self._read_body()
-        if self.path.split("?", 1)[0] == "/readyz":
+        # /readyz arrived in KServe v0.15; before, it runs the graph like any other path.
+        if self.path.split("?", 1)[0] == "/readyz" and self.server.graph.config.release.readyz:
             self._reply(200, b"", None)
             return
         headers: dict[str, list[str]] = {}

@@ -17,7 +17,8 @@ Event types (``TraceEvent.type``) and their ``data``:
 ``step.finished``  ``status`` (None when there is no HTTP status), ``response`` (body view),
                    ``content_type`` (the step's own header, for display), ``duration_ms``,
                    ``outcome`` (``ok`` 2xx, ``http-error`` other status, ``error`` transport or
-                   routing error, ``cancelled``, ``timeout`` graph deadline), ``error`` (the cause).
+                   routing error, or the run stopped by a limit, ``cancelled``, ``timeout`` graph
+                   deadline), ``error`` (the cause).
 ``step.skipped``   a Sequence step that did not run: ``reason`` (``condition-unmet``,
                    ``invalid-response``, ``after-unmet-condition``, ``after-hard-failure``,
                    ``after-error``), and for ``condition-unmet`` the ``condition`` evaluated.
@@ -35,10 +36,12 @@ Event types (``TraceEvent.type``) and their ``data``:
                    ``error``, ``duration_ms``, ``deadline_s``, ``outcome`` (``ok``, ``http-error``,
                    ``error``, ``timeout``, ``cancelled``), ``warnings``.
 
-``call_id`` is a path that is unique within a run: a node invocation is ``root`` or
-``<step call_id>>node`` (``root/1>node1``), a step call is ``<node path>/<index>``
-(``root/1>node1/0``). ``parent_call_id`` of a step is the ``nodeName`` step that led into its node
-(None at the root); of a node event, the step that invoked the node.
+``call_id`` is short and unique within a run, whatever the depth: a node invocation is ``root``
+or ``<node>#<n>`` (``n`` counts the run's nested node invocations from 1: ``inner#1``), a step call
+is ``<node invocation's call_id>/<index>`` (``root/0``, ``inner#1/0``). The structure is in the
+links: ``parent_call_id`` of a step is the ``nodeName`` step that led into its node (None at the
+root); of a node event, the step that invoked the node. So what a run reports grows linearly with
+its calls, however deeply they nest.
 
 A body view is ``{"body": str, "encoding": "utf-8"|"base64", "size": int, "truncated": bool}``
 with at most ``body_cap`` bytes of the body.
@@ -101,12 +104,13 @@ def body_view(body: bytes, cap: int) -> dict[str, Any]:
     """At most ``cap`` bytes of ``body`` as JSON-compatible data, with its real size.
 
     Text is kept as text (a UTF-8 character cut by the cap is dropped whole); anything that is not
-    UTF-8 is base64-encoded.
+    UTF-8, and text holding a NUL character, is base64-encoded: a step's answer is data and is kept
+    whole, but PostgreSQL's text and jsonb columns, where views are stored, cannot hold U+0000.
     """
     truncated = len(body) > cap
     head = body[:cap] if truncated else body
     text: str | None = None
-    for trim in range(4 if truncated else 1):
+    for trim in range(0 if b"\x00" in head else 4 if truncated else 1):
         try:
             text = head[: len(head) - trim].decode("utf-8")
             break

@@ -7,6 +7,9 @@ network. The guard refuses, before any connection is made:
   decimal ``2852039166``, hex ``0xa9fea9fe``, octal ``0251.0376.0251.0376``, IPv4-mapped
   ``::ffff:169.254.169.254``, ``fd00:ec2::254``, ``metadata.google.internal``, ``metadata``), all of
   link-local (169.254.0.0/16, fe80::/10), unspecified (0.0.0.0/8, ``::``), multicast and broadcast;
+- an IPv6 address that carries an IPv4 one (mapped, translated, compatible, NAT64, 6to4, Teredo)
+  is judged by the IPv4 rules too: ``[::ffff:0:7f00:1]`` is loopback, ``[2002:a9fe:a9fe::]``
+  metadata;
 - unless allowed by a flag or an allow list: loopback (127.0.0.0/8, ``::1``) and private networks
   (RFC 1918, 100.64.0.0/10 CGNAT, fc00::/7 ULA);
 - schemes other than http and https.
@@ -96,18 +99,33 @@ class GuardDecision:
     is_ip_literal: bool
 
 
-def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
-    """The IPv4 address hidden in an IPv6 spelling (mapped, compatible, NAT64), if any."""
+def _embedded_ipv4(address: IPAddress) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries, each to be judged by the IPv4 rules.
+
+    A packet to such an address reaches (or is translated towards) the IPv4 address inside it, so
+    ``[::ffff:0:7f00:1]`` is as much loopback as ``127.0.0.1``. The forms: IPv4-mapped
+    (``::ffff:a.b.c.d``), IPv4-translated (``::ffff:0:a.b.c.d``, RFC 2765), IPv4-compatible
+    (``::a.b.c.d``, deprecated), NAT64's well-known prefix (``64:ff9b::/96``, RFC 6052), 6to4
+    (``2002:AABB:CCDD::/48``, RFC 3056) and Teredo (``2001::/32``: its server and its client,
+    whose address is stored inverted, RFC 4380).
+    """
     if isinstance(address, ipaddress.IPv4Address):
-        return None
-    if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        return ()
     packed = int(address)
-    if packed >> 32 == 0 and packed > 1:  # ::a.b.c.d, IPv4-compatible (deprecated)
-        return ipaddress.IPv4Address(packed)
-    return None
+    low32 = ipaddress.IPv4Address(packed & 0xFFFFFFFF)
+    if address.ipv4_mapped is not None:
+        return (address.ipv4_mapped,)
+    if packed >> 32 == 0xFFFF0000:  # ::ffff:0:a.b.c.d, IPv4-translated
+        return (low32,)
+    if address in _NAT64:
+        return (low32,)
+    if packed >> 32 == 0 and packed > 1:  # ::a.b.c.d, IPv4-compatible (:: and ::1 are their own)
+        return (low32,)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    return ()
 
 
 def parse_ip_literal(host: str) -> IPAddress | None:
@@ -231,10 +249,7 @@ class UrlGuard:
         return GuardDecision(scheme, host, port, tuple(str(a) for a in addresses), literal)
 
     def _check_address(self, address: IPAddress, host_allowed: bool) -> None:
-        candidates: list[IPAddress] = [address]
-        embedded = _embedded_ipv4(address)
-        if embedded is not None:
-            candidates.append(embedded)
+        candidates: list[IPAddress] = [address, *_embedded_ipv4(address)]
         for candidate in candidates:
             if candidate in _METADATA_ADDRESSES or any(candidate in net for net in _LINK_LOCAL):
                 raise BlockedUrl(f"{candidate} is a link-local/metadata address")

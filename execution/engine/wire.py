@@ -33,6 +33,8 @@ from typing import Any, Final, cast
 import httpcore
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
+from execution.engine.privates import is_socket_readable
+
 __all__ = ["PlainBackend", "PlainStream", "SocketOption"]
 
 # Written bytes held back for one send; past this they go at once (a large body streams as before).
@@ -203,7 +205,7 @@ class PlainStream(AsyncNetworkStream):
             if protocol.chunks or protocol.eof or protocol.error is not None:
                 return True
             sock = self._transport.get_extra_info("socket")
-            return httpcore._utils.is_socket_readable(sock)  # what httpcore's own streams answer
+            return is_socket_readable(sock)  # what httpcore's own streams answer
         if info == "socket":
             return self._transport.get_extra_info("socket")
         if info == "client_addr":

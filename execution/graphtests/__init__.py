@@ -21,6 +21,15 @@ from .evaluate import (
 )
 from .jsondiff import DiffEntry, json_diff, json_equal, json_subset
 from .junit import junit_xml
+from .limits import (
+    CASE_BUDGET_SETTING,
+    DEFAULT_LIMITS,
+    SUITE_BUDGET_SETTING,
+    Budget,
+    BudgetExceeded,
+    Limits,
+    case_budget,
+)
 from .loader import MAX_BYTES, MAX_CASES, MAX_EXPECTATIONS, load_suite, parse_case, suite_from_document
 from .model import (
     API_VERSION,
@@ -43,13 +52,18 @@ from .runner import DEFAULT_CONCURRENCY, run_case, run_suite, run_suite_sync
 
 __all__ = [
     "API_VERSION",
+    "CASE_BUDGET_SETTING",
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_LIMITS",
     "KIND",
     "MAX_BYTES",
     "MAX_CASES",
     "MAX_EXPECTATIONS",
     "OPERATORS",
+    "SUITE_BUDGET_SETTING",
     "BodyExpectation",
+    "Budget",
+    "BudgetExceeded",
     "CaseResult",
     "DiffEntry",
     "Expectation",
@@ -57,6 +71,7 @@ __all__ = [
     "GraphTestCase",
     "GraphTestSuite",
     "LatencyExpectation",
+    "Limits",
     "Observed",
     "PathExpectation",
     "RouteChange",
@@ -68,6 +83,7 @@ __all__ = [
     "TestIssue",
     "TestRequest",
     "TestSpecError",
+    "case_budget",
     "case_document_from_run",
     "compare_runs",
     "evaluate_case",

@@ -10,8 +10,8 @@ shift every comparison after it. Pure: it reads two :class:`~.evaluate.Observed`
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -23,7 +23,9 @@ from .jsondiff import DiffEntry, json_diff
 
 __all__ = ["RouteChange", "RunComparison", "StepComparison", "compare_runs"]
 
-_INDEX: Final = re.compile(r"/(\d+)(?=>|$)")
+# Labels longer than this (characters) are replaced by a digest: a deep loop must not make them
+# grow with its depth (each label would hold the whole path: quadratic in all).
+_MAX_LABEL: Final = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,22 +116,34 @@ def _view_value(view: Mapping[str, Any] | None) -> Any:
 
 
 def _labels(events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """call_id -> label path: every ``/index`` of a step call replaced by the step's name."""
-    names: dict[str, str] = {}
+    """call_id -> label path (``root/pick>pets/cat``): the steps that led to a call, each named
+    (its index when it has no name), with the nodes they called.
+
+    Built from the parent links (a node invocation's ``parent_call_id`` is the step that called
+    it), so it does not depend on the form of the call ids, and the same position in two runs gets
+    the same label. A label past :data:`_MAX_LABEL` characters (a deep loop) is replaced by a
+    digest of itself, so that labels stay bounded while still telling positions apart.
+    """
+    nodes: dict[str, str] = {}
+    steps: dict[str, str] = {}
     for event in events:
-        if event["type"] == "step.started" and event.get("step_name"):
-            names[event["call_id"]] = event["step_name"]
-        if event["type"] == "step.skipped" and event.get("step_name"):
-            names[event["call_id"]] = event["step_name"]
+        kind, call_id = event["type"], event["call_id"]
+        if kind == "node.started" and call_id not in nodes:
+            parent = event.get("parent_call_id")
+            nodes[call_id] = (
+                call_id if parent is None else f"{_bounded(steps.get(parent, parent))}>{event['node']}"
+            )
+        elif kind in ("step.started", "step.skipped") and call_id not in steps:
+            node_call, _, index = call_id.rpartition("/")
+            steps[call_id] = f"{nodes.get(node_call, node_call)}/{event.get('step_name') or index}"
+    return {event["call_id"]: steps.get(event["call_id"]) or nodes.get(event["call_id"]) or event["call_id"]
+            for event in events}  # fmt: skip
 
-    def label(call_id: str) -> str:
-        def named(match: re.Match[str]) -> str:
-            prefix = call_id[: match.end()]
-            return "/" + names.get(prefix, match.group(1))
 
-        return _INDEX.sub(named, call_id)
-
-    return {event["call_id"]: label(event["call_id"]) for event in events}
+def _bounded(label: str) -> str:
+    if len(label) <= _MAX_LABEL:
+        return label
+    return "…" + hashlib.blake2b(label.encode(), digest_size=8).hexdigest()
 
 
 @dataclass

@@ -22,6 +22,7 @@ from graphs.spec.model import Manifest, Node, Step
 
 from .expectations import compile_pattern
 from .jsondiff import DiffEntry, drop_paths, json_diff, json_equal, json_subset, parse_ignore_path
+from .limits import CASE_BUDGET_SETTING, DEFAULT_LIMITS, Budget, BudgetExceeded, Limits
 from .model import (
     BodyExpectation,
     Expectation,
@@ -104,6 +105,9 @@ class CaseResult:
     duration_ms: float | None = None
     error: str | None = None
     result: GraphResult | None = field(default=None, compare=False, repr=False)
+    # The first failing step and its cause (or the router's error), for the report of a case that
+    # did not pass: ``step1 (root/0): Post "…": dial tcp: lookup …: no such host``.
+    cause: str | None = field(default=None, compare=False)
 
     @property
     def failures(self) -> tuple[ExpectationResult, ...]:
@@ -120,16 +124,40 @@ class CaseResult:
         }
 
 
-def evaluate_case(case: GraphTestCase, observed: Observed, manifest: Manifest) -> CaseResult:
-    """Every expectation of ``case`` against ``observed``, a run of ``manifest``. Pure."""
-    results = tuple(
-        evaluate_expectation(i, expectation, observed, manifest)
-        for i, expectation in enumerate(case.expectations)
-    )
+def evaluate_case(
+    case: GraphTestCase,
+    observed: Observed,
+    manifest: Manifest,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    budget: Budget | None = None,
+) -> CaseResult:
+    """Every expectation of ``case`` against ``observed``, a run of ``manifest``. Pure.
+
+    Judging stops once ``budget`` (default: ``limits.case_seconds`` of this thread's CPU time) is
+    spent: the case is then an ``error`` whose reason names the bound, with the verdicts reached."""
+    if budget is None:
+        budget = Budget(limits.case_seconds, CASE_BUDGET_SETTING)
+    results: list[ExpectationResult] = []
+    try:
+        for i, expectation in enumerate(case.expectations):
+            budget.check()
+            results.append(
+                evaluate_expectation(i, expectation, observed, manifest, limits=limits, budget=budget)
+            )
+    except BudgetExceeded as exc:
+        return CaseResult(
+            name=case.name,
+            outcome="error",
+            expectations=tuple(results),
+            status=observed.status,
+            duration_ms=observed.duration_ms,
+            error=exc.reason,
+        )
     return CaseResult(
         name=case.name,
         outcome="passed" if all(r.passed for r in results) else "failed",
-        expectations=results,
+        expectations=tuple(results),
         status=observed.status,
         duration_ms=observed.duration_ms,
     )
@@ -203,9 +231,16 @@ def reference_problems(expectation: Expectation, manifest: Manifest) -> str | No
 
 
 def evaluate_expectation(
-    index: int, expectation: Expectation, observed: Observed, manifest: Manifest
+    index: int,
+    expectation: Expectation,
+    observed: Observed,
+    manifest: Manifest,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    budget: Budget | None = None,
 ) -> ExpectationResult:
-    """One expectation's verdict; never raises for what the run or the version holds."""
+    """One expectation's verdict; never raises for what the run or the version holds, only
+    :class:`~.limits.BudgetExceeded` when ``budget`` runs out while a step's calls are read."""
     problem = reference_problems(expectation, manifest)
     if problem is not None:
         return ExpectationResult(index, expectation.kind, False, problem)
@@ -216,7 +251,7 @@ def evaluate_expectation(
     if isinstance(expectation, BodyExpectation):
         return _body(index, expectation, observed)
     if isinstance(expectation, PathExpectation):
-        return _path(index, expectation, observed, manifest)
+        return _path(index, expectation, observed, manifest, limits, budget)
     if isinstance(expectation, RouteExpectation):
         return _route(index, expectation, observed, manifest)
     if isinstance(expectation, StepExpectation):
@@ -281,7 +316,12 @@ def _step_document(event: Mapping[str, Any]) -> tuple[bytes | None, str | None]:
 
 
 def _path(
-    index: int, expectation: PathExpectation, observed: Observed, manifest: Manifest
+    index: int,
+    expectation: PathExpectation,
+    observed: Observed,
+    manifest: Manifest,
+    limits: Limits,
+    budget: Budget | None,
 ) -> ExpectationResult:
     where = "the final body"
     documents: list[bytes] = [observed.body]
@@ -301,7 +341,9 @@ def _path(
                 return ExpectationResult(index, "path", False, f"cannot read {where}: {why}")
             documents.append(body)
     for document in documents:
-        verdict = _compare(index, expectation, document, where)
+        if budget is not None:
+            budget.check()
+        verdict = _compare(index, expectation, document, where, limits)
         if not verdict.passed:
             return verdict
     return verdict
@@ -312,7 +354,9 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _compare(index: int, e: PathExpectation, document: bytes, where: str) -> ExpectationResult:
+def _compare(
+    index: int, e: PathExpectation, document: bytes, where: str, limits: Limits
+) -> ExpectationResult:
     found = evaluate_condition(document, e.path)
     label = f"{e.path} in {where}"
 
@@ -327,7 +371,10 @@ def _compare(index: int, e: PathExpectation, document: bytes, where: str) -> Exp
         return verdict(True, f"{label} is missing")
     if not found.matches:
         return verdict(False, f"{label}: {found.reason or 'path not found'}")
-    ok, message, diff = _CHECKS[e.operator](label, found.value, e)
+    if e.operator == "matches":
+        ok, message, diff = _matches(label, found.value, e, limits)
+    else:
+        ok, message, diff = _CHECKS[e.operator](label, found.value, e)
     return verdict(ok, message, found.value, diff)
 
 
@@ -350,12 +397,24 @@ def _not_equals(label: str, actual: Any, e: PathExpectation) -> _Check:
     return not same, f"{label} is {_show(actual)}" + (", expected anything else" if same else ""), ()
 
 
-def _matches(label: str, actual: Any, e: PathExpectation) -> _Check:
+def _matches(label: str, actual: Any, e: PathExpectation, limits: Limits) -> _Check:
     # A non-string value is matched as compact JSON, whatever spacing the step answered with.
     text = (
         actual if isinstance(actual, str) else json.dumps(actual, separators=(",", ":"), ensure_ascii=False)
     )
-    ok = compile_pattern(e.expected).search(text) is not None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.regex_input:
+        return (
+            False,
+            f"{label} is {size} bytes of text, more than the {limits.regex_input} a regex is matched "
+            "against (GRAPH_TEST_REGEX_MAX_INPUT); match a smaller part of it",
+            (),
+        )
+    try:
+        pattern = compile_pattern(e.expected, limits.regex_program)
+    except ValueError as exc:  # a case read under looser bounds than these
+        return False, f"{label}: the regex is refused: {exc}", ()
+    ok = pattern.search(text) is not None
     return ok, f"{label} is {_show(actual)}, which {'matches' if ok else 'does not match'} /{e.expected}/", ()
 
 
@@ -404,7 +463,6 @@ _CHECKS: Final[dict[str, Callable[[str, Any, PathExpectation], _Check]]] = {
     "exists": _exists,
     "equals": _equals,
     "not_equals": _not_equals,
-    "matches": _matches,
     "gt": _numeric(_gt),
     "lt": _numeric(_lt),
     "approx": _numeric(_approx),

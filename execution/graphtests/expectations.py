@@ -6,6 +6,7 @@ expectation with any problem is left out (the case then fails to load, with all 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Final, cast
 
@@ -13,6 +14,7 @@ import re2
 
 from .fields import At, is_int, is_number, is_step_ref, json_size
 from .jsondiff import parse_ignore_path
+from .limits import DEFAULT_LIMITS
 from .model import (
     OPERATORS,
     STEP_STATES,
@@ -48,23 +50,43 @@ _ALLOWED: Final[dict[str, set[str]]] = {
 _STEP_REF_MESSAGE: Final = "step is node/step (a step name or index), e.g. root/classify"
 
 
-def compile_pattern(pattern: str) -> Any:
+class PatternTooCostly(ValueError):
+    """A valid regex whose compiled program is larger than the bound (``GRAPH_TEST_REGEX_MAX_PROGRAM``)."""
+
+
+def compile_pattern(pattern: str, max_program: int = DEFAULT_LIMITS.regex_program) -> Any:
     """Compile a ``matches`` regex with RE2 (linear-time matching: no catastrophic backtracking).
 
     Raises ``ValueError`` with RE2's reason for a pattern it refuses (too long, invalid, or
-    needing more than RE2's default memory budget).
+    needing more than RE2's default memory budget), and :class:`PatternTooCostly` for one whose
+    program has more than ``max_program`` instructions: RE2's time per byte grows with it.
+    Accepted patterns are cached (a suite judges the same ones case after case); a few dozen, as
+    each may grow a DFA cache of up to RE2's memory budget while it searches.
     """
+    return _compile(pattern, max_program)
+
+
+@functools.lru_cache(maxsize=32)
+def _compile(pattern: str, max_program: int) -> Any:
+    # A refused pattern raises, so it is not cached.
     if len(pattern) > MAX_PATTERN:
         raise ValueError(f"the regex is longer than {MAX_PATTERN} characters")
     options = re2.Options()
     options.log_errors = False  # the reason goes into the issue instead
     options.max_mem = _RE2_MAX_MEM
     try:
-        return re2.compile(pattern, options)
+        compiled = re2.compile(pattern, options)
     except re2.error as exc:
         detail = exc.args[0] if exc.args else str(exc)
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         raise ValueError(f"not a valid regex: {text}") from None
+    if compiled.programsize > max_program:
+        raise PatternTooCostly(
+            f"the regex compiles to {compiled.programsize} RE2 instructions, more than the {max_program} "
+            "allowed (GRAPH_TEST_REGEX_MAX_PROGRAM): counted repetitions such as {1,100} and long "
+            "alternations multiply it; prefer + and * to large counts"
+        )
+    return compiled
 
 
 def read_expectation(at: At, raw: Any) -> Expectation | None:
@@ -116,7 +138,7 @@ def _body(at: At, raw: dict[str, Any]) -> Expectation | None:
     return BodyExpectation(value=raw["body"], match=match, ignore=tuple(ignore))
 
 
-def _operand_problem(operator: Operator, expected: Any) -> tuple[str, str] | None:
+def _operand_problem(operator: Operator, expected: Any, max_program: int) -> tuple[str, str] | None:
     """(code, message) when ``expected`` cannot be what ``operator`` compares with."""
     if operator in ("exists", "missing"):
         return None if expected is True else ("expectation.operand", f"write `{operator}: true`")
@@ -126,7 +148,9 @@ def _operand_problem(operator: Operator, expected: Any) -> tuple[str, str] | Non
         if not isinstance(expected, str):
             return ("expectation.operand", "matches takes a regex (RE2 syntax, as Go's regexp)")
         try:
-            compile_pattern(expected)
+            compile_pattern(expected, max_program)
+        except PatternTooCostly as exc:
+            return ("expectation.regex-cost", str(exc))
         except ValueError as exc:
             return ("expectation.regex", str(exc))
         return None
@@ -157,7 +181,7 @@ def _path(at: At, raw: dict[str, Any]) -> Expectation | None:
     tolerance = raw.get("tolerance")
     if "tolerance" in raw and operator != "approx":
         at.add("expectation.tolerance", "tolerance goes with approx only", "tolerance")
-    problem = _operand_problem(operator, expected)
+    problem = _operand_problem(operator, expected, at.issues.limits.regex_program)
     if problem is not None:
         at.add(*problem, operator)
     if operator == "approx" and tolerance is not None and (not is_number(tolerance) or tolerance < 0):

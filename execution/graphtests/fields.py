@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .limits import DEFAULT_LIMITS, Limits
 from .model import TestIssue
 
 Path = tuple[str | int, ...]
@@ -27,10 +28,12 @@ def format_path(path: Path) -> str:
 
 
 class Issues:
-    """Collects issues, filling in the position of each path from the source."""
+    """Collects issues, filling in the position of each path from the source; ``limits`` are the
+    bounds the readers check (a ``matches`` regex's program size)."""
 
-    def __init__(self, positions: Mapping[Path, Position]) -> None:
+    def __init__(self, positions: Mapping[Path, Position], limits: Limits = DEFAULT_LIMITS) -> None:
         self.positions = positions
+        self.limits = limits
         self.items: list[TestIssue] = []
 
     def add(

@@ -17,8 +17,11 @@ from typing import Any, Final, cast
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from graphs.spec.storable import unstorable
+
 from .expectations import read_expectation
 from .fields import At, Issues, Path, Position, format_path, is_int
+from .limits import DEFAULT_LIMITS, Limits
 from .model import (
     API_VERSION,
     KIND,
@@ -52,8 +55,15 @@ MAX_VALUES: Final = 500_000
 # The length of the TestCase.name column (execution/testcases/models.py).
 MAX_NAME: Final = 200
 
-_TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
-_MERGE: Final = "tag:yaml.org,2002:merge"
+_TAG: Final = "tag:yaml.org,2002:"
+_TIMESTAMP: Final = _TAG + "timestamp"
+_MERGE: Final = _TAG + "merge"
+# Scalar tags the safe loader builds; what they build is then checked to be a JSON value (a
+# timestamp or binary is not). Any other tag (``!foo``, ``!!python/...``) is refused by name.
+_SCALAR_TAGS: Final = frozenset(_TAG + name for name in ("str", "int", "float", "bool", "null", "binary")) | {
+    _TIMESTAMP,
+    "!",
+}
 _BASE_LOADER: type[Any] = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
 
@@ -73,7 +83,7 @@ class _Refused(Exception):
         self.issue = issue
 
 
-def _read_text(text: str) -> tuple[Any, dict[Path, Position]]:
+def _read_text(text: str, max_bytes: int, limit_name: str) -> tuple[Any, dict[Path, Position]]:
     """The document as JSON-compatible data plus the (line, column) of every path."""
     loader = _Loader(text)
     try:
@@ -91,7 +101,8 @@ def _read_text(text: str) -> tuple[Any, dict[Path, Position]]:
         loader.dispose()
     if root is None:
         return None, {}
-    if _expanded_size(root) > MAX_VALUES:
+    values, _, over = _expanded_size(root, max_bytes)
+    if values > MAX_VALUES:
         line, column = root.start_mark.line + 1, root.start_mark.column + 1
         raise _Refused(
             TestIssue(
@@ -101,14 +112,36 @@ def _read_text(text: str) -> tuple[Any, dict[Path, Position]]:
                 column=column,
             )
         )
+    if over is not None:
+        raise _Refused(
+            TestIssue(
+                "load.too-large-expanded",
+                f"the document expands to more than {max_bytes:,} bytes once its aliases are copied "
+                f"out ({limit_name}: a test file may hold no more than its text may; alias expansion "
+                "counts every copy)",
+                line=over.start_mark.line + 1,
+                column=over.start_mark.column + 1,
+            )
+        )
     builder = _Builder(loader)
     return builder.value(root, ()), builder.positions
 
 
-def _expanded_size(root: Node) -> int:
-    """How many values the tree holds once every alias is expanded, counted on the shared nodes
-    (each distinct node once, bottom-up), so that a "billion laughs" costs nothing to measure."""
+def _text_bytes(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _expanded_size(root: Node, max_bytes: int) -> tuple[int, int, Node | None]:
+    """How many values, and how many bytes, the tree holds once every alias is expanded, counted
+    on the shared nodes (each distinct node once, bottom-up), so that a "billion laughs" costs
+    nothing to measure; and the first (innermost) node whose expansion is over ``max_bytes``.
+
+    Bytes are the text of every key and scalar plus one per key, value and container (about the
+    compact JSON size without quotes): a document written out without aliases never counts more
+    than its text's bytes, so only alias copies can reach the limit.
+    """
     sizes: dict[int, int] = {}
+    weights: dict[int, int] = {}
     open_: set[int] = set()  # nodes whose children are still being counted
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
@@ -116,22 +149,27 @@ def _expanded_size(root: Node) -> int:
         if id(node) in sizes:
             continue
         if not children_done and id(node) in open_:
-            return MAX_VALUES + 1  # an alias inside its own anchor: an endless document
+            return MAX_VALUES + 1, 0, None  # an alias inside its own anchor: an endless document
         if isinstance(node, MappingNode):
             children = [child for pair in node.value for child in pair]
         elif isinstance(node, SequenceNode):
             children = list(node.value)
         else:
             sizes[id(node)] = 1
+            weights[id(node)] = _text_bytes(str(node.value)) + 1
             continue
         if children_done:
             sizes[id(node)] = min(1 + sum(sizes.get(id(c), 0) for c in children), MAX_VALUES + 1)
+            weight = 1 + sum(weights.get(id(c), 0) for c in children)
+            weights[id(node)] = weight
             open_.discard(id(node))
+            if weight > max_bytes:
+                return sizes[id(node)], weight, node
         else:
             open_.add(id(node))
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes[id(root)]
+    return sizes[id(root)], weights[id(root)], None
 
 
 @dataclass
@@ -162,6 +200,12 @@ class _Builder:
             )
         if len(self.positions) < MAX_VALUES:
             self.positions.setdefault(path, pos)
+        if isinstance(node, MappingNode | SequenceNode):
+            kind = "map" if isinstance(node, MappingNode) else "seq"
+            if node.tag != _TAG + kind:
+                raise _Refused(_tag_issue(node, path, pos))
+        elif node.tag not in _SCALAR_TAGS:
+            raise _Refused(_tag_issue(node, path, pos))
         if isinstance(node, MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -177,6 +221,7 @@ class _Builder:
                         )
                     )
                 key = str(key_node.value)
+                _check_text(key, path, kpos)
                 if key in out:
                     raise _Refused(
                         TestIssue(
@@ -194,8 +239,14 @@ class _Builder:
             return out
         if isinstance(node, SequenceNode):
             return [self.value(item, (*path, i)) for i, item in enumerate(node.value)]
-        scalar = self.loader.construct_object(node, deep=True)
-        if scalar is None or isinstance(scalar, str | bool | int):
+        try:
+            scalar = self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError:
+            raise _Refused(_tag_issue(node, path, pos)) from None
+        if isinstance(scalar, str):
+            _check_text(scalar, path, pos)
+            return scalar
+        if scalar is None or isinstance(scalar, bool | int):
             return scalar
         if isinstance(scalar, float) and math.isfinite(scalar):
             return scalar
@@ -210,32 +261,70 @@ class _Builder:
         )
 
 
-def load_suite(source: str | bytes) -> GraphTestSuite:
+def _tag_issue(node: Node, path: Path, pos: Position) -> TestIssue:
+    return TestIssue(
+        "load.tag",
+        f"tag {node.tag} is not supported: a test file holds only JSON values",
+        path=format_path(path) or None,
+        line=pos[0],
+        column=pos[1],
+    )
+
+
+def _check_text(text: str, path: Path, pos: Position) -> None:
+    """Refuse a key or string no database can store (``graphs.spec.storable``)."""
+    if "\x00" in text or not text.isascii():
+        problem = unstorable(text)
+        if problem is not None:
+            raise _Refused(
+                TestIssue(
+                    "load.unstorable-text",
+                    f"the text holds {problem}",
+                    path=format_path(path) or None,
+                    line=pos[0],
+                    column=pos[1],
+                )
+            )
+
+
+def load_suite(
+    source: str | bytes,
+    *,
+    max_bytes: int = MAX_BYTES,
+    limit_name: str = "MAX_BYTES",
+    limits: Limits = DEFAULT_LIMITS,
+) -> GraphTestSuite:
     """Read one ``kind: InferenceGraphTest`` document from YAML or JSON text.
 
     Raises :class:`TestSpecError` with every problem found (syntax, limits, structure, each
     malformed case and expectation). Pure; safe on hostile input (bounded work and memory).
+    ``max_bytes`` bounds the text and the document its aliases expand to; ``limit_name`` is how
+    messages name it (the setting that chose it).
     """
-    if len(source) > MAX_BYTES:
-        raise TestSpecError([TestIssue("load.too-large", f"the test file is larger than {MAX_BYTES} bytes")])
+    if len(source) > max_bytes:
+        raise TestSpecError(
+            [TestIssue("load.too-large", f"the test file is larger than {max_bytes:,} bytes ({limit_name})")]
+        )
     if isinstance(source, bytes):
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise TestSpecError([TestIssue("load.encoding", f"not UTF-8 text (byte {exc.start})")]) from None
     try:
-        document, positions = _read_text(source)
+        document, positions = _read_text(source, max_bytes, limit_name)
     except _Refused as exc:
         raise TestSpecError([exc.issue]) from None
-    return suite_from_document(document, positions)
+    return suite_from_document(document, positions, limits=limits)
 
 
-def suite_from_document(document: Any, positions: Mapping[Path, Position] | None = None) -> GraphTestSuite:
+def suite_from_document(
+    document: Any, positions: Mapping[Path, Position] | None = None, *, limits: Limits = DEFAULT_LIMITS
+) -> GraphTestSuite:
     """Build a suite from decoded data (``positions`` as :func:`load_suite` records them).
 
     Raises :class:`TestSpecError` with every problem found.
     """
-    issues = Issues(positions or {})
+    issues = Issues(positions or {}, limits)
     at = At(issues, (), {})
     if not isinstance(document, dict):
         at.add("suite.not-mapping", "a test document is a mapping with kind, graph and cases")
@@ -283,10 +372,10 @@ def _cases(issues: Issues, raw_cases: Any) -> list[GraphTestCase]:
     return cases
 
 
-def parse_case(raw: Any) -> GraphTestCase:
+def parse_case(raw: Any, *, limits: Limits = DEFAULT_LIMITS) -> GraphTestCase:
     """One case from decoded data (the REST API's input). Raises :class:`TestSpecError`; the
     issues' paths start at the case (``expectations[1].gt``)."""
-    issues = Issues({})
+    issues = Issues({}, limits)
     case = _case(issues, raw, (), None)
     if issues.items or case is None:
         raise TestSpecError(issues.items)

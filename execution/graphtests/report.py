@@ -29,6 +29,8 @@ def case_lines(result: CaseResult) -> list[str]:
         for entry in failure.diff:
             text = json.dumps(entry.as_dict(), ensure_ascii=False)
             lines.append("        " + (text if len(text) <= _DIFF_LINE else text[: _DIFF_LINE - 3] + "..."))
+    if result.cause:
+        lines.append(f"      failing step: {result.cause}")
     return lines
 
 

@@ -17,7 +17,9 @@ import httpx
 from execution.engine import EngineConfig, make_client, run_graph
 from graphs.spec.model import Manifest
 
+from .cause import failure_cause
 from .evaluate import CaseResult, evaluate_case, observed_from_result
+from .limits import DEFAULT_LIMITS, Budget, Limits, case_budget
 from .model import GraphTestCase
 
 __all__ = ["DEFAULT_CONCURRENCY", "run_case", "run_suite", "run_suite_sync"]
@@ -37,12 +39,17 @@ async def run_case(
     client: httpx.AsyncClient,
     clock: Callable[[], float] = time.time,
     keep_result: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
+    budget: Callable[[], Budget | str] | None = None,
 ) -> CaseResult:
     """Send the case's request through ``manifest`` and judge its expectations.
 
     A graph failure is a result like any other (the expectations decide); only an exception from
     the engine itself (a defect) makes the outcome ``error``. With ``keep_result`` the engine's
     answer and trace stay in ``CaseResult.result`` (a suite of large bodies may not want that).
+    ``budget``: called once the graph has answered, the CPU time its judging may take (default:
+    ``limits.case_seconds``), or why it is not judged at all (a suite's budget is spent: see
+    :func:`~.limits.case_budget`).
     """
     rng = random.Random(case.seed) if case.seed is not None else random.SystemRandom()
     try:
@@ -57,14 +64,21 @@ async def run_case(
         )
     except Exception as exc:  # the report must go on for the other cases; the cause is shown
         return CaseResult(name=case.name, outcome="error", error=f"{type(exc).__name__}: {exc}")
-    verdict = evaluate_case(case, observed_from_result(result), manifest)
+    allowed = budget() if budget is not None else None
+    if isinstance(allowed, str):
+        return CaseResult(
+            name=case.name, outcome="error", error=allowed, status=result.status, cause=failure_cause(result)
+        )
+    verdict = evaluate_case(case, observed_from_result(result), manifest, limits=limits, budget=allowed)
     return CaseResult(
+        error=verdict.error,
         name=verdict.name,
         outcome=verdict.outcome,
         expectations=verdict.expectations,
         status=verdict.status,
         duration_ms=verdict.duration_ms,
         result=result if keep_result else None,
+        cause=failure_cause(result) if verdict.outcome != "passed" else None,
     )
 
 
@@ -78,19 +92,40 @@ async def run_suite(
     on_case: CaseCallback | None = None,
     clock: Callable[[], float] = time.time,
     keep_results: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[CaseResult]:
     """Run ``cases`` with at most ``concurrency`` in flight; results in the cases' order.
 
-    ``on_case(index, result)`` is called as each case finishes (in the order they finish).
+    ``on_case(index, result)`` is called as each case finishes (in the order they finish). Judging
+    takes at most ``limits.case_seconds`` of CPU per case and ``limits.suite_seconds`` in all; the
+    cases past that are errors saying so.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     gate = asyncio.Semaphore(concurrency)
+    spent = 0.0  # CPU seconds judging took so far (the judging of one case never awaits)
+    budgets: list[Budget] = []
+
+    def budget() -> Budget | str:
+        nonlocal spent
+        spent += sum(b.used for b in budgets)  # the cases judged since the last one
+        budgets.clear()
+        allowed = case_budget(limits, spent)
+        if isinstance(allowed, Budget):
+            budgets.append(allowed)
+        return allowed
 
     async def one(i: int, case: GraphTestCase) -> CaseResult:
         async with gate:
             result = await run_case(
-                manifest, case, config=config, client=client, clock=clock, keep_result=keep_results
+                manifest,
+                case,
+                config=config,
+                client=client,
+                clock=clock,
+                keep_result=keep_results,
+                limits=limits,
+                budget=budget,
             )
         if on_case is not None:
             on_case(i, result)
@@ -107,6 +142,7 @@ def run_suite_sync(
     concurrency: int = DEFAULT_CONCURRENCY,
     on_case: CaseCallback | None = None,
     keep_results: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[CaseResult]:
     """:func:`run_suite` on a fresh event loop with a client made from ``config`` (closed after)."""
 
@@ -120,6 +156,7 @@ def run_suite_sync(
                 concurrency=concurrency,
                 on_case=on_case,
                 keep_results=keep_results,
+                limits=limits,
             )
 
     return asyncio.run(main())

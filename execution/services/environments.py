@@ -6,19 +6,23 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from execution.access import access_environment_for_change
 from execution.engine import EngineConfig, UrlGuard
 from execution.engine.config import DEFAULT_DEADLINE_S, DEFAULT_URL_TEMPLATE
-from execution.engine.headers import PatternError, compile_go_pattern
+from execution.engine.headers import PatternError, compile_go_pattern, is_exact_header_name
+from execution.engine.tracecontext import TraceContext
 from execution.errors import InvalidInput, NotPermitted
 from execution.models import DEFAULT_STEP_TIMEOUT, Environment
 from execution.services.run_request import HEADER_NAME, issue
 from graphs import services as graph_services
+from graphs.spec.releases import UnknownRelease, get_release
 
 LOCAL_ENVIRONMENT = "local"
 
@@ -32,10 +36,12 @@ ENVIRONMENT_FIELDS = (
     "propagate_headers",
     "step_timeout",
     "deadline",
+    "kserve_version",
     "allow_hosts",
     "allow_networks",
     "allow_loopback",
     "allow_private",
+    "trace_propagation",
     "visibility",
     "secret_headers",
 )
@@ -69,9 +75,17 @@ def _header_pattern_problem(pattern: Any) -> str | None:
             "again, so it would become two patterns; write them as separate entries"
         )
     try:
-        compile_go_pattern(pattern)
+        compiled = compile_go_pattern(pattern)
     except PatternError as exc:
         return f"{pattern!r} is not a valid Go regular expression: {exc}"
+    # Every client header name is searched with every pattern on every step call, in the run's
+    # event loop: RE2's time per byte grows with the program's size, so a huge one is refused.
+    if compiled.programsize > settings.HEADER_PATTERN_MAX_PROGRAM:
+        return (
+            f"the pattern compiles to {compiled.programsize} RE2 instructions, more than the "
+            f"{settings.HEADER_PATTERN_MAX_PROGRAM} allowed (HEADER_PATTERN_MAX_PROGRAM); counted "
+            "repetitions such as {1,100} and long alternations multiply it"
+        )
     return None
 
 
@@ -97,6 +111,26 @@ def check_environment(values: Mapping[str, Any]) -> None:
     for index, name in enumerate(values.get("secret_headers") or []):
         if not isinstance(name, str) or not HEADER_NAME.fullmatch(name):
             issues.append(issue(f"secret_headers[{index}]", f"{name!r} is not a header name"))
+    if "kserve_version" in values:
+        try:
+            release = get_release(values["kserve_version"])
+        except UnknownRelease as exc:
+            issues.append(issue("kserve_version", str(exc)))
+        else:
+            for index, pattern in enumerate(values.get("propagate_headers") or []):
+                if (
+                    release.header_matching == "exact"
+                    and isinstance(pattern, str)
+                    and not is_exact_header_name(pattern)
+                ):
+                    issues.append(
+                        issue(
+                            f"propagate_headers[{index}]",
+                            f"KServe {release.name} compares header names exactly (patterns came in "
+                            f"v0.12.0): {pattern!r} would propagate nothing; write the header's "
+                            f"canonical name, such as X-Request-Id",
+                        )
+                    )
     step_timeout, deadline = values.get("step_timeout"), values.get("deadline")
     limit = settings.RUN_MAX_DEADLINE
     for key, value in (("step_timeout", step_timeout), ("deadline", deadline)):
@@ -161,6 +195,7 @@ def environment_create(*, owner: User, **values: Any) -> Environment:
     _check_name(values.get("name"))
     _check_visibility(values.get("visibility"), owner)
     check_environment(values)
+    _canonical_release(values)
     try:
         with transaction.atomic():
             environment = Environment.objects.create(owner=owner, **values)
@@ -178,21 +213,10 @@ def environment_create(*, owner: User, **values: Any) -> Environment:
         ) from exc
 
 
-def ensure_can_change_environment(environment: Environment, user: User) -> None:
-    """Raise NotPermitted (403) unless ``user`` is staff, or owns ``environment`` while it is private.
-
-    A shared environment (the system's among them) is changed by staff only: everybody's runs may
-    go there, so its owner must not be able to point it somewhere else afterwards.
-    """
-    if user.is_staff or user.is_superuser:
-        return
-    if environment.owner_id is not None and environment.owner_id == user.pk:
-        if environment.visibility == Environment.Visibility.PRIVATE:
-            return
-        raise NotPermitted(
-            f"Environment {environment.name!r} is shared with every user: only staff may change it."
-        )
-    raise NotPermitted(f"Only the owner of environment {environment.name!r} or staff may change it.")
+def _canonical_release(values: dict[str, Any]) -> None:
+    """Store a release by its canonical name (``v0.17.1`` is the ``v0.16.0`` router)."""
+    if "kserve_version" in values:
+        values["kserve_version"] = get_release(values["kserve_version"]).name
 
 
 def environment_update(*, environment: Environment, actor: User, **values: Any) -> Environment:
@@ -201,7 +225,7 @@ def environment_update(*, environment: Environment, actor: User, **values: Any) 
     NotPermitted (403) unless the owner or staff, or when a non-staff user shares it; InvalidInput (400)
     for bad fields, a taken or reserved name, or renaming the system default.
     """
-    ensure_can_change_environment(environment, actor)
+    access_environment_for_change(actor, environment)
     values = {k: v for k, v in values.items() if k in ENVIRONMENT_FIELDS}
     if "visibility" in values and values["visibility"] != environment.visibility:
         _check_visibility(values["visibility"], actor)
@@ -219,6 +243,7 @@ def environment_update(*, environment: Environment, actor: User, **values: Any) 
         _check_name(values["name"])
     merged = {key: getattr(environment, key) for key in ENVIRONMENT_FIELDS} | values
     check_environment(merged)
+    _canonical_release(values)
     changes = {
         key: [_audit_value(getattr(environment, key)), _audit_value(value)]
         for key, value in values.items()
@@ -242,7 +267,7 @@ def environment_update(*, environment: Environment, actor: User, **values: Any) 
 def environment_delete(*, environment: Environment, actor: User) -> None:
     """Delete it and audit it (``environment.delete``, with its last values); its runs keep their
     configuration snapshot and environment name. The system default cannot be deleted (403)."""
-    ensure_can_change_environment(environment, actor)
+    access_environment_for_change(actor, environment)
     if environment.system:
         raise NotPermitted(
             f"{environment.name!r} is the system's default environment; it cannot be deleted "
@@ -258,12 +283,40 @@ def environment_delete(*, environment: Environment, actor: User) -> None:
         environment.delete()
 
 
+# The services the demo's real model server (models/server.py) answers; with LOCAL_MODELS_URL set,
+# the `local` environment sends them there and every other name to the mock model server.
+REAL_MODEL_SERVICES: Final = (
+    "face-detector",
+    "feature-extractor",
+    "face-db-employees",
+    "face-db-visitors",
+    "result-merger",
+    "cat-face-detector",
+)
+
+
+def real_model_urls() -> dict[str, str]:
+    """The ``local`` environment's service map: the real models' v1 URLs, or none."""
+    base = settings.LOCAL_MODELS_URL.rstrip("/")
+    if not base:
+        return {}
+    return {name: f"{base}/v1/models/{name}:predict" for name in REAL_MODEL_SERVICES}
+
+
 def local_environment_values() -> dict[str, Any]:
     base = settings.MOCKMODELS_URL.rstrip("/")
+    real = real_model_urls()
+    description = "The built-in mock model server on this machine (python manage.py mockmodels)."
+    if real:
+        description = (
+            "The demo's real models on KServe's model server (models/server.py) for "
+            + ", ".join(real)
+            + "; every other service on the built-in mock model server."
+        )
     return {
-        "description": "The built-in mock model server on this machine (python manage.py mockmodels).",
+        "description": description,
         "url_template": base + "/v1/models/{name}:predict",
-        "service_urls": {},
+        "service_urls": real,
         "propagate_headers": ["^X-Request-Id$", "^Authorization$"],
         "step_timeout": DEFAULT_STEP_TIMEOUT,
         "deadline": DEFAULT_DEADLINE_S,
@@ -303,12 +356,15 @@ _SEEDED_TEMPLATE = re.compile(r"http://(127\.0\.0\.1|localhost):\d+/v1/models/\{
 
 
 def _follow_mock_server(environment: Environment) -> None:
-    """Point the system environment at MOCKMODELS_URL if it still holds a seeded mock address.
+    """Point the system environment at MOCKMODELS_URL (and its services at LOCAL_MODELS_URL) if it
+    still holds seeded addresses.
 
-    ``make run`` may start the mock server on another port than last time (``MOCK_PORT``); a
-    template the seed wrote for the old port is mended (audited, no actor). A template someone set
-    to anything else is theirs and stays.
+    ``make run`` may start the mock server on another port than last time (``MOCK_PORT``), and the
+    real models on another port or not at all (``MODELS_PORT``, ``MODELS=0``); a template or service
+    map the seed wrote is mended (audited, no actor). One someone set to anything else is theirs and
+    stays.
     """
+    _follow_real_models(environment)
     wanted = local_environment_values()["url_template"]
     current = environment.url_template
     if current == wanted or not _SEEDED_TEMPLATE.fullmatch(current):
@@ -321,8 +377,38 @@ def _follow_mock_server(environment: Environment) -> None:
         )
 
 
-def environment_config(environment: Environment) -> dict[str, Any]:
-    """The snapshot a run keeps: what its worker needs, taken when the run is made."""
+_SEEDED_MODEL_URL = re.compile(r"http://(127\.0\.0\.1|localhost):\d+/v1/models/([a-z-]+):predict")
+
+
+def _seeded_model_map(urls: Any) -> bool:
+    """Is this service map one the seed wrote (empty, or the real models on some loopback port)?"""
+    if not isinstance(urls, dict):
+        return False
+    for name, url in urls.items():
+        found = _SEEDED_MODEL_URL.fullmatch(url) if isinstance(url, str) else None
+        if name not in REAL_MODEL_SERVICES or found is None or found.group(2) != name:
+            return False
+    return True
+
+
+def _follow_real_models(environment: Environment) -> None:
+    wanted = real_model_urls()
+    current = environment.service_urls or {}
+    if current == wanted or not _seeded_model_map(current):
+        return
+    values = local_environment_values()
+    changes = {"service_urls": [current, wanted]}
+    if environment.description != values["description"]:
+        changes["description"] = [environment.description, values["description"]]
+    environment.service_urls = wanted
+    environment.description = values["description"]
+    environment.save(update_fields=["service_urls", "description", "updated_at"])
+    _environment_audit(None, "environment.update", environment, changes=changes)
+
+
+def environment_config(environment: Environment, *, kserve_version: str | None = None) -> dict[str, Any]:
+    """The snapshot a run keeps: what its worker needs, taken when the run is made; ``kserve_version``
+    runs it as another KServe release than the environment's (a suite run comparing releases)."""
     return {
         "service_urls": dict(environment.service_urls or {}),
         "url_template": environment.url_template or DEFAULT_URL_TEMPLATE,
@@ -330,10 +416,12 @@ def environment_config(environment: Environment) -> dict[str, Any]:
         "propagate_headers": list(environment.propagate_headers or []),
         "step_timeout": environment.step_timeout,
         "deadline": environment.deadline,
+        "kserve_version": get_release(kserve_version or environment.kserve_version).name,
         "allow_hosts": list(environment.allow_hosts or []),
         "allow_networks": list(environment.allow_networks or []),
         "allow_loopback": environment.allow_loopback,
         "allow_private": environment.allow_private,
+        "trace_propagation": environment.trace_propagation,
     }
 
 
@@ -346,9 +434,22 @@ def guard_from_config(config: Mapping[str, Any]) -> UrlGuard:
     )
 
 
+# What a run's error calls the engine's limits: the settings that set them for studio runs.
+RUN_LIMIT_NAMES: Final = MappingProxyType(
+    {"max_step_calls": "RUN_MAX_STEP_CALLS", "max_event_bytes": "RUN_MAX_EVENT_BYTES"}
+)
+
+
 def engine_config(
-    config: Mapping[str, Any], *, graph_namespace: str, redact: tuple[str, ...] = ()
+    config: Mapping[str, Any],
+    *,
+    graph_namespace: str,
+    redact: tuple[str, ...] = (),
+    trace: TraceContext | None = None,
 ) -> EngineConfig:
+    """The engine's configuration from a run's environment snapshot. ``trace`` is the run's trace
+    context; it is dropped when the snapshot turns propagation off (``trace_propagation``, true
+    when absent: runs stored before it existed)."""
     return EngineConfig(
         service_urls=dict(config.get("service_urls") or {}),
         url_template=config.get("url_template") or DEFAULT_URL_TEMPLATE,
@@ -359,6 +460,12 @@ def engine_config(
         body_cap=settings.RUN_BODY_CAP,
         max_response_bytes=settings.RUN_MAX_RESPONSE_BYTES,
         max_run_bytes=settings.RUN_MAX_RUN_BYTES,
+        max_step_calls=settings.RUN_MAX_STEP_CALLS,
+        max_event_bytes=settings.RUN_MAX_EVENT_BYTES,
+        limit_names=RUN_LIMIT_NAMES,
         guard=guard_from_config(config),
         redact_headers=tuple(sorted({*EngineConfig().redact_headers, *redact})),
+        trace=trace if config.get("trace_propagation", True) else None,
+        # A run made before the setting existed ran as the newest release.
+        release=get_release(config.get("kserve_version")),
     )

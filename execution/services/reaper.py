@@ -8,14 +8,13 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from execution import events
 from execution.models import Run, RunEvent
-from execution.services import endings
+from execution.services import dispatch, endings
 from execution.services.worker import STOP_ANNOUNCED
-from execution.tasks import runs as run_tasks
 
 
 def _stop_announced(run: Run) -> bool:
@@ -50,7 +49,10 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
       never requeued into the same crash. This is Kubernetes' Job rule with a pod failure policy:
       a disruption does not count against the retries, a crash fails the Job (backoffLimit 0);
       not Celery's ``reject_on_worker_lost``, which redelivers a poison message forever.
-    - QUEUED since ``RUN_QUEUED_TIMEOUT`` s (its message was lost): re-sent once, then failed.
+    - QUEUED whose message is known lost (the broker refused it, or restarted since it was sent):
+      sent again at once, as often as that happens (:func:`_resend_lost`).
+    - QUEUED since ``RUN_QUEUED_TIMEOUT`` s (its message was lost some other way, or no worker
+      runs): re-sent once, then failed.
 
     Each change is conditional on the row still being what was read, so a worker that beats its
     heartbeat in between keeps its run.
@@ -95,7 +97,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                         "run.requeued",
                         {"reason": reason, "attempt": run.attempt, "next_attempt": run.attempt + 1},
                     )
-                    transaction.on_commit(functools.partial(run_tasks.enqueue, run))
+                    transaction.on_commit(functools.partial(dispatch.enqueue, run))
                     report.requeued.append(str(run.pk))
             else:
                 reason = (
@@ -106,6 +108,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                     endings.close_pending_steps(run, run.attempt, Run.Status.FAILED, reason)
                     endings.emit_ended_without_response(run, Run.Status.FAILED, reason)
                     report.failed.append(str(run.pk))
+    _resend_lost(now, report)
     waited = now - timedelta(seconds=settings.RUN_QUEUED_TIMEOUT)
     for run in Run.objects.filter(status=Run.Status.QUEUED, enqueued_at__lt=waited).only(
         "pk", "requeues", "enqueued_at", "attempt", "config"
@@ -124,7 +127,7 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                             "next_attempt": run.attempt + 1,
                         },
                     )
-                    transaction.on_commit(functools.partial(run_tasks.enqueue, run))
+                    transaction.on_commit(functools.partial(dispatch.enqueue, run))
                     report.resent.append(str(run.pk))
             else:
                 reason = (
@@ -135,3 +138,49 @@ def reap_runs(*, now: datetime | None = None) -> ReapReport:
                     endings.emit_ended_without_response(run, Run.Status.FAILED, reason)
                     report.failed.append(str(run.pk))
     return report
+
+
+def _resend_lost(now: datetime, report: ReapReport) -> None:
+    """Send again, at once, the queued runs whose message is known lost: never sent (the broker
+    refused it, and the process that was to retry may be gone: ``enqueued_at`` is empty), or sent
+    before the broker's current process started (a Redis without persistence loses its queue in
+    a restart); and, after ``RUN_QUEUED_RESEND_SECONDS``, those whose message the broker does not
+    hold (taken by a worker that stopped before claiming it: unacknowledged). Not counted as the
+    reaper's re-sends (``requeues``, which end in failing the run): a lost message says nothing
+    about whether a worker runs. A message that was not lost after all is received twice, which
+    is harmless (only a queued run can be claimed)."""
+    unsent = Run.objects.filter(status=Run.Status.QUEUED, enqueued_at__isnull=True)
+    for run in unsent.only("pk", "attempt", "config"):
+        if dispatch.resend_unsent(run):
+            report.resent.append(str(run.pk))
+    started = dispatch.broker_started_at()
+    if started is not None:
+        lost = Run.objects.filter(status=Run.Status.QUEUED, enqueued_at__lt=started)
+        _resend(lost, now, report, "Its message was lost when the broker restarted; sent again.")
+    # Nothing waits in the broker, yet the run has been queued a while: it is behind no other run.
+    # A worker took its message and stopped before claiming it (the message comes back only after
+    # the broker's visibility timeout), or the message was lost some other way.
+    idle = now - timedelta(seconds=settings.RUN_QUEUED_RESEND_SECONDS)
+    stuck = Run.objects.filter(status=Run.Status.QUEUED, cancel_requested=False, enqueued_at__lt=idle)
+    if stuck.exists() and dispatch.broker_queue_empty():
+        _resend(
+            stuck,
+            now,
+            report,
+            f"No worker started it within {settings.RUN_QUEUED_RESEND_SECONDS:g} s and the broker "
+            "held no message for it (the worker that took it stopped first?); sent again.",
+        )
+
+
+def _resend(runs: QuerySet[Run], now: datetime, report: ReapReport, reason: str) -> None:
+    for run in runs.only("pk", "attempt", "enqueued_at", "config"):
+        same = Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED, enqueued_at=run.enqueued_at)
+        with transaction.atomic():
+            if same.update(enqueued_at=now):
+                events.emit(
+                    run.pk,
+                    "run.requeued",
+                    {"reason": reason, "attempt": run.attempt, "next_attempt": run.attempt + 1},
+                )
+                transaction.on_commit(functools.partial(dispatch.enqueue, run))
+                report.resent.append(str(run.pk))

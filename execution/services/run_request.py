@@ -20,6 +20,7 @@ from config.exceptions import TooDeep
 from config.nesting import nesting_exceeds
 from execution.engine.config import REDACTED as ENGINE_REDACTED
 from execution.errors import InvalidInput
+from graphs.spec import issue_dict
 
 # Request headers known to carry no secret (lower case). Every other header is stored redacted: a
 # deny list by name let ``X-Credentials`` through. Content negotiation, client identification and
@@ -51,7 +52,7 @@ REDACTED = ENGINE_REDACTED
 
 
 def issue(path: str, message: str, code: str = "environment.invalid") -> dict[str, Any]:
-    return {"code": code, "severity": "error", "path": path, "message": message}
+    return issue_dict(code, message, path=path)
 
 
 def is_secret_header(name: str, also_secret: Collection[str] = ()) -> bool:

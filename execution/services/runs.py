@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -13,11 +15,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from execution import bus, events
-from execution import selectors as execution_selectors
-from execution.errors import InvalidInput, NotPermitted, StateConflict
+from execution.access import access_environment_for_run, access_run_for_cancel
+from execution.errors import InvalidInput, StateConflict
 from execution.models import Environment, Run
-from execution.services import endings, environments, run_request, worker
-from execution.tasks import runs as run_tasks
+from execution.services import dispatch, endings, environments, fairshare, run_request, worker
 from graphs import services as graph_services
 from graphs.models import Graph, GraphVersion
 
@@ -26,6 +27,90 @@ logger = logging.getLogger(__name__)
 
 def new_seed() -> int:
     return random.SystemRandom().randrange(2**53)  # fits a JSON number exactly
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What a new run is stored with, checked: the environment it goes to, its body, headers (the
+    secret ones redacted) and the secrets' real values."""
+
+    environment: Environment
+    body: str
+    content_type: str
+    headers: dict[str, str]
+    secrets: dict[str, str]
+
+
+def _checked_request(
+    *,
+    graph: Graph,
+    version: GraphVersion,
+    user: User,
+    payload: Any,
+    content_type: str | None,
+    headers: Mapping[str, str] | None,
+    environment: Environment | None,
+    secrets: Mapping[str, str] | None = None,
+) -> _Request:
+    """Refuse what may not run (NotDeployable 422, an environment ``user`` may not use 400, bad
+    headers or payload 400) before anything is written; without ``environment``, the system's
+    default (created when missing)."""
+    graph_services.ensure_deployable(graph, version, before="running it")
+    if environment is None:
+        environment, _ = environments.ensure_local_environment()  # the system's default: shared with everyone
+    access_environment_for_run(user, environment)
+    body, content_type = run_request.payload_text(payload, content_type)
+    clean = run_request.check_headers(headers or {})
+    stored_headers, new_secrets = run_request.split_secret_headers(clean, environment.secret_headers or ())
+    # Real values given (a rerun) win over redacted ones.
+    return _Request(environment, body, content_type, stored_headers, {**new_secrets, **(secrets or {})})
+
+
+def _store(
+    request: _Request,
+    *,
+    graph: Graph,
+    version: GraphVersion,
+    user: User,
+    seed: int | None,
+    now: datetime,
+    idempotency_key: str | None = None,
+    rerun_of: Run | None = None,
+    kserve_version: str | None = None,
+    **fields: Any,
+) -> tuple[Run, dict[str, Any]]:
+    """Insert the run (in the caller's transaction) with its secrets; returns it and the data of
+    its ``run.queued`` event; ``kserve_version`` runs it as another KServe release than its
+    environment's (a suite run comparing releases)."""
+    environment = request.environment
+    run = Run.objects.create(
+        graph=graph,
+        version=version,
+        environment=environment,
+        environment_name=environment.name,
+        config=environments.environment_config(environment, kserve_version=kserve_version),
+        request_body=request.body,
+        request_content_type=request.content_type,
+        request_headers=request.headers,
+        secret_header_names=sorted(request.secrets),
+        seed=seed if seed is not None else new_seed(),
+        created_by=user,
+        idempotency_key=idempotency_key or None,
+        rerun_of=rerun_of,
+        enqueued_at=now,
+        **fields,
+    )
+    if request.secrets and not bus.store_secret_headers(run.pk, dict(request.secrets)):
+        logger.warning("run %s: secret headers could not be stored and will not be sent", run.pk)
+    queued = {
+        "graph": graph.name,
+        "version": version.number,
+        "environment": environment.name,
+        "seed": run.seed,
+        "rerun_of": str(rerun_of.pk) if rerun_of else None,
+        "kserve_version": run.config["kserve_version"],
+    }
+    return run, queued
 
 
 def run_create(
@@ -41,7 +126,8 @@ def run_create(
     idempotency_key: str | None = None,
     rerun_of: Run | None = None,
     secrets: Mapping[str, str] | None = None,
-    claim_here: bool = False,
+    capped: bool = False,
+    kserve_version: str | None = None,
 ) -> tuple[Run, bool]:
     """Queue a run of ``version`` and enqueue its task once the transaction commits.
 
@@ -49,72 +135,98 @@ def run_create(
     run (created=False) if it is for the same graph and request, else raises StateConflict (409). An
     invalid version raises NotDeployable (422) with its issues; nothing is stored then.
     Without ``environment`` the run goes to the system's default (created when missing); an
-    environment ``user`` may not use (another user's private one) raises NotPermitted (403).
+    environment ``user`` may not use (another user's private one) raises InvalidInput (400, the
+    answer for an unknown environment: its existence is not disclosed).
     ``secrets`` (rerun) are real values for headers that ``headers`` carries redacted.
-    ``claim_here``: no task is sent; the run is stored already claimed for the calling worker thread
-    (running, attempt 1, its ``run.queued`` and ``run.started`` events written together), which must
-    run it right after the commit (``worker.run_claimed``; a suite run's next case:
-    ``execution.suites.services``). Should that thread die first, the run reaper sees a silent run.
+    ``capped`` (a run a user starts through the API, a rerun): refuse with TooManyInFlight (429)
+    when ``user`` has ``RUN_MAX_IN_FLIGHT_PER_USER`` runs queued or running already, checked in the
+    transaction that stores this one. A suite run's cases are not capped here: the suite runs have
+    their own cap, ``SUITE_MAX_IN_FLIGHT_PER_USER``.
     """
-    graph_services.ensure_deployable(graph, version, before="running it")
-    if environment is None:
-        environment, _ = environments.ensure_local_environment()  # the system's default: shared with everyone
-    execution_selectors.ensure_can_use_environment(environment, user)
-    body, content_type = run_request.payload_text(payload, content_type)
-    clean = run_request.check_headers(headers or {})
-    stored_headers, new_secrets = run_request.split_secret_headers(clean, environment.secret_headers or ())
-    secrets = {**new_secrets, **(secrets or {})}  # real values given (a rerun) win over redacted ones
+    request = _checked_request(
+        graph=graph,
+        version=version,
+        user=user,
+        payload=payload,
+        content_type=content_type,
+        headers=headers,
+        environment=environment,
+        secrets=secrets,
+    )
     if idempotency_key:
-        existing = _idempotent_replay(user, idempotency_key, graph, body)
+        existing = _idempotent_replay(user, idempotency_key, graph, request.body)
         if existing is not None:
             return existing, False
-    now = timezone.now()
-    claimed: dict[str, Any] = (
-        {"status": Run.Status.RUNNING, "attempt": 1, "started_at": now, "heartbeat_at": now}
-        if claim_here
-        else {}
-    )
     try:
         with transaction.atomic():
-            run = Run.objects.create(
+            if capped:
+                fairshare.ensure_run_slot(user)
+            run, queued = _store(
+                request,
                 graph=graph,
                 version=version,
-                environment=environment,
-                environment_name=environment.name,
-                config=environments.environment_config(environment),
-                request_body=body,
-                request_content_type=content_type,
-                request_headers=stored_headers,
-                secret_header_names=sorted(secrets),
-                seed=seed if seed is not None else new_seed(),
-                created_by=user,
-                idempotency_key=idempotency_key or None,
+                user=user,
+                seed=seed,
+                now=timezone.now(),
+                idempotency_key=idempotency_key,
+                kserve_version=kserve_version,
                 rerun_of=rerun_of,
-                enqueued_at=now,
-                **claimed,
             )
-            queued = {
-                "graph": graph.name,
-                "version": version.number,
-                "environment": environment.name,
-                "seed": run.seed,
-                "rerun_of": str(rerun_of.pk) if rerun_of else None,
-            }
-            items = [("run.queued", queued)]
-            if claim_here:
-                items.append(("run.started", worker.started_data(run.attempt)))
-            events.emit_many(run.pk, items)
-            if secrets and not bus.store_secret_headers(run.pk, dict(secrets)):
-                logger.warning("run %s: secret headers could not be stored and will not be sent", run.pk)
-            if not claim_here:
-                transaction.on_commit(lambda: run_tasks.enqueue(run))
+            events.emit_many(run.pk, [("run.queued", queued)])
+            transaction.on_commit(lambda: dispatch.enqueue(run))
     except IntegrityError:
         if idempotency_key:
-            existing = _idempotent_replay(user, idempotency_key, graph, body)
+            existing = _idempotent_replay(user, idempotency_key, graph, request.body)
             if existing is not None:
                 return existing, False
         raise
     return run, True
+
+
+def run_create_claimed(
+    *,
+    graph: Graph,
+    version: GraphVersion,
+    user: User,
+    payload: Any,
+    content_type: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    environment: Environment | None = None,
+    seed: int | None = None,
+    kserve_version: str | None = None,
+) -> Run:
+    """Store a run already claimed for the calling worker thread, which must run it right after
+    the caller's transaction commits (``worker.run_claimed``): no task is sent. It is stored
+    running, attempt 1, its ``run.queued`` and ``run.started`` events written together. Should
+    that thread die first, the run reaper sees a silent run. A suite run's next case
+    (``execution.suites.services``); refused as :func:`run_create` refuses, never capped (suite
+    runs have their own cap)."""
+    request = _checked_request(
+        graph=graph,
+        version=version,
+        user=user,
+        payload=payload,
+        content_type=content_type,
+        headers=headers,
+        environment=environment,
+    )
+    now = timezone.now()
+    with transaction.atomic():
+        run, queued = _store(
+            request,
+            graph=graph,
+            version=version,
+            user=user,
+            seed=seed,
+            now=now,
+            kserve_version=kserve_version,
+            status=Run.Status.RUNNING,
+            attempt=1,
+            started_at=now,
+            heartbeat_at=now,
+        )
+        events.emit_many(run.pk, [("run.queued", queued), ("run.started", worker.started_data(run.attempt))])
+    return run
 
 
 def _idempotent_replay(user: User, key: str, graph: Graph, body: str) -> Run | None:
@@ -156,6 +268,7 @@ def run_rerun(*, run: Run, user: User) -> Run:
         seed=run.seed,
         rerun_of=run,
         secrets=secrets,
+        capped=True,
     )
     return new
 
@@ -165,23 +278,12 @@ def _without(headers: Mapping[str, str], secrets: Mapping[str, str], redacted: l
     return {k: v for k, v in headers.items() if k not in redacted or k in secrets}
 
 
-def can_cancel(run: Run, user: User) -> bool:
-    return (
-        run.created_by_id == user.pk
-        or getattr(user, "is_staff", False)
-        or graph_services.can_write(run.graph, user)
-    )
-
-
 def run_cancel(*, run: Run, user: User) -> Run:
     """Cancel a run: a queued one at once; a running one by flagging it and telling its worker.
 
     Idempotent: cancelling a cancelled or finished run changes nothing and returns it.
     """
-    if not can_cancel(run, user):
-        raise NotPermitted(
-            "Only the person who started the run, the graph's owner or editors, or staff may cancel it."
-        )
+    access_run_for_cancel(user, run)
     now = timezone.now()
     with transaction.atomic():
         if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(

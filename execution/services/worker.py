@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import queue
 import random
 import socket
@@ -21,10 +22,12 @@ from django.db.models import F
 from django.utils import timezone
 
 from config.exceptions import is_database_busy
-from execution import bus, events
+from execution import bus, events, metrics, tracing
 from execution.engine import EngineConfig, GraphResult, TraceEvent, body_view, make_client, run_graph
 from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
+from execution.engine.runstate import event_weight
+from execution.engine.tracecontext import TraceContext
 from execution.eventschema import RUN_EVENTS
 from execution.models import DEFAULT_STEP_TIMEOUT, Run, RunEvent
 from execution.services import endings, environments, memory, recall, writes
@@ -37,6 +40,18 @@ T = TypeVar("T")
 
 _CANCEL = object()
 _BATCH_WINDOW = 0.005  # seconds; adds at most this much to the live console's latency
+# The most items, and about the most bytes, one write takes. This thread beats the heartbeat and
+# watches the deadline between writes, so a write must stay short whatever the engine does: it used
+# to take everything waiting, and a looping graph (events that grew with its depth, reported faster
+# than stored) made each write larger and slower than the last, until one outlasted
+# RUN_HEARTBEAT_TIMEOUT and the reaper failed the live run. 4 MiB is a few hundred ms on SQLite.
+_MAX_BATCH = 500
+_MAX_BATCH_BYTES = 4 * 1024 * 1024
+# The most events waiting for this thread: past it the engine waits for the database (its event
+# loop blocks in ``on_event``), so a run that reports faster than it is stored holds a bounded
+# backlog instead of growing the worker by gigabytes: a few MB of ordinary events, at worst 2,000
+# events of two RUN_BODY_CAP bodies each. Four batches: the engine rarely waits on a steady run.
+_MAX_QUEUED = 2000
 # The window of a suite run's case that its worker thread chained (``run_claimed(quiet=True)``):
 # nobody has its run open yet, so its events are stored at most this late, and a case that ends
 # within it (most do) is stored in one write with its ending.
@@ -80,7 +95,9 @@ class _Execution:
 
     run: Run
     attempt: int
-    events_q: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)
+    events_q: queue.Queue[Any] = field(default_factory=lambda: queue.Queue(maxsize=_MAX_QUEUED))
+    # Set once this thread stops reading the queue: the engine then drops what it reports.
+    abandoned: threading.Event = field(default_factory=threading.Event)
     steps: StepRecorder = field(init=False)
     engine_finished: dict[str, Any] | None = None  # the engine's own run.finished data
     loop: asyncio.AbstractEventLoop | None = None
@@ -94,6 +111,7 @@ class _Execution:
     stored: dict[int, list[RunEvent]] = field(default_factory=dict)
     manifest: spec.Manifest | None = None
     ended: bool = False
+    deadline_source: str = "the default deadline"  # what set the run's deadline, for its error
 
     def __post_init__(self) -> None:
         self.steps = StepRecorder(self.run, self.attempt)
@@ -120,20 +138,36 @@ class _Execution:
                     headers,
                     config=config,
                     client=client,
-                    on_event=self.events_q.put,
+                    on_event=self._report,
                     rng=random.Random(self.run.seed),
                     clock=time.time,
                     keep_trace=False,
                 )
 
         try:
-            self.events_q.put(_Outcome("done", asyncio.run(main())))
+            self._report(_Outcome("done", asyncio.run(main())))
         except asyncio.CancelledError:
-            self.events_q.put(_Outcome("cancelled"))
+            self._report(_Outcome("cancelled"))
         except BaseException as exc:
-            self.events_q.put(_Outcome("crashed", error=exc))
+            self._report(_Outcome("crashed", error=exc))
         finally:
             self.started.set()
+
+    def _report(self, item: Any) -> None:
+        """Hand ``item`` to the task thread; while its queue is full, wait (the engine is ahead of
+        the database), unless the task thread has stopped reading: then the item is dropped."""
+        while not self.abandoned.is_set():
+            try:
+                self.events_q.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def _cancel_seen(self) -> None:
+        """A cancel message (on the listener's thread, shared by every run: it must not wait). With
+        the queue full it is dropped; the next heartbeat reads the cancel from the run's row."""
+        with contextlib.suppress(queue.Full):
+            self.events_q.put_nowait(_CANCEL)
 
     def cancel_engine(self, reason: str) -> None:
         if self.cancel_reason is None:
@@ -153,7 +187,13 @@ class _Execution:
         run = self.run
         manifest = self.manifest = recall.manifest_of(run)
         headers, redact, missing = self._headers()
-        config = environments.engine_config(run.config, graph_namespace=run.graph.namespace, redact=redact)
+        config = environments.engine_config(
+            run.config,
+            graph_namespace=run.graph.namespace,
+            redact=redact,
+            trace=TraceContext(trace_id=run.pk.hex, salt=str(run.attempt)),
+        )
+        self.deadline_source = deadline_source(manifest, run.config or {})
         if missing:
             events.emit(
                 run.pk,
@@ -164,7 +204,7 @@ class _Execution:
                 },
             )
         listener = bus.cancel_listener()
-        cancel_watch = listener.add(run.pk, lambda _message: self.events_q.put(_CANCEL))
+        cancel_watch = listener.add(run.pk, lambda _message: self._cancel_seen())
         if not listener.wait_connected(2.0):
             logger.warning("run %s: no live cancel listener; a cancel is seen by the heartbeat poll", run.pk)
         thread = threading.Thread(
@@ -186,6 +226,7 @@ class _Execution:
                 # Leaving without an outcome (a write failed for good): stop the engine first, so a
                 # graph nobody records is never still calling models when the run is retried.
                 self.cancel_engine("lost")
+            self.abandoned.set()  # nobody reads the queue now: an engine still going must not wait
         thread.join(timeout=1.0)
         self._finish(outcome)
 
@@ -198,7 +239,9 @@ class _Execution:
 
     def _next_batch(self, until: float) -> list[Any]:
         """What arrived from the engine and the cancel listener: the first item (waited for until
-        ``until``, a monotonic time), then whatever follows within a few ms.
+        ``until``, a monotonic time), then whatever follows within a few ms; at most
+        :data:`_MAX_BATCH` items and about :data:`_MAX_BATCH_BYTES`, and nothing more once ``until``
+        has passed (the heartbeat or the deadline is due), however fast the engine reports.
 
         Storing what arrives within :data:`_BATCH_WINDOW` in one transaction matters: the engine
         emits a step's finish and the next step's start back to back, and every commit is a turn on
@@ -209,15 +252,19 @@ class _Execution:
         except queue.Empty:
             batch = []
         window_end = time.monotonic() + self.window if batch and isinstance(batch[0], TraceEvent) else 0.0
-        while True:
+        size = sum(event_weight(item) for item in batch if isinstance(item, TraceEvent))
+        while len(batch) < _MAX_BATCH and size < _MAX_BATCH_BYTES and time.monotonic() < until:
             try:
                 wait = window_end - time.monotonic()
                 item = self.events_q.get(timeout=wait) if wait > 0 else self.events_q.get_nowait()
             except queue.Empty:
                 return batch
             batch.append(item)
-            if not isinstance(item, TraceEvent):
+            if isinstance(item, TraceEvent):
+                size += event_weight(item)
+            else:
                 window_end = 0.0
+        return batch
 
     def _take(self, batch: list[Any]) -> _Outcome | None:
         """Store the batch's trace events, act on a cancel in it; the engine's outcome if it ended."""
@@ -381,8 +428,8 @@ class _Execution:
         if self.cancel_reason == "deadline":
             return {
                 "status": Run.Status.FAILED,
-                "error": "The run did not finish within its deadline "
-                f"plus {settings.RUN_DEADLINE_GRACE} s and was stopped.",
+                "error": f"The run did not finish within its deadline ({self.deadline_source}) "
+                f"plus {settings.RUN_DEADLINE_GRACE:g} s (RUN_DEADLINE_GRACE) and was stopped.",
             }
         error = outcome.error if outcome is not None else None
         logger.error("run %s crashed", self.run.pk, exc_info=error)
@@ -390,6 +437,9 @@ class _Execution:
 
     def _answered(self, result: GraphResult) -> dict[str, Any]:
         stored = body_view(result.body, settings.RUN_BODY_CAP)
+        error = result.error or ""
+        if result.status == 504 and error.startswith("graph deadline of "):
+            error = f"{error} (deadline: {self.deadline_source})"
         fields: dict[str, Any] = {
             "status": Run.Status.SUCCEEDED if 200 <= result.status <= 299 else Run.Status.FAILED,
             "response_status": result.status,
@@ -398,16 +448,32 @@ class _Execution:
             "response_encoding": stored["encoding"],
             "response_size": len(result.body),
             "response_truncated": stored["truncated"],
-            "error": result.error or "",
+            "error": error,
         }
         if self.engine_finished and self.engine_finished.get("duration_ms") is not None:
             fields["duration_ms"] = self.engine_finished["duration_ms"]
         return fields
 
 
+def deadline_source(manifest: spec.Manifest, config: dict[str, Any]) -> str:
+    """What set a run's deadline (the tighter of the environment's and the graph's
+    ``routerTimeouts.serverWrite``, else KServe's default), as its error names it."""
+    timeouts = manifest.spec.router_timeouts
+    server_write = float(timeouts.server_write) if timeouts and timeouts.server_write else None
+    chosen = config.get("deadline")
+    if server_write is not None and (chosen is None or server_write <= float(chosen)):
+        return "the graph's routerTimeouts.serverWrite"
+    if chosen is not None:
+        return f"the environment's deadline, at most RUN_MAX_DEADLINE ({settings.RUN_MAX_DEADLINE:g} s)"
+    return f"KServe's default of {DEFAULT_DEADLINE_S:g} s"
+
+
 # The runs this process is executing (run id -> attempt), for :func:`worker_stopping`.
 _IN_FLIGHT: dict[str, int] = {}
 _IN_FLIGHT_LOCK = threading.Lock()
+# Why this process was asked to stop (None: it was not), set with the runs read under the lock: a
+# run counted in flight afterwards is announced by its own thread (:func:`_count_in_flight`).
+_STOP_REASON: str | None = None
 STOP_ANNOUNCED = "run.worker_stopping"
 
 
@@ -422,17 +488,33 @@ def worker_stopping(*, reason: str) -> list[str]:
     returns their ids. Never raises: a failure is logged, and the reaper then treats the runs as
     crashed (the safe side).
     """
+    global _STOP_REASON
     with _IN_FLIGHT_LOCK:
+        _STOP_REASON = reason
         running = dict(_IN_FLIGHT)
-    marked = []
-    for run_id, attempt in running.items():
-        try:
-            with writes.write_turn(), transaction.atomic():
-                events.emit(run_id, STOP_ANNOUNCED, {"attempt": attempt, "reason": reason})
-            marked.append(run_id)
-        except Exception:  # shutting down: the database may be gone too; never block the exit
-            logger.exception("run %s: could not record that its worker is stopping", run_id)
-    return marked
+    return [run_id for run_id, attempt in running.items() if _announce_stop(run_id, attempt, reason)]
+
+
+def _announce_stop(run_id: str, attempt: int, reason: str) -> bool:
+    try:
+        with writes.write_turn(), transaction.atomic():
+            events.emit(run_id, STOP_ANNOUNCED, {"attempt": attempt, "reason": reason})
+    except Exception:  # shutting down: the database may be gone too; never block the exit
+        logger.exception("run %s: could not record that its worker is stopping", run_id)
+        return False
+    return True
+
+
+def _count_in_flight(run: Run) -> None:
+    """Count a claimed run in flight. A worker already asked to stop may still start one (a message
+    it had received, or a claim that committed just before the announcement read the runs): it
+    records the stop on that run too, as :func:`worker_stopping` did on the others; a SIGKILL that
+    follows is then a disruption of this run, not its crash."""
+    with _IN_FLIGHT_LOCK:
+        _IN_FLIGHT[str(run.pk)] = run.attempt
+        reason = _STOP_REASON
+    if reason is not None:
+        _announce_stop(str(run.pk), run.attempt, reason)
 
 
 def run_execute(*, run_id: str) -> str:
@@ -454,8 +536,7 @@ def run_claimed(run: Run, *, quiet: bool = False) -> str:
     ``quiet``: a run nobody can have opened yet (a suite run's case chained by this thread): its
     events are gathered for up to :data:`QUIET_BATCH_WINDOW` before they are stored, so a short
     run is stored in one write with its ending instead of one per step."""
-    with _IN_FLIGHT_LOCK:
-        _IN_FLIGHT[str(run.pk)] = run.attempt
+    _count_in_flight(run)
     recall.forget()
     try:
         execution = _Execution(run=run, attempt=run.attempt)
@@ -464,6 +545,17 @@ def run_claimed(run: Run, *, quiet: bool = False) -> str:
         execution.execute()
         if execution.ended and execution.manifest is not None:
             recall.remember(execution.run, execution.stored.values(), execution.manifest)
+        if execution.ended:
+            tracing.export_run_later(str(run.pk))
+            metrics.record_run_steps(
+                run.graph.name,
+                (
+                    event.data
+                    for written in execution.stored.values()
+                    for event in written
+                    if event.type == "step.finished"
+                ),
+            )
     finally:
         with _IN_FLIGHT_LOCK:
             _IN_FLIGHT.pop(str(run.pk), None)
@@ -489,6 +581,12 @@ def claim(run_id: str) -> Run | None:
     return run
 
 
+def worker_name() -> str:
+    """This worker process as a person can find it: its host name and process id
+    (``web-7c9f4 (pid 4242)``); several workers on one host differ by pid."""
+    return f"{socket.gethostname() or 'unknown host'} (pid {os.getpid()})"
+
+
 def started_data(attempt: int) -> dict[str, Any]:
     """The data of the ``run.started`` event of an attempt this worker claims."""
-    return {"attempt": attempt, "worker": socket.gethostname()}
+    return {"attempt": attempt, "worker": worker_name()}

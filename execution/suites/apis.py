@@ -22,10 +22,10 @@ from rest_framework.views import APIView
 
 from config.exceptions import BadRequest, NotFound
 from config.pagination import paginate, paginated
-from config.params import MAX_DB_INT, DbIntegerField
+from config.params import MAX_DB_INT, DbIntegerField, VersionRef, VersionRefField
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
-from execution.apis import EventStreamRenderer, _given, event_log_response, event_log_schema
+from execution.apis import EventStreamRenderer, _given, event_log_response, event_log_schema, next_page_url
 from execution.eventschema import SUITE_EVENTS
 from execution.models import Environment
 from execution.suites import events as suite_events
@@ -33,6 +33,8 @@ from execution.suites import pairs, selectors, services
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from graphs import selectors as graph_selectors
 from graphs.models import Graph, GraphVersion
+from graphs.spec import issue_dict
+from graphs.spec.releases import UnknownRelease, get_release
 
 RUN_ID = "7b0f6a4e-3f0e-4a4b-9d55-0c1e2f3a4b5c"
 SUITE_ID = "5f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
@@ -60,6 +62,10 @@ SUITE_EXAMPLE: dict[str, Any] = {
     "started_at": "2026-11-30T22:10:00Z",
     "finished_at": "2026-11-30T22:10:02Z",
     "duration_ms": 1843.2,
+    "budgets": {
+        "passed": True,
+        "checks": [{"target": "graph", "budget_ms": 250.0, "measured_ms": 41.5, "passed": True}],
+    },
     "results": [
         {
             "case": 12,
@@ -104,6 +110,7 @@ class SuiteRunSummarySerializer(serializers.ModelSerializer):
             "graph",
             "version",
             "environment",
+            "kserve_version",
             "status",
             "counts",
             "cases_digest",
@@ -114,6 +121,7 @@ class SuiteRunSummarySerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "duration_ms",
+            "budgets",
         ]
 
     def get_environment(self, obj: SuiteRun) -> str | None:
@@ -146,16 +154,14 @@ def _suite_response(suite: SuiteRun, request: Request, code: int = status.HTTP_2
     return response
 
 
-def _version(graph: Graph, number: int, field: str) -> GraphVersion:
-    """The graph's version ``number``; a number it does not have is a bad request (400) here."""
+def _version(graph: Graph, number: VersionRef, field: str) -> GraphVersion:
+    """The graph's version ``number`` (or ``latest``); a number it does not have is a bad request (400) here."""
     try:
         return graph_selectors.version_get(graph=graph, number=number)
     except NotFound as exc:
         raise BadRequest(
             exc.detail,
-            issues=[
-                {"severity": "error", "code": "suite.version-unknown", "path": field, "message": exc.detail}
-            ],
+            issues=[issue_dict("suite.version-unknown", exc.detail, path=field)],
         ) from None
 
 
@@ -165,7 +171,7 @@ def _environment(ref: str | None, request: Request) -> Environment | None:
 
 class SuiteRunListCreateApi(APIView):
     class SuiteRunInput(serializers.Serializer):
-        version = serializers.IntegerField(min_value=1, max_value=MAX_DB_INT, help_text="The version to test")
+        version = VersionRefField(help_text="The version to test: a number or `latest`")
         environment = serializers.CharField(
             required=False,
             max_length=63,
@@ -206,7 +212,8 @@ class SuiteRunListCreateApi(APIView):
     def post(self, request: Request, name: str) -> Response:
         """Run the graph's test cases (all, or `cases`) against a version: each case becomes a run
         on the workers, a few at a time. Answers 202 at once; follow the events or poll the suite
-        run. 409 when the graph has no cases; 400 for an unknown version, environment or case id."""
+        run. 409 when the graph has no cases; 400 for an unknown version, environment or case id;
+        429 (with Retry-After) when you have `SUITE_MAX_IN_FLIGHT_PER_USER` suite runs in flight."""
         data = self.SuiteRunInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -218,6 +225,7 @@ class SuiteRunListCreateApi(APIView):
             user=request.user,
             environment=_environment(values.get("environment"), request),
             case_ids=values.get("cases"),
+            slots=1,  # one user's fair share of the workers (SUITE_MAX_IN_FLIGHT_PER_USER)
         )
         return _suite_response(suite, request, status.HTTP_202_ACCEPTED)
 
@@ -264,12 +272,17 @@ class SuiteEventLogSerializer(serializers.Serializer):
     suite = serializers.UUIDField()
     finished = serializers.BooleanField(help_text="whether the suite run's terminal event is stored")
     events = SuiteEventSerializer(many=True)
+    total = serializers.IntegerField(help_text="how many events the suite run has stored (the last seq)")
+    next = serializers.CharField(
+        allow_null=True, help_text="the next page (the events after this page's last), null on the last page"
+    )
 
 
 class SuiteRunEventsApi(APIView):
     """The suite run's events as Server-Sent Events, like a run's: the stored ones after
     ``Last-Event-ID`` (header, or ``?last_event_id=``), then live ones, ending after
-    ``suite.finished``; with ``?format=json``, the stored ones as one JSON document, at once."""
+    ``suite.finished``; with ``?format=json``, a page of the stored ones as one JSON document (as a
+    run's: ``after``, ``limit``, ``next``)."""
 
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
@@ -293,22 +306,30 @@ class SuiteRunEventsApi(APIView):
     def get(self, request: Request, suite_id: uuid.UUID) -> StreamingHttpResponse | Response:
         """Events: `suite.started` {total}, `case.started` {case, name, run}, `case.finished`
         {case, name, outcome, run, failures, duration_ms, counts}, `suite.finished` {status, counts,
-        duration_ms} (the last one, also after a cancel)."""
+        duration_ms, budgets} (the last one, also after a cancel; budgets: the graph's latency
+        budgets judged on the cases, null when it states none)."""
         if not selectors.suite_exists(suite_id=suite_id, user=request.user):
             raise NotFound(f"There is no suite run {suite_id}.")
         return event_log_response(
             request,
             stream=lambda last: suite_events.open_stream(suite_id, last, user_id=request.user.pk),
-            listing=lambda last: (
-                SuiteEventLogSerializer(
-                    {
-                        "suite": suite_id,
-                        "finished": suite_events.is_finished(suite_id),
-                        "events": [event.payload() for event in suite_events.stored_after(suite_id, last)],
-                    }
-                ).data
+            listing=lambda last, limit: (
+                SuiteEventLogSerializer(_suite_event_log(suite_id, request, last, limit)).data
             ),
         )
+
+
+def _suite_event_log(suite_id: uuid.UUID, request: Request, after: int, limit: int | None) -> dict[str, Any]:
+    """One page of a suite run's stored events after ``after`` (as a run's: ``next`` moves on)."""
+    size = run_selectors.page_size(limit)
+    page = list(suite_events.stored_after(suite_id, after, limit=size + 1))
+    return {
+        "suite": suite_id,
+        "finished": suite_events.is_finished(suite_id),
+        "events": [event.payload() for event in page[:size]],
+        "total": SuiteRun.objects.filter(pk=suite_id).values_list("event_seq", flat=True).first() or 0,
+        "next": next_page_url(request, page[size - 1].seq) if len(page) > size else None,
+    }
 
 
 COMPARE_STARTED_EXAMPLE = {
@@ -351,11 +372,33 @@ COMPARE_EXAMPLE = {
 }
 
 
+def _release_name(values: dict[str, Any], key: str) -> str | None:
+    if not values.get(key):
+        return None
+    try:
+        return get_release(values[key]).name
+    except UnknownRelease as exc:
+        raise BadRequest(
+            str(exc),
+            issues=[{"severity": "error", "code": "release.unknown", "path": key, "message": str(exc)}],
+        ) from None
+
+
 class SuiteRunCompareStartApi(APIView):
     class SuiteCompareInput(serializers.Serializer):
-        a = serializers.IntegerField(min_value=1, max_value=MAX_DB_INT, help_text="Version A (the before)")
-        b = serializers.IntegerField(min_value=1, max_value=MAX_DB_INT, help_text="Version B (the after)")
+        a = VersionRefField(help_text="Version A (the before): a number or `latest`")
+        b = VersionRefField(help_text="Version B (the after): a number or `latest`")
         environment = serializers.CharField(required=False, max_length=63, help_text="Id or name")
+        kserve_version_a = serializers.CharField(
+            required=False,
+            max_length=16,
+            help_text="Run side A as this KServe release (default: its environment's)",
+        )
+        kserve_version_b = serializers.CharField(
+            required=False,
+            max_length=16,
+            help_text="Run side B as this KServe release (default: its environment's)",
+        )
 
     @extend_schema(
         operation_id="graphs_suite_runs_compare",
@@ -381,13 +424,17 @@ class SuiteRunCompareStartApi(APIView):
     )
     def post(self, request: Request, name: str) -> Response:
         """Start suite runs of every case on versions `a` and `b` (one seed, so Splitters draw
-        alike) and answer 202 with both ids and the URL of their comparison, ready once both end."""
+        alike) and answer 202 with both ids and the URL of their comparison, ready once both end.
+        429 (with Retry-After), nothing started, when you may not have two more suite runs in
+        flight (`SUITE_MAX_IN_FLIGHT_PER_USER`)."""
         data = self.SuiteCompareInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         graph = graph_selectors.graph_get(name=name, user=request.user)
         a, b = (_version(graph, values[k], k) for k in ("a", "b"))
+        releases = (_release_name(values, "kserve_version_a"), _release_name(values, "kserve_version_b"))
         first, second = pairs.suite_start_pair(
+            releases=releases,
             graph=graph,
             a=a,
             b=b,

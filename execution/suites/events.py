@@ -3,7 +3,7 @@
 
 Event types (their data): ``suite.started`` (total), ``case.started`` (case, name, run),
 ``case.finished`` (case, name, outcome, run, failures, error, duration_ms, counts) and the final
-``suite.finished`` (status, counts, duration_ms), also sent when a suite run is cancelled.
+``suite.finished`` (status, counts, duration_ms, budgets: the latency budgets' verdict), also sent when a suite run is cancelled.
 """
 
 from __future__ import annotations
@@ -54,11 +54,15 @@ def batched(suite: SuiteRun, first: Sequence[tuple[str, dict[str, Any]]] = ()) -
     emit_many(suite.pk, outbox)
 
 
-def stored_after(suite_id: uuid.UUID | str, after: int, before: int | None = None) -> Sequence[SuiteEvent]:
+def stored_after(
+    suite_id: uuid.UUID | str, after: int, before: int | None = None, limit: int | None = None
+) -> Sequence[SuiteEvent]:
+    """The suite run's stored events after ``after`` (and before ``before``), the first ``limit``."""
     qs = SuiteEvent.objects.filter(suite__pk=suite_id, seq__gt=after)
     if before is not None:
         qs = qs.filter(seq__lt=before)
-    return events.released(list(qs.order_by("seq")))
+    qs = qs.order_by("seq")
+    return events.released(list(qs[:limit] if limit is not None else qs))
 
 
 def is_finished(suite_id: uuid.UUID | str) -> bool:

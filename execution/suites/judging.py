@@ -17,11 +17,13 @@ from execution.graphtests import (
     Observed,
     PathExpectation,
     TestSpecError,
+    case_budget,
     evaluate_case,
     parse_case,
 )
 from execution.models import Run, RunEvent
-from execution.suites.models import SuiteCaseResult
+from execution.suites.models import SuiteCaseResult, SuiteRun
+from execution.testcases.limits import judge_limits
 from graphs import spec
 
 Outcome = SuiteCaseResult.Outcome
@@ -89,8 +91,29 @@ def judge(
     stored: Iterable[RunEvent] | None = None,
 ) -> dict[str, Any]:
     """The verdict of a case whose run has ended (fields of its row). Pure but for reading the
-    run's events (unless given, ``stored``: see :func:`observed_from_run`); never raises for a bad
-    run or a stale case."""
+    run's events (unless given, ``stored``: see :func:`observed_from_run`) and what judging has
+    cost the suite run so far; never raises for a bad run or a stale case."""
+    return judge_timed(result, run, manifests, stored)[0]
+
+
+def judge_timed(
+    result: SuiteCaseResult,
+    run: Run | None,
+    manifests: dict[int, spec.Manifest],
+    stored: Iterable[RunEvent] | None = None,
+) -> tuple[dict[str, Any], float]:
+    """:func:`judge`, and the CPU seconds its expectations took (for the suite run's budget,
+    ``GRAPH_TEST_SUITE_JUDGE_SECONDS``: a case judged once it is spent is an error saying so)."""
+    verdict = _verdict(result, run, manifests, stored)
+    return verdict, float(verdict.pop("judge_seconds", 0.0))
+
+
+def _verdict(
+    result: SuiteCaseResult,
+    run: Run | None,
+    manifests: dict[int, spec.Manifest],
+    stored: Iterable[RunEvent] | None,
+) -> dict[str, Any]:
     if run is None:
         return {"outcome": Outcome.ERROR, "error": "its run was deleted before it was judged"}
     common: dict[str, Any] = {"status_code": run.response_status, "duration_ms": run.duration_ms}
@@ -98,8 +121,9 @@ def judge(
         return {**common, "outcome": Outcome.CANCELLED, "error": run.error or "cancelled"}
     if run.response_status is None:
         return {**common, "outcome": Outcome.ERROR, "error": run.error or "the run ended without an answer"}
+    limits = judge_limits()
     try:
-        case = parse_case(result.document)
+        case = parse_case(result.document, limits=limits)
     except TestSpecError as exc:
         return {**common, "outcome": Outcome.ERROR, "error": f"the stored case no longer reads: {exc}"}
     if run.response_truncated and _reads_final_body(case):
@@ -111,10 +135,18 @@ def judge(
         }
     if run.version_id not in manifests:
         manifests[run.version_id] = spec.manifest_from_document(run.version.manifest)
-    verdict = evaluate_case(case, observed_from_run(run, stored), manifests[run.version_id])
+    spent = SuiteRun.objects.filter(pk=result.suite_id).values_list("judge_seconds", flat=True).first()
+    budget = case_budget(limits, spent or 0.0)
+    if isinstance(budget, str):
+        return {**common, "outcome": Outcome.ERROR, "error": budget}
+    verdict = evaluate_case(
+        case, observed_from_run(run, stored), manifests[run.version_id], limits=limits, budget=budget
+    )
+    outcomes = {"passed": Outcome.PASSED, "failed": Outcome.FAILED, "error": Outcome.ERROR}
     return {
         **common,
-        "outcome": Outcome.PASSED if verdict.outcome == "passed" else Outcome.FAILED,
+        "outcome": outcomes[verdict.outcome],
         "failures": [failure.as_dict() for failure in verdict.failures],
-        "error": None,
+        "error": verdict.error,
+        "judge_seconds": budget.used,
     }

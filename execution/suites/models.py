@@ -44,6 +44,12 @@ class SuiteRun(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
     concurrency = models.PositiveSmallIntegerField(help_text="Cases in flight at once")
     seed = models.BigIntegerField(help_text="Seeds the runs of cases that fix no seed of their own")
+    kserve_version = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text="The KServe release every case ran as, instead of its environment's; empty: the environment's",
+    )
     cases_digest = models.CharField(max_length=64, help_text="sha256 of the case set it ran")
     total = models.PositiveIntegerField(default=0)
     passed = models.PositiveIntegerField(default=0)
@@ -57,6 +63,14 @@ class SuiteRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.FloatField(null=True, blank=True)
+    budgets = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The graph's latency budgets judged on its cases (passed, checks); {} when none",
+    )
+    judge_seconds = models.FloatField(
+        default=0.0, help_text="CPU seconds judging its cases took (GRAPH_TEST_SUITE_JUDGE_SECONDS bounds it)"
+    )
 
     class Meta:
         app_label = "execution"

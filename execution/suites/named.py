@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 
-from config.exceptions import BadRequest
+from execution.errors import InvalidInput
 from execution.models import Environment
 from execution.suites.models import SuiteRun
 from execution.suites.services import suite_start
@@ -29,19 +29,21 @@ def suite_start_named(
     graph, version = stored_version(graph_name=graph_name, number=number)
     user = graph.owner if username is None else User.objects.filter(username=username).first()
     if user is None:
-        raise BadRequest(f"There is no user {username!r}.")
+        raise InvalidInput(f"There is no user {username!r}.")
     where = None
     if environment is not None:
         where = Environment.objects.filter(name=environment).first()
         if where is None:
-            raise BadRequest(f"There is no environment {environment!r}.")
+            raise InvalidInput(f"There is no environment {environment!r}.")
     case_ids = None
     if case_names:
         known = dict(TestCase.objects.filter(graph=graph, name__in=case_names).values_list("name", "pk"))
         unknown = sorted(set(case_names) - set(known))
         if unknown:
-            raise BadRequest(f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}.")
+            raise InvalidInput(
+                f"Graph {graph_name!r} has no test case named {', '.join(map(repr, unknown))}."
+            )
         case_ids = list(known.values())
-    return suite_start(
+    return suite_start(  # an operator's command: not held to a web user's fair share (slots=0)
         graph=graph, version=version, user=user, environment=where, case_ids=case_ids, concurrency=concurrency
     )

@@ -6,7 +6,7 @@ the Celery workers, traced and streamed like any run). Whenever one of those run
 worker thread that ran it calls :func:`suite_run_ended`, which judges the case against the run's
 stored trace, then records the verdict and starts the next pending case in one transaction (the
 worker's group commit); the next case's run is claimed for that thread there, which runs it
-without a round trip through the broker (``execution.tasks.suites``). The last one finishes the
+without a round trip through the broker (``execution.suites.chain``). The last one finishes the
 suite run. Every step is
 idempotent and conditional (a case row moves ``pending -> running -> verdict`` only once), so the
 workers, the web process and the reaper may advance the same suite run at once.
@@ -31,8 +31,9 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from config.exceptions import BadRequest, Conflict, Forbidden
-from execution import selectors as run_selectors
+from config.exceptions import BadRequest, Forbidden
+from execution.access import access_environment_for_run, access_suite_for_cancel, can_use_environment
+from execution.errors import InvalidInput, StateConflict
 from execution.graphtests import (
     MAX_CASES,
     GraphTestCase,
@@ -40,15 +41,19 @@ from execution.graphtests import (
     parse_case,
 )
 from execution.models import Environment, Run
-from execution.services import recall, runs, writes
+from execution.services import fairshare, recall, runs, writes
 from execution.suites import events as suite_events
-from execution.suites.judging import judge
+from execution.suites.gate import trust_of
+from execution.suites.judging import judge_timed
+from execution.suites.latency import suite_budget_verdict
 from execution.suites.models import SuiteCaseResult, SuiteRun
+from execution.testcases.limits import judge_limits
 from execution.testcases.local import environment_named, without_redacted
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs import spec
 from graphs.models import Graph, GraphVersion
+from graphs.spec import issue_dict
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +61,7 @@ Outcome = SuiteCaseResult.Outcome
 
 
 def _issue(path: str, message: str, code: str) -> dict[str, Any]:
-    return {"severity": "error", "code": code, "path": path, "message": message}
+    return issue_dict(code, message, path=path)
 
 
 # --- the case set ---------------------------------------------------------------------------------
@@ -79,19 +84,19 @@ def current_cases_digest(graph: Graph) -> str:
 def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[TestCase]:
     rows = list(TestCase.objects.filter(graph=graph).order_by("name", "pk"))
     if not rows:
-        raise Conflict(
+        raise StateConflict(
             f"Graph {graph.name!r} has no test cases yet: add one (or save a run as a test) first.",
             extra={"code": "no_cases"},
         )
     if case_ids is None:
         return rows
     if len(case_ids) > MAX_CASES:
-        raise BadRequest(
+        raise InvalidInput(
             f"A suite run takes at most {MAX_CASES} case ids (a graph holds no more); got {len(case_ids)}.",
             issues=[_issue("cases", f"at most {MAX_CASES} ids", "suite.too-many-cases")],
         )
     if not case_ids:
-        raise BadRequest(
+        raise InvalidInput(
             "cases is empty: give the ids of the cases to run, or leave it out to run them all.",
             issues=[_issue("cases", "no case ids", "suite.no-cases")],
         )
@@ -102,7 +107,7 @@ def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[TestCase
         if pk not in known
     ]
     if unknown:
-        raise BadRequest(unknown[0]["message"] + ".", issues=unknown)
+        raise InvalidInput(unknown[0]["message"] + ".", issues=unknown)
     wanted = set(case_ids)
     return [row for row in rows if row.pk in wanted]
 
@@ -113,10 +118,10 @@ def _case_environment(
     """The environment a case names (else the system default), or why it cannot run there."""
     name = document.get("environment")
     found = environment_named(name, cache)
-    if found is None:
+    # Another user's private environment gets the answer a missing one gets: its existence is
+    # not disclosed.
+    if found is None or not can_use_environment(found, user):
         return f"the case's environment {name!r} does not exist (any more)"
-    if not run_selectors.environment_usable(found, user):
-        return f"the case's environment {name!r} is private to its owner"
     return found
 
 
@@ -129,21 +134,27 @@ def suite_start(
     case_ids: Sequence[int] | None = None,
     seed: int | None = None,
     concurrency: int | None = None,
+    slots: int = 0,
+    kserve_version: str | None = None,
 ) -> SuiteRun:
     """Start a suite run of ``graph``'s cases (all, or ``case_ids``) against ``version``.
 
-    With ``environment`` every case runs there; without, each case in the one it names, else in
-    the system's default. ``seed`` seeds the Splitter draws of cases that fix none (two suite runs
-    with one seed draw alike: that is how a comparison is fair). Returns the suite run, running,
-    with its first cases queued on the workers once the transaction commits.
+        With ``environment`` every case runs there; without, each case in the one it names, else in
+        the system's default; with ``kserve_version`` (a canonical release name) every case runs as that
+    KServe release instead of its environment's. ``seed`` seeds the Splitter draws of cases that fix none (two suite runs
+        with one seed draw alike: that is how a comparison is fair). Returns the suite run, running,
+        with its first cases queued on the workers once the transaction commits.
 
-    Raises Conflict (409) when the graph has no cases, BadRequest (400) for unknown case ids,
-    Unprocessable (422) for a version KServe would reject, Forbidden (403) for an environment
-    ``user`` may not use.
+    Raises StateConflict (409) when the graph has no cases, InvalidInput (400) for unknown case ids,
+    Unprocessable (422) for a version KServe would reject, InvalidInput (400, as for an unknown
+    one) for an environment ``user`` may not use, TooManyInFlight (429) when ``user`` may not have
+    ``slots`` more suite runs in flight (``SUITE_MAX_IN_FLIGHT_PER_USER``), checked in the
+    transaction that stores this one: a start through the API asks for 1, the first of a
+    comparison's pair for 2 (and the second for 0); 0 (the command line) is not checked.
     """
     graph_services.ensure_deployable(graph, version, before="running it")
     if environment is not None:
-        run_selectors.ensure_can_use_environment(environment, user)
+        access_environment_for_run(user, environment)
     rows = _select_cases(graph, case_ids)
     cache: dict[str | None, Environment] = {}
     now = timezone.now()
@@ -158,7 +169,7 @@ def suite_start(
         else:
             result.environment = where
             try:
-                parse_case(row.document)
+                parse_case(row.document, limits=judge_limits())
             except TestSpecError as exc:
                 result.outcome, result.finished_at = Outcome.ERROR, now
                 result.error = f"the stored case no longer reads: {exc}"
@@ -167,6 +178,8 @@ def suite_start(
     used = {r.environment.pk: r.environment for r in prepared if r.environment is not None}
     shared_environment = environment or (next(iter(used.values())) if len(used) == 1 else None)
     with writes.write_turn(), transaction.atomic():
+        if slots:
+            fairshare.ensure_suite_slots(user, slots)
         suite = SuiteRun.objects.create(
             graph=graph,
             version=version,
@@ -175,6 +188,7 @@ def suite_start(
             status=SuiteRun.Status.RUNNING,
             concurrency=concurrency or settings.SUITE_CONCURRENCY,
             seed=seed if seed is not None else runs.new_seed(),
+            kserve_version=kserve_version or "",
             cases_digest=cases_digest((row.pk, row.updated_at) for row in rows),
             total=len(rows),
             created_by=user,
@@ -209,22 +223,25 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
     broker, no write of its own for the claim)."""
     hold = keep is not None and not keep
     try:
-        case = without_redacted(parse_case(result.document), [])
+        case = without_redacted(parse_case(result.document, limits=judge_limits()), [])
         environment = result.environment
         if environment is None:
-            raise BadRequest("the environment the case was to run in was deleted")
+            raise InvalidInput("the environment the case was to run in was deleted")
         headers = {k: v for k, v in case.request.headers if k.lower() != "content-type"}
-        run, _ = runs.run_create(  # its writes are one atomic block: a refusal leaves nothing
-            graph=suite.graph,
-            version=suite.version,
-            user=suite.created_by,
-            payload=case.request.body.decode("utf-8", errors="replace"),
-            content_type=case.request.content_type,
-            headers=headers,
-            environment=environment,
-            seed=_case_seed(suite, case, result.case_ref),
-            claim_here=hold,
-        )
+        request: dict[str, Any] = {
+            "graph": suite.graph,
+            "version": suite.version,
+            "user": suite.created_by,
+            "payload": case.request.body.decode("utf-8", errors="replace"),
+            "content_type": case.request.content_type,
+            "headers": headers,
+            "environment": environment,
+            "seed": _case_seed(suite, case, result.case_ref),
+            "kserve_version": suite.kserve_version or None,
+        }
+        # Its writes are one atomic block: a refusal leaves nothing. Not capped: the suite run holds
+        # a slot of its own kind (SUITE_MAX_IN_FLIGHT_PER_USER).
+        run = runs.run_create_claimed(**request) if hold else runs.run_create(**request)[0]
     except (BadRequest, Forbidden, TestSpecError) as exc:
         reason = getattr(exc, "detail", None) or str(exc)
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
@@ -353,15 +370,42 @@ def _fill_locked(suite: SuiteRun, keep: list[Run] | None = None) -> None:
         status = SuiteRun.Status.PASSED
     started = suite.started_at or suite.created_at
     duration = round((now - started).total_seconds() * 1000, 3)
+    verdict = suite_budget_verdict(suite)
     if SuiteRun.objects.filter(pk=suite.pk, status=SuiteRun.Status.RUNNING).update(
-        status=status, finished_at=now, duration_ms=duration
+        status=status, finished_at=now, duration_ms=duration, budgets=verdict
     ):
-        suite.status, suite.finished_at, suite.duration_ms = status, now, duration
+        suite.status, suite.finished_at, suite.duration_ms, suite.budgets = status, now, duration, verdict
+        if status == SuiteRun.Status.PASSED:
+            _audit_trusted_pass(suite)
         suite_events.emit_for(
             suite,
             suite_events.FINAL_EVENT,
-            {"status": status, "counts": suite.counts(), "duration_ms": duration},
+            {"status": status, "counts": suite.counts(), "duration_ms": duration, "budgets": verdict or None},
         )
+
+
+def _audit_trusted_pass(suite: SuiteRun) -> None:
+    """A passing verdict the export gate trusts (``execution.suites.gate``) may open the gate for
+    its version: recorded as ``version.tests_passed``, in the transaction that finishes the suite
+    run, so every verdict that can open the gate is in the audit log before it can be used (an
+    export by GET writes nothing; a POST export records its own decision too)."""
+    trust = trust_of(suite.graph_id, {})
+    if not trust.counts(
+        starter_id=suite.created_by_id,
+        starter_is_superuser=suite.created_by.is_superuser,
+        environment_id=suite.environment_id,
+    ):
+        return
+    graph_services.audit(
+        suite.created_by,
+        "version.tests_passed",
+        suite.graph,
+        suite.version,
+        suite_run=str(suite.pk),
+        environment=suite.environment_name or None,
+        cases_digest=suite.cases_digest,
+        gate=suite.graph.require_passing_tests,
+    )
 
 
 def suite_advance(
@@ -412,18 +456,22 @@ def suite_advance(
             run = Run.objects.select_related("version").filter(pk=result.run_id).first()
         else:
             run = None
-        verdict = judge(result, run, manifests, stored)  # outside the lock: a big body takes a while
+        # Outside the lock: a big body takes a while.
+        verdict, spent = judge_timed(result, run, manifests, stored)
 
         def write(
             suite: SuiteRun,
             started: list[Run] | None,
             result: SuiteCaseResult = result,
             verdict: dict[str, Any] = verdict,
+            spent: float = spent,
         ) -> None:
             # The verdict, the next case (or the suite run's end) in one transaction: nobody sees
-            # every case judged and the suite run still running.
+            # every case judged and the suite run still running. The judging time it took counts
+            # against the suite run's budget (GRAPH_TEST_SUITE_JUDGE_SECONDS).
             with suite_events.batched(suite):
-                _record(suite, result, **verdict)
+                if _record(suite, result, **verdict) and spent:
+                    SuiteRun.objects.filter(pk=suite.pk).update(judge_seconds=F("judge_seconds") + spent)
                 _fill_locked(suite, started)
 
         locked(write)
@@ -460,21 +508,10 @@ def suite_reap() -> list[str]:
 # --- cancelling ----------------------------------------------------------------------------------
 
 
-def can_cancel(suite: SuiteRun, user: User) -> bool:
-    return (
-        suite.created_by_id == user.pk
-        or getattr(user, "is_staff", False)
-        or graph_services.can_write(suite.graph, user)
-    )
-
-
 def suite_cancel(*, suite: SuiteRun, user: User) -> SuiteRun:
     """Cancel a suite run: pending cases are dropped, running ones cancelled (as runs are); it ends
     ``cancelled`` once they have stopped, saying how many cases finished. Idempotent."""
-    if not can_cancel(suite, user):
-        raise Forbidden(
-            "Only the person who started the suite run, the graph's owner or editors, or staff may cancel it."
-        )
+    access_suite_for_cancel(user, suite)
     with writes.write_turn(), transaction.atomic():
         flagged = SuiteRun.objects.filter(pk=suite.pk, status=SuiteRun.Status.RUNNING).update(
             cancel_requested=True

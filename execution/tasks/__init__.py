@@ -1,12 +1,10 @@
-"""The Celery tasks of runs. Each takes ids only and calls one service (docs/architecture.md).
+"""The Celery tasks. Each takes ids only and calls services (docs/architecture.md).
 
-Celery's autodiscovery imports this package; importing it registers both tasks and the handler
-that moves a suite run along after each of its runs (:mod:`.suites`). They live in two
-modules so that no import goes round in a circle: the services that queue a run import
-:mod:`.runs` (the run task and :func:`~execution.tasks.runs.enqueue`), which imports the worker's
-service only; the reaper's service imports :mod:`.runs` too, and :mod:`.reaper` imports it.
+Celery's autodiscovery imports this package; importing it registers the tasks and the worker's
+shutdown handlers. Tasks sit above every service and import them; no service imports a task:
+runs are sent by the run task's registered name (``execution.services.dispatch``).
 """
 
-from execution.tasks import reaper, runs, suites
+from execution.tasks import loadtests, reaper, runs
 
-__all__ = ["reaper", "runs", "suites"]
+__all__ = ["loadtests", "reaper", "runs"]

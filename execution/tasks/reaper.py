@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
+from execution.loadtests import services as load_services
 from execution.services import reaper
 from execution.suites import services as suite_services
 
@@ -15,7 +16,9 @@ from execution.suites import services as suite_services
 )
 def reap_runs_task() -> dict[str, Any]:
     """Fail, cancel or requeue runs whose worker died and re-send queued runs nobody picked up;
-    then move along the suite runs whose cases those runs were."""
+    then move along the suite runs whose cases those runs were, and fail the load tests whose
+    worker died."""
     report: dict[str, Any] = reaper.reap_runs().as_dict()
     report["suites"] = suite_services.suite_reap()
+    report["load_tests"] = load_services.load_reap()
     return report

@@ -1,7 +1,8 @@
-"""The task that runs one run, how a run is sent to it, and what a stopping worker records.
+"""The task that runs one run, and what a stopping worker records.
 
-The task takes the run id only and calls one service; receiving it twice is harmless
-(docs/architecture.md)."""
+The task takes the run id only and calls the services that run it and say what follows its end;
+receiving it twice is harmless (docs/architecture.md). Services send it by its registered name
+(``execution.services.dispatch``): no service imports this module."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from celery.signals import worker_shutting_down
 from django.conf import settings
 from django.db import OperationalError, connection
 
-from execution.models import Run
 from execution.services import worker
+from execution.services.dispatch import RUN_TASK
+from execution.suites import chain
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +28,7 @@ _HARD_LIMIT = settings.RUN_MAX_DEADLINE + 2 * settings.RUN_DEADLINE_GRACE
 
 
 @shared_task(
-    name="execution.run_graph",
+    name=RUN_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
@@ -42,22 +44,29 @@ _HARD_LIMIT = settings.RUN_MAX_DEADLINE + 2 * settings.RUN_DEADLINE_GRACE
     max_retries=5,
 )
 def run_graph_task(run_id: str) -> str:
-    """Run one queued run. Idempotent: a run that is not QUEUED any more returns at once.
-    (A run of a suite run moves it along afterwards: :mod:`execution.tasks.suites`.)"""
-    return worker.run_execute(run_id=run_id)
-
-
-def enqueue(run: Run) -> None:
-    """Send the run's task to the broker. A broker failure is logged: the reaper re-sends later."""
-    limit = float((run.config or {}).get("deadline") or settings.RUN_MAX_DEADLINE)
+    """Run one queued run, then move its suite run along if it is a case of one
+    (:func:`execution.suites.chain.case_run_ended`: the next cases may run in this thread).
+    Idempotent: a run that is not QUEUED any more returns at once (its suite run is still moved
+    along: it may have been cancelled or reaped meanwhile)."""
     try:
-        run_graph_task.apply_async(
-            args=[str(run.pk)],
-            soft_time_limit=limit + settings.RUN_DEADLINE_GRACE,
-            time_limit=limit + 2 * settings.RUN_DEADLINE_GRACE,
-        )
-    except Exception:  # kombu raises several unrelated types; the run stays queued either way
-        logger.exception("could not enqueue run %s; the reaper will re-send it", run.pk)
+        return worker.run_execute(run_id=run_id)
+    finally:
+        _after_run(run_id)
+
+
+def _after_run(run_id: str) -> None:
+    """What follows a run's end, done or not: a failure here must not undo the run's outcome. It is
+    logged, and the reaper's next pass moves the suite run along instead."""
+    try:
+        chain.case_run_ended(run_id)
+    except Exception:
+        logger.exception("run %s ended but its suite run could not be moved along here", run_id)
+
+
+@worker_shutting_down.connect
+def stop_chaining(**_: Any) -> None:
+    """A stopping worker starts no more runs in its own threads: the next cases go to the broker."""
+    chain.stop_chaining()
 
 
 # How long the shutdown signal handler waits for the stop to be recorded: a database that does not

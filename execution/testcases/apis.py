@@ -5,6 +5,7 @@ expectation and field)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     OpenApiRequest,
     extend_schema,
     inline_serializer,
@@ -27,7 +29,41 @@ from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
 from execution.serializers import TestCaseOutputSerializer
 from execution.testcases import selectors, services
+from execution.testcases.models import TestCase
 from graphs import selectors as graph_selectors
+from graphs.spec import issue_dict
+
+_IF_MATCH = re.compile(r'^\s*(?:W/)?"?r([0-9]{1,9})"?\s*$')
+
+
+def case_etag(case: TestCase) -> str:
+    """A case's ETag: its revision, which every change raises (``"r{n}"``)."""
+    return f'"r{case.revision}"'
+
+
+def base_revision_from(request: Request) -> int | None:
+    """The revision an edit started from (``If-Match: "r{n}"``); None without one (or ``*``)."""
+    header = request.headers.get("If-Match")
+    if header is None or header.strip() == "*":
+        return None
+    match = _IF_MATCH.match(header)
+    if match is None:
+        raise BadRequest(f'If-Match must look like "r3" (the ETag of the test case), got {header[:80]!r}.')
+    return int(match.group(1))
+
+
+def _with_etag(response: Response, case: TestCase) -> Response:
+    response["ETag"] = case_etag(case)
+    return response
+
+
+_IF_MATCH_PARAMETER = OpenApiParameter(
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The ETag ("r{n}") of the revision the edit started from; 409 if the case changed since',
+)
 
 CASE_EXAMPLE = {
     "name": "a cat goes to the cat model",
@@ -126,30 +162,36 @@ class TestCaseListCreateApi(APIView):
         with issues pinned to it. The owner and editors only."""
         graph = graph_selectors.graph_get(name=name, user=request.user)
         case = services.test_case_create(graph=graph, user=request.user, document=_document(request))
-        return Response(TestCaseOutputSerializer(case).data, status=status.HTTP_201_CREATED)
+        return _with_etag(Response(TestCaseOutputSerializer(case).data, status=status.HTTP_201_CREATED), case)
 
 
 class TestCaseDetailApi(APIView):
     @extend_schema(operation_id="graphs_tests_retrieve", responses=TestCaseOutputSerializer)
     def get(self, request: Request, name: str, pk: int) -> Response:
-        """One test case with its request and expectations (secret headers redacted)."""
+        """One test case with its request and expectations (secret headers redacted). The `ETag`
+        header (`"r{revision}"`) is the precondition of the next edit (`If-Match`)."""
         graph = graph_selectors.graph_get(name=name, user=request.user)
-        return Response(
-            TestCaseOutputSerializer(selectors.test_case_get(graph=graph, pk=pk, user=request.user)).data
-        )
+        case = selectors.test_case_get(graph=graph, pk=pk, user=request.user)
+        return _with_etag(Response(TestCaseOutputSerializer(case).data), case)
 
     @extend_schema(
         operation_id="graphs_tests_update",
         request=_CASE_INPUT,
+        parameters=[_IF_MATCH_PARAMETER],
         responses={200: TestCaseOutputSerializer},
         examples=_CASE_EXAMPLES,
     )
     def put(self, request: Request, name: str, pk: int) -> Response:
-        """Replace a test case (as created). The owner and editors only."""
+        """Replace a test case (as created). The owner and editors only. With `If-Match: "r{n}"`
+        (the ETag the edit started from) a case someone changed since is not overwritten: 409 with
+        the current `revision` and the case as it is now (`current`); nothing is saved."""
         graph = graph_selectors.graph_get(name=name, user=request.user)
+        base_revision = base_revision_from(request)
         case = selectors.test_case_get(graph=graph, pk=pk, user=request.user)
-        case = services.test_case_update(test_case=case, user=request.user, document=_document(request))
-        return Response(TestCaseOutputSerializer(case).data)
+        case = services.test_case_update(
+            test_case=case, user=request.user, document=_document(request), base_revision=base_revision
+        )
+        return _with_etag(Response(TestCaseOutputSerializer(case).data), case)
 
     @extend_schema(operation_id="graphs_tests_destroy", responses={204: None})
     def delete(self, request: Request, name: str, pk: int) -> Response:
@@ -206,7 +248,9 @@ class TestCaseImportApi(APIView):
         filters.is_valid(raise_exception=True)
         raw = request.data if isinstance(request.data, bytes) else b""
         if len(raw) > settings.STUDIO_MAX_MANIFEST_BYTES:
-            raise PayloadTooLarge(f"A test file is at most {settings.STUDIO_MAX_MANIFEST_BYTES} bytes here.")
+            limit = settings.STUDIO_MAX_MANIFEST_BYTES
+            message = f"A test file is at most {limit} bytes here (STUDIO_MAX_MANIFEST_BYTES)."
+            raise PayloadTooLarge(message, issues=[issue_dict("load.too-large", message)])
         graph = graph_selectors.graph_get(name=name, user=request.user)
         cases = services.test_cases_import(
             graph=graph, user=request.user, text=raw, mode=filters.validated_data["mode"]

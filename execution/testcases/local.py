@@ -4,17 +4,18 @@ manifest, and the cases grouped by the environment each one runs in, with its en
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from config.exceptions import NotFound
 from execution.engine import EngineConfig
-from execution.errors import InvalidInput
+from execution.errors import InvalidInput, NoSuchThing
 from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
 from execution.models import Environment
-from execution.services import environments, run_request
+from execution.services import environments
+from execution.testcases import secrets
+from execution.testcases.limits import judge_limits
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs import spec
@@ -62,12 +63,16 @@ def _environment(name: str | None, cache: dict[str | None, Environment]) -> Envi
     return found
 
 
-def without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
+def without_redacted(
+    case: GraphTestCase, notes: list[str], also_secret: Collection[str] | None = None
+) -> GraphTestCase:
     """Secret headers are stored redacted; sending ``Bearer ***`` would only mislead the model, so
-    they are left out (as a run leaves them out when their real values are gone)."""
+    they are left out (as a run leaves them out when their real values are gone). ``also_secret``:
+    the names environments mark secret (default: read now, ``secrets.secret_header_names``)."""
+    names = secrets.secret_header_names() if also_secret is None else also_secret
     kept: list[tuple[str, str]] = []
     for name, value in case.request.headers:
-        if run_request.is_secret_header(name) and value.endswith(run_request.REDACTED):
+        if secrets.is_redacted(name, value, names):
             notes.append(f"case {case.name!r}: header {name} is stored redacted and is not sent")
         else:
             kept.append((name, value))
@@ -79,13 +84,13 @@ def without_redacted(case: GraphTestCase, notes: list[str]) -> GraphTestCase:
 
 def stored_version(*, graph_name: str, number: int | None = None) -> tuple[Graph, GraphVersion]:
     """Graph ``graph_name`` (with its owner) and its version ``number`` (default: the latest), for
-    the command line; NotFound names which one does not exist."""
+    the command line; NoSuchThing names which one does not exist."""
     graph = Graph.objects.select_related("latest_version", "owner").filter(name=graph_name).first()
     if graph is None:
-        raise NotFound(f"There is no graph named {graph_name!r}.")
+        raise NoSuchThing(f"There is no graph named {graph_name!r}.")
     version = graph.latest_version if number is None else graph.versions.filter(number=number).first()
     if version is None:
-        raise NotFound(
+        raise NoSuchThing(
             f"Graph {graph_name!r} has no version {number if number is not None else ''}".rstrip() + "."
         )
     return graph, version
@@ -117,9 +122,10 @@ def prepare_stored_suite(
     notes: list[str] = []
     cache: dict[str | None, Environment] = {}
     groups: dict[str, EnvironmentGroup] = {}
+    secret_names = secrets.secret_header_names()
     for index, row in enumerate(rows):
         try:
-            case = without_redacted(parse_case(row.document), notes)
+            case = without_redacted(parse_case(row.document, limits=judge_limits()), notes, secret_names)
         except TestSpecError as exc:
             raise InvalidInput(f"Stored test case {row.name!r} no longer reads: {exc}") from None
         env = _environment(environment or case.environment, cache)
@@ -144,6 +150,6 @@ def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
     graph = Graph.objects.filter(name=graph_name).first()
     version = graph.versions.filter(number=number).first() if graph is not None else None
     if graph is None or version is None:
-        raise NotFound(f"Graph {graph_name!r} has no version {number}.")
+        raise NoSuchThing(f"Graph {graph_name!r} has no version {number}.")
     graph_services.ensure_deployable(graph, version, before="running it")
     return spec.parse(version.manifest)

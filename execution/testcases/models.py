@@ -28,6 +28,9 @@ class TestCase(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    revision = models.PositiveIntegerField(
+        default=1, help_text="Counts its changes: its ETag is r{revision}, and a stale If-Match is refused"
+    )
 
     class Meta:
         app_label = "execution"

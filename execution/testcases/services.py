@@ -7,15 +7,17 @@ refused), and stores secret header values redacted, as runs do.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 import yaml
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
-from execution.errors import InvalidInput, StateConflict
+from execution.errors import InvalidInput, StaleTestCase, StateConflict
 from execution.graphtests import (
     API_VERSION,
     KIND,
@@ -29,11 +31,14 @@ from execution.graphtests import (
     reference_problems,
 )
 from execution.models import Run, RunEvent
-from execution.services import run_request
+from execution.testcases import secrets
+from execution.testcases.limits import judge_limits
 from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs import spec
+from graphs.access import access_graph_for_edit
 from graphs.models import Graph
+from graphs.spec import issue_dict
 
 __all__ = [
     "test_case_create",
@@ -85,24 +90,16 @@ def _reference_issues(
     return issues
 
 
-def _redacted(document: Mapping[str, Any], also_secret: Sequence[str] = ()) -> dict[str, Any]:
-    """The case document with secret header values redacted (``Bearer ***``), as runs store them."""
-    out = dict(document)
-    request = dict(out.get("request") or {})
-    headers = request.get("headers")
-    if isinstance(headers, Mapping) and headers:
-        stored, _ = run_request.split_secret_headers(
-            {str(k): str(v) for k, v in headers.items()}, also_secret
-        )
-        request["headers"] = stored
-        out["request"] = request
-    return out
+def _redacted(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The case document with secret header values redacted: those runs keep secret and those any
+    environment marks secret (``execution.testcases.secrets``)."""
+    return secrets.redacted_document(document, secrets.secret_header_names())
 
 
 def _checked(graph: Graph, document: Any) -> tuple[GraphTestCase, dict[str, Any]]:
     """The parsed case and the document to store; InvalidInput with every issue otherwise."""
     try:
-        case = parse_case(document)
+        case = parse_case(document, limits=judge_limits())
     except TestSpecError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
         raise InvalidInput(f"The test case has {len(issues)} problem(s).", issues=issues) from None
@@ -112,7 +109,7 @@ def _checked(graph: Graph, document: Any) -> tuple[GraphTestCase, dict[str, Any]
             f"The test case names what the latest version of {graph.name!r} does not have.", issues=issues
         )
     stored = _redacted(document)
-    return parse_case(stored), stored
+    return parse_case(stored, limits=judge_limits()), stored
 
 
 def _lock(graph: Graph) -> None:
@@ -126,35 +123,21 @@ def _check_count(graph: Graph) -> None:
     if count > MAX_CASES:
         raise InvalidInput(
             f"A graph holds at most {MAX_CASES} test cases ({count} with this change); nothing was saved.",
-            issues=[
-                {
-                    "code": "suite.too-many-cases",
-                    "severity": "error",
-                    "path": "cases",
-                    "message": f"at most {MAX_CASES}",
-                }
-            ],
+            issues=[issue_dict("suite.too-many-cases", f"at most {MAX_CASES}", path="cases")],
         )
 
 
 def _name_taken(graph: Graph, name: str) -> StateConflict:
     return StateConflict(
         f"Graph {graph.name!r} already has a test case named {name!r}.",
-        issues=[
-            {
-                "code": "case.duplicate-name",
-                "severity": "error",
-                "path": "name",
-                "message": f"{name!r} is taken",
-            }
-        ],
+        issues=[issue_dict("case.duplicate-name", f"{name!r} is taken", path="name")],
     )
 
 
 def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
     """Save a new case of ``graph``. Refused (403) unless ``user`` may change the graph,
     InvalidInput (400) for a malformed case, StateConflict (409) for a name the graph already uses."""
-    graph_services.ensure_can_write(graph, user)
+    access_graph_for_edit(user, graph)
     case, stored = _checked(graph, document)
     try:
         with transaction.atomic():
@@ -169,30 +152,58 @@ def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
     return row
 
 
-def test_case_update(*, test_case: TestCase, user: User, document: Any) -> TestCase:
-    """Replace a case's document (its name may change). Errors as :func:`test_case_create`."""
+def test_case_update(
+    *, test_case: TestCase, user: User, document: Any, base_revision: int | None = None
+) -> TestCase:
+    """Replace a case's document (its name may change); its revision goes up by one. With
+    ``base_revision`` (the client's ``If-Match``) the write happens only if the case is still at
+    that revision, else StaleTestCase (409) with the case as it is now, and nothing is saved.
+    Other errors as :func:`test_case_create`."""
     graph = test_case.graph
-    graph_services.ensure_can_write(graph, user)
+    access_graph_for_edit(user, graph)
     case, stored = _checked(graph, document)
     try:
         with transaction.atomic():
+            rows = TestCase.objects.filter(pk=test_case.pk)
+            if base_revision is not None:
+                rows = rows.filter(revision=base_revision)
             # updated_at by hand: a queryset update skips auto_now, and suite runs tell a changed
             # case set by it (execution.suites.services.cases_digest).
-            updated = TestCase.objects.filter(pk=test_case.pk).update(
-                name=case.name, description=case.description, document=stored, updated_at=timezone.now()
+            updated = rows.update(
+                name=case.name,
+                description=case.description,
+                document=stored,
+                updated_at=timezone.now(),
+                revision=F("revision") + 1,
             )
+            if not updated:
+                current = TestCase.objects.filter(pk=test_case.pk).first()
+                if current is None:
+                    raise StateConflict(f"Test case {test_case.pk} was deleted meanwhile.")
+                assert base_revision is not None  # an unconditional update only misses a deleted row
+                raise StaleTestCase(test_case.pk, base_revision, _current(current))
             graph_services.audit(user, "test_case.update", graph, name=case.name, was=test_case.name)
     except IntegrityError:
         raise _name_taken(graph, case.name) from None
-    if not updated:
-        raise StateConflict(f"Test case {test_case.pk} was deleted meanwhile.")
     test_case.refresh_from_db()
     return test_case
 
 
+def _current(row: TestCase) -> dict[str, Any]:
+    """What a stale editor is shown of the case as it is now (its stored, redacted document)."""
+    return {
+        "id": row.pk,
+        "name": row.name,
+        "description": row.description,
+        "document": row.document,
+        "revision": row.revision,
+        "updated_at": row.updated_at.isoformat(),
+    }
+
+
 def test_case_delete(*, test_case: TestCase, user: User) -> None:
     """Delete a case (idempotent: deleting one already gone does nothing)."""
-    graph_services.ensure_can_write(test_case.graph, user)
+    access_graph_for_edit(user, test_case.graph)
     with transaction.atomic():
         TestCase.objects.filter(pk=test_case.pk).delete()
         graph_services.audit(user, "test_case.delete", test_case.graph, name=test_case.name)
@@ -205,25 +216,23 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
     graph's cases become exactly the file's. InvalidInput (400) with every issue of the file (or a
     file for another graph); nothing changes then. Returns the imported cases in file order.
     """
-    graph_services.ensure_can_write(graph, user)
+    access_graph_for_edit(user, graph)
     if mode not in IMPORT_MODES:
         raise InvalidInput(f"mode is {' or '.join(IMPORT_MODES)}, got {mode!r}.")
     try:
-        suite = load_suite(text)
+        suite = load_suite(
+            text,
+            max_bytes=settings.STUDIO_MAX_MANIFEST_BYTES,
+            limit_name="STUDIO_MAX_MANIFEST_BYTES",
+            limits=judge_limits(),
+        )
     except TestSpecError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
         raise InvalidInput(f"The test file has {len(issues)} problem(s).", issues=issues) from None
     if suite.graph != graph.name:
         raise InvalidInput(
             f"The test file is for graph {suite.graph!r}, not {graph.name!r}.",
-            issues=[
-                {
-                    "code": "suite.graph",
-                    "severity": "error",
-                    "path": "graph",
-                    "message": "another graph's tests",
-                }
-            ],
+            issues=[issue_dict("suite.graph", "another graph's tests", path="graph")],
         )
     manifest = _latest_manifest(graph)
     issues = [issue for i, case in enumerate(suite.cases) for issue in _reference_issues(case, manifest, i)]
@@ -233,19 +242,23 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
         )
     with transaction.atomic():
         _lock(graph)
+        names = secrets.secret_header_names()
         if mode == "replace":
             TestCase.objects.filter(graph=graph).exclude(
                 name__in=[case.name for case in suite.cases]
             ).delete()
         rows: list[TestCase] = []
         for case in suite.cases:
-            stored = _redacted(case.document)
-            row, _ = TestCase.objects.update_or_create(
+            stored = secrets.redacted_document(case.document, names)
+            row, created = TestCase.objects.update_or_create(
                 graph=graph,
                 name=case.name,
                 defaults={"description": case.description, "document": stored},
                 create_defaults={"description": case.description, "document": stored, "created_by": user},
             )
+            if not created:  # an import changes the case as an edit does: an editor's If-Match goes stale
+                TestCase.objects.filter(pk=row.pk).update(revision=F("revision") + 1)
+                row.revision += 1
             rows.append(row)
         _check_count(graph)
         graph_services.audit(user, "test_case.import", graph, mode=mode, cases=len(rows))
@@ -254,11 +267,16 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
 
 def test_cases_export(*, graph: Graph) -> str:
     """The graph's cases as one ``kind: InferenceGraphTest`` YAML document (by name)."""
+    names = secrets.secret_header_names()
     document = {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "graph": graph.name,
-        "cases": [row.document for row in TestCase.objects.filter(graph=graph).order_by("name")],
+        # Redacted again: a name marked secret after a case was saved is not exported in clear.
+        "cases": [
+            secrets.redacted_document(row.document, names)
+            for row in TestCase.objects.filter(graph=graph).order_by("name")
+        ],
     }
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
 

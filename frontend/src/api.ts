@@ -1,238 +1,63 @@
 /**
- * The REST client: the only module that calls `fetch` (docs/architecture.md, "The frontend"). Session auth with the CSRF
- * token from the page's `studio-config`. Every failure becomes an `ApiError` carrying the
- * server's `{detail, issues}` body.
+ * The REST client: `Api`, one method per endpoint the pages call, on top of the transport in
+ * `api/transport.ts` (the only code that calls `fetch`). The server's shapes (`api/types.ts`), the
+ * page's settings (`api/config.ts`), `ApiError` and the file helpers are re-exported here, so the
+ * pages import everything from this one module.
  */
-import type { components } from "./generated/api";
-import type { Issue, JsonObject, Layout } from "./graph/types";
-import type { RunEvent } from "./generated/events";
+import type { JsonObject, Layout } from "./graph/types";
 import type { SuiteRun } from "./tests/suite";
 import type { CompareResult } from "./tests/compare";
+import { ApiTransport } from "./api/transport";
+import type {
+  ApiToken,
+  ApiTokenCreated,
+  BudgetCheck,
+  ConditionResult,
+  DeployTarget,
+  DeployTargetInput,
+  DeployTargetPatch,
+  Deployment,
+  Diff,
+  Environment,
+  EnvironmentInput,
+  EnvironmentPatch,
+  EnvironmentProbe,
+  ExportInput,
+  GraphListItem,
+  GraphSummary,
+  ImportResult,
+  LoadTest,
+  LoadTestComparison,
+  LoadTestInput,
+  LoadTestSummary,
+  Page,
+  Run,
+  RunEventLog,
+  RunFilters,
+  RunStart,
+  RunSummary,
+  SaveAsTestInput,
+  SaveResult,
+  ServiceCatalog,
+  ServiceContracts,
+  TestCaseRow,
+  UpgradeReport,
+  ValidationResult,
+  Version,
+  VersionSummary,
+} from "./api/types";
 
-export interface StudioConfig {
-  apiBase: string;
-  user: string;
-  csrfToken: string;
-  logoutUrl: string;
-  graph?: string;
-  version?: number | null;
-  /** The environments page: staff may share environments and change the system default. */
-  isStaff?: boolean;
-}
+export { readConfig, type SignInResult, type StudioConfig } from "./api/config";
+export { ApiError } from "./api/errors";
+export { contentTypeFor, downloadBlob } from "./api/files";
+export type * from "./api/types";
 
-/** Reads the JSON that Django's `json_script` filter put in `<script id="studio-config">`. */
-export function readConfig(): StudioConfig {
-  const el = document.getElementById("studio-config");
-  const parsed = el?.textContent ? (JSON.parse(el.textContent) as Partial<StudioConfig>) : {};
-  return {
-    apiBase: parsed.apiBase ?? "/api/",
-    user: parsed.user ?? "",
-    csrfToken: parsed.csrfToken ?? "",
-    logoutUrl: parsed.logoutUrl ?? "/logout/",
-    graph: parsed.graph,
-    version: parsed.version ?? null,
-    isStaff: parsed.isStaff ?? false,
-  };
-}
-
-// ---- what the server answers: generated from its OpenAPI schema (scripts/api_types.sh) ----------
-type Schemas = components["schemas"];
-
-/** A version's latest suite run (its green state); `current`: it ran the graph's current cases. */
-export type VersionTests = Schemas["TestsSummary"];
-
-/**
- * A saved version (`VersionOutput`). Its manifest and layout are the JSON the graph model reads
- * (graph/manifest.ts); the schema calls the manifest an InferenceGraph or any object.
- */
-export type Version = Omit<Schemas["VersionOutput"], "manifest" | "layout"> & { manifest: JsonObject; layout: Layout | JsonObject | null };
-
-/** A graph with its latest version in full (GET /api/graphs/{name}/). */
-export type GraphSummary = Omit<Schemas["GraphOutput"], "latest_version"> & { latest_version: Version | null };
-
-/** A list entry's latest version: a summary, never the manifest (GET /api/graphs/). */
-export type VersionBrief = Schemas["VersionBrief"];
-
-/** A row of the graph list: the graph with a summary of its latest version. */
-export type GraphListItem = Schemas["GraphListItem"];
-
-/** A row of a graph's history: a version without its manifest and layout. */
-export type VersionSummary = Schemas["VersionSummary"];
-
-/** One page of a paginated list (every list the API answers is one). */
-export interface Page<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
-
-export interface FieldChange {
-  field: string;
-  before: unknown;
-  after: unknown;
-}
-
-/**
- * The semantic diff of the spec core, as graphs/spec/diff.py writes it. The schema says only
- * "an object" for it, so this shape is written by hand and read defensively.
- */
-export interface Diff {
-  metadata?: FieldChange[];
-  spec?: FieldChange[];
-  nodes?: {
-    added?: string[];
-    removed?: string[];
-    changed?: {
-      node: string;
-      fields?: FieldChange[];
-      steps?: {
-        added?: { index: number; name?: string | null; step?: unknown }[];
-        removed?: { index: number; name?: string | null; step?: unknown }[];
-        moved?: { name?: string | null; from: number; to: number }[];
-        changed?: { index: number; name?: string | null; fields?: FieldChange[] }[];
-      };
-    }[];
-  };
-  summary?: string;
-}
-
-export type ValidationResult = Schemas["ValidateResult"];
-export type ConditionResult = Schemas["ConditionResult"];
-/** What an import answers: each graph it wrote with its new version, and the issues found. */
-export type ImportResult = Omit<Schemas["ImportResult"], "graphs"> & { graphs: (Omit<Schemas["ImportedGraph"], "version"> & { version: Version })[] };
-
-// ---- test runs (Run, RunStep: docs/architecture.md, "The Django apps"; execution/apis.py) ----------------------
-
-/** A stored body as the engine keeps it (execution/engine/trace.py `body_view`). */
-export type BodyView = Schemas["BodyView"];
-
-export type RunStatus = Schemas["StatusEnum"];
-
-export type RunStepRow = Schemas["RunStepOutput"];
-
-/** A run as `GET /api/runs/{id}/` answers it. */
-export type Run = Schemas["RunOutput"];
-
-/** A row of a graph's runs: no steps, config or bodies (fetch the run for those). */
-export type RunSummary = Schemas["RunSummary"];
-
-/** An environment as `GET /api/environments/{id}/` answers it. */
-export type Environment = Schemas["EnvironmentOutput"];
-
-/** The fields `POST /api/environments/` takes (`PATCH` takes any of them). */
-export type EnvironmentInput = Schemas["EnvironmentInputRequest"];
-
-/** The services the studio knows (`GET /api/services/`): the most used first. */
-export type ServiceCatalog = Schemas["ServiceCatalogOutput"];
-
-/** What `POST /api/graphs/{name}/runs/` takes. */
-export type RunStart = Schemas["InputRequest"];
-
-export interface RunFilters {
-  version?: number;
-  status?: RunStatus | "";
-  environment?: string;
-}
-
-// ---- graph tests (docs/graph-tests.md; execution/testcases/apis.py) ----------------------------
-
-/**
- * A saved test case as `GET /api/graphs/{name}/tests/{id}/` answers it (`TestCaseOutput`); its
- * document (name, description, request, seed, environment, expectations) is read as JSON.
- */
-export type TestCaseRow = Omit<Schemas["TestCaseOutput"], "document"> & { document: JsonObject };
-
-/** What "save run as test" takes: a name, `preview` (answer the document, save nothing), the expectations kept. */
-export type SaveAsTestInput = Partial<Schemas["SaveAsTestInputRequest"]>;
-
-export class ApiError extends Error {
-  readonly status: number;
-  readonly body: { detail?: string; issues?: Issue[]; [key: string]: unknown } | null;
-
-  constructor(status: number, message: string, body: ApiError["body"]) {
-    super(message);
-    this.status = status;
-    this.body = body;
-  }
-
-  get issues(): Issue[] {
-    return Array.isArray(this.body?.issues) ? this.body.issues : [];
-  }
-}
-
-/** The body of a 409 on save or rollback; the schema calls its diff any object (see `Diff`). */
-export type ConflictBody = Omit<Schemas["Conflict"], "diff" | "latest"> & { diff: Diff | null; latest: Version | null };
-
-/** `GET /api/runs/{id}/events/?format=json`; each event's `data` typed by its declaration. */
-export type RunEventLog = Omit<Schemas["RunEventLog"], "events"> & { events: RunEvent[] };
-
-export type SaveResult = { status: 200 | 201; version: Version };
-
-const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
-
-export class Api {
-  readonly config: StudioConfig;
-
-  constructor(config: StudioConfig) {
-    this.config = config;
-  }
-
-  private url(path: string, query?: Record<string, string | number | undefined>): string {
-    const base = this.config.apiBase.endsWith("/") ? this.config.apiBase : `${this.config.apiBase}/`;
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== "") params.set(k, String(v));
-    const qs = params.toString();
-    return `${base}${path}${qs ? `?${qs}` : ""}`;
-  }
-
-  /** One request; returns the Response for 2xx, throws ApiError otherwise. */
-  async raw(method: string, path: string, init: { query?: Record<string, string | number | undefined>; body?: BodyInit; json?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = { Accept: "application/json", ...init.headers };
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers["Content-Type"] = "application/json";
-      body = JSON.stringify(init.json);
-    }
-    if (!SAFE.has(method)) headers["X-CSRFToken"] = this.config.csrfToken;
-    let response: Response;
-    try {
-      response = await fetch(this.url(path, init.query), { method, headers, body, credentials: "same-origin" });
-    } catch (err) {
-      throw new ApiError(0, `Network error: ${err instanceof Error ? err.message : String(err)}`, null);
-    }
-    if (!response.ok) {
-      let parsed: ApiError["body"];
-      const text = await response.text();
-      try {
-        parsed = JSON.parse(text) as ApiError["body"];
-      } catch {
-        parsed = null;
-      }
-      // A non-JSON body (an HTML or plain-text error page) is summarised by its first line.
-      const firstLine = text.trim().split("\n")[0]?.slice(0, 200) ?? "";
-      const detail = typeof parsed?.detail === "string" ? parsed.detail : (response.headers.get("Content-Type") ?? "").includes("html") ? response.statusText : firstLine || response.statusText;
-      throw new ApiError(response.status, `${response.status}: ${detail}`, parsed);
-    }
-    return response;
-  }
-
-  private async json<T>(method: string, path: string, init: Parameters<Api["raw"]>[2] = {}): Promise<T> {
-    const response = await this.raw(method, path, init);
-    if (response.status === 204) return undefined as T;
-    return (await response.json()) as T;
-  }
-
+/** The studio's REST API, one method per endpoint; every failure throws an `ApiError`. */
+export class Api extends ApiTransport {
   listGraphs(search = "", page?: number): Promise<Page<GraphListItem>> {
     return this.json("GET", "graphs/", { query: { search, page } });
   }
 
-  /** Follows a `next` link of a paginated list (an absolute or root-relative URL). */
-  async nextPage<T>(next: string): Promise<Page<T>> {
-    const url = new URL(next, window.location.href);
-    const rel = url.pathname.startsWith(this.config.apiBase) ? url.pathname.slice(this.config.apiBase.length) : url.pathname;
-    return this.json("GET", rel, { query: Object.fromEntries(url.searchParams) });
-  }
 
   createGraph(input: { name: string; description: string; manifest: JsonObject; layout: Layout; message: string }): Promise<GraphSummary> {
     return this.json("POST", "graphs/", { json: input });
@@ -243,7 +68,7 @@ export class Api {
   }
 
   /** Changes the graph's settings (the owner and editors). */
-  updateGraph(name: string, patch: { require_passing_tests?: boolean }): Promise<GraphSummary> {
+  updateGraph(name: string, patch: { require_passing_tests?: boolean; gate_environments?: string[]; latency_budgets?: { graph_p95_ms: number | null; steps: Record<string, number> } }): Promise<GraphSummary> {
     return this.json("PATCH", `graphs/${encodeURIComponent(name)}/`, { json: patch });
   }
 
@@ -281,20 +106,26 @@ export class Api {
     return this.json("POST", `graphs/${encodeURIComponent(name)}/versions/${n}/rollback/`, { headers });
   }
 
+  /** What upgrading the cluster from KServe release `from` to `to` changes for version `n` (the release rules). */
+  upgradeReport(name: string, n: number, from: string, to: string): Promise<UpgradeReport> {
+    return this.json("GET", `graphs/${encodeURIComponent(name)}/versions/${n}/upgrade-report/`, { query: { from, to } });
+  }
+
   diff(name: string, from: number, to: number): Promise<Diff> {
     return this.json("GET", `graphs/${encodeURIComponent(name)}/diff/`, { query: { from, to } });
   }
 
   /**
    * The export exactly as the server wrote it (bytes, for a byte-identical download). With the
-   * graph's test gate on and no passing suite run, a 409 (`code: tests_required`) unless `force`
-   * carries the reason (kept in the audit log).
+   * graph's test gate on and no passing suite run the gate trusts, a 409 (`code: tests_required`).
+   * With `force`, the export is a POST (CSRF-checked: it writes the forced export and its reason to
+   * the audit log; only the owner and editors may); a GET never writes.
    */
   async exportVersion(name: string, n: number, format: "yaml" | "json", force?: { reason: string }): Promise<Blob> {
-    const response = await this.raw("GET", `graphs/${encodeURIComponent(name)}/versions/${n}/export/`, {
-      query: { format, ...(force ? { force: "1", reason: force.reason } : {}) },
-      headers: { Accept: format === "yaml" ? "application/yaml, text/yaml, */*" : "application/json, */*" },
-    });
+    const path = `graphs/${encodeURIComponent(name)}/versions/${n}/export/`;
+    const headers = { Accept: format === "yaml" ? "application/yaml, text/yaml, */*" : "application/json, */*" };
+    const body: ExportInput = { format, force: true, reason: force?.reason ?? "" };
+    const response = force ? await this.raw("POST", path, { json: body, headers }) : await this.raw("GET", path, { query: { format }, headers });
     return response.blob();
   }
 
@@ -305,12 +136,30 @@ export class Api {
     return this.json("POST", "graphs/import/", { body: text, headers, query: { graph: options.graph, name: options.name } });
   }
 
-  validate(manifest: JsonObject): Promise<ValidationResult> {
-    return this.json("POST", "validate/", { json: { manifest } });
+  /** `services`: what a Test connection found (serviceName -> protocol and v2 tensors), for edge contracts;
+   * `kserveVersion`: also check against this KServe release's CRD (default: the newest release's). */
+  validate(manifest: JsonObject, services?: ServiceContracts, kserveVersion?: string): Promise<ValidationResult> {
+    const known = services && Object.keys(services).length > 0 ? { services } : {};
+    return this.json("POST", "validate/", { json: { manifest, ...known, ...(kserveVersion ? { kserve_version: kserveVersion } : {}) } });
   }
 
   evaluateCondition(document: unknown, condition: string): Promise<ConditionResult> {
     return this.json("POST", "conditions/evaluate/", { json: { document, condition } });
+  }
+
+  /** The user's personal API tokens, newest first. */
+  listTokens(page?: number): Promise<Page<ApiToken>> {
+    return this.json("GET", "tokens/", { query: { page } });
+  }
+
+  /** Creates a token (201); its `key` is in this answer only. */
+  createToken(input: { name: string; expires_at: string | null }): Promise<ApiTokenCreated> {
+    return this.json("POST", "tokens/", { json: input });
+  }
+
+  /** Revokes a token (204): requests with its key are 401 from now on. */
+  revokeToken(id: number): Promise<void> {
+    return this.json("DELETE", `tokens/${id}/`);
   }
 
   /** The serviceNames the graphs call and the usable environments map, for the palette. */
@@ -330,8 +179,13 @@ export class Api {
   }
 
   /** Changes the fields given; 400 as for create, 403 when the user may not change it. */
-  updateEnvironment(id: number, input: Schemas["PatchedEnvironmentInputRequest"]): Promise<Environment> {
+  updateEnvironment(id: number, input: EnvironmentPatch): Promise<Environment> {
     return this.json("PATCH", `environments/${id}/`, { json: input });
+  }
+
+  /** Test connection: probes every service the environment maps, or only `service`. */
+  probeEnvironment(id: number, service?: string): Promise<EnvironmentProbe> {
+    return this.json("GET", `environments/${id}/probe/`, { query: { service } });
   }
 
   /** Deletes it (204); 403 for the system default or another user's environment. */
@@ -360,15 +214,15 @@ export class Api {
     return this.json("POST", `runs/${encodeURIComponent(id)}/rerun/`);
   }
 
+  /** A page of the run's stored events after `after` (the console's replay); `next` says whether more follow. */
+  runEventLog(id: string, after = 0, limit?: number): Promise<RunEventLog> {
+    return this.json("GET", `runs/${encodeURIComponent(id)}/events/`, { query: { format: "json", after: after > 0 ? after : undefined, limit } });
+  }
+
   /**
    * The run's Server-Sent Events (same-origin: the session cookie goes along). Starts after
    * event `after` (0 = from the first); the browser reconnects by itself sending Last-Event-ID.
    */
-  /** The run's stored events after `after`, at once (the console's replay). */
-  runEventLog(id: string, after = 0): Promise<RunEventLog> {
-    return this.json("GET", `runs/${encodeURIComponent(id)}/events/`, { query: { format: "json", last_event_id: after > 0 ? after : undefined } });
-  }
-
   runEvents(id: string, after = 0): EventSource {
     return new EventSource(this.url(`runs/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
   }
@@ -391,9 +245,14 @@ export class Api {
     return this.json("POST", `graphs/${encodeURIComponent(graph)}/tests/`, { json: document });
   }
 
-  /** Replaces a case's document; errors as for create. */
-  updateTest(graph: string, id: number, document: JsonObject): Promise<TestCaseRow> {
-    return this.json("PUT", `graphs/${encodeURIComponent(graph)}/tests/${id}/`, { json: document });
+  /**
+   * Replaces a case's document; errors as for create. With `revision` (the one the edit started
+   * from) it sends `If-Match: "r{revision}"`: a case changed since answers 409 `test_case.stale`
+   * with the case as it is now (see tests/caseConflict.ts) and nothing is saved.
+   */
+  updateTest(graph: string, id: number, document: JsonObject, revision?: number | null): Promise<TestCaseRow> {
+    const headers: Record<string, string> = revision === null || revision === undefined ? {} : { "If-Match": `"r${revision}"` };
+    return this.json("PUT", `graphs/${encodeURIComponent(graph)}/tests/${id}/`, { json: document, headers });
   }
 
   deleteTest(graph: string, id: number): Promise<void> {
@@ -432,7 +291,7 @@ export class Api {
   }
 
   /** Starts suite runs of every case on versions `a` and `b` (202: both ids and where their comparison is). */
-  startCompare(graph: string, input: { a: number; b: number; environment?: string }): Promise<{ a: string; b: string; compare_url: string }> {
+  startCompare(graph: string, input: { a: number; b: number; environment?: string; kserve_version_a?: string; kserve_version_b?: string }): Promise<{ a: string; b: string; compare_url: string }> {
     return this.json("POST", `graphs/${encodeURIComponent(graph)}/suite-runs/compare/`, { json: input });
   }
 
@@ -448,29 +307,88 @@ export class Api {
     return new EventSource(this.url(`suite-runs/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
   }
 
+  // ---- load tests ------------------------------------------------------------------------------
+
+  /** Starts a load test of a version (202, queued): `requests` at `concurrency`, with a payload or a test case's request. */
+  startLoadTest(graph: string, input: LoadTestInput): Promise<LoadTest> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/load-tests/`, { json: input });
+  }
+
+  /** The graph's load tests, newest first (no per-step figures). */
+  listLoadTests(graph: string): Promise<Page<LoadTestSummary>> {
+    return this.json("GET", `graphs/${encodeURIComponent(graph)}/load-tests/`);
+  }
+
+  getLoadTest(id: string): Promise<LoadTest> {
+    return this.json("GET", `load-tests/${encodeURIComponent(id)}/`);
+  }
+
+  cancelLoadTest(id: string): Promise<LoadTest> {
+    return this.json("POST", `load-tests/${encodeURIComponent(id)}/cancel/`);
+  }
+
+  /** Two load tests of one graph side by side, step by step. */
+  compareLoadTests(a: string, b: string): Promise<LoadTestComparison> {
+    return this.json("GET", "load-tests/compare/", { query: { a, b } });
+  }
+
+  /** The load test's Server-Sent Events after event `after` (the browser resumes by itself). */
+  loadTestEvents(id: string, after = 0): EventSource {
+    return new EventSource(this.url(`load-tests/${encodeURIComponent(id)}/events/`, { last_event_id: after > 0 ? after : undefined }), { withCredentials: true });
+  }
+
+  /** The graph's latency budgets against a version's timeouts: warnings pinned to the field. */
+  budgetCheck(graph: string, version: number): Promise<BudgetCheck> {
+    return this.json("GET", `graphs/${encodeURIComponent(graph)}/versions/${version}/budget-check/`);
+  }
+
+  // ---- deploy targets and deployments ----------------------------------------------------------
+
+  listDeployTargets(page?: number): Promise<Page<DeployTarget>> {
+    return this.json("GET", "deploy-targets/", { query: { page } });
+  }
+
+  /** Creates a deploy target (201); a 400 carries `issues` whose `path` names the field. */
+  createDeployTarget(input: DeployTargetInput): Promise<DeployTarget> {
+    return this.json("POST", "deploy-targets/", { json: input });
+  }
+
+  updateDeployTarget(id: number, input: DeployTargetPatch): Promise<DeployTarget> {
+    return this.json("PATCH", `deploy-targets/${id}/`, { json: input });
+  }
+
+  deleteDeployTarget(id: number): Promise<void> {
+    return this.json("DELETE", `deploy-targets/${id}/`);
+  }
+
+  /**
+   * Commits the version's export to the target through a worker: 201 pushed (or review), 202
+   * still pending. 409 `tests_required` (the gate) or `drift` (with `diff`: the file changed in
+   * Git); 502 with `code` for a Git failure; 400 `forbidden` for a host the URL guard refuses.
+   */
+  deployVersion(graph: string, n: number, input: { target: string; message?: string; force?: boolean; reason?: string }): Promise<Deployment> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/versions/${n}/deploy/`, { json: input });
+  }
+
+  /** The graph's deployments, newest first; `refresh` reads each live target's branch first (drift). */
+  listDeployments(graph: string, refresh = false): Promise<Page<Deployment>> {
+    return this.json("GET", `graphs/${encodeURIComponent(graph)}/deployments/`, { query: { refresh: refresh ? 1 : undefined } });
+  }
+
+  /** Saves the file changed in Git as a new version (201) and records it as live. */
+  importDrift(graph: string, deployment: number): Promise<Version> {
+    return this.json("POST", `graphs/${encodeURIComponent(graph)}/deployments/${deployment}/import-drift/`);
+  }
+
+  /** Every graph's live deployments (one per target), for the graph list. */
+  listLiveDeployments(page?: number): Promise<Page<Deployment>> {
+    return this.json("GET", "deployments/live/", { query: { page } });
+  }
+
   /** A case from a finished run (201), or with `preview` the document it would write (200). */
   saveRunAsTest(runId: string, input: SaveAsTestInput & { preview: true }): Promise<{ document: JsonObject }>;
   saveRunAsTest(runId: string, input: SaveAsTestInput): Promise<TestCaseRow>;
   saveRunAsTest(runId: string, input: SaveAsTestInput): Promise<TestCaseRow | { document: JsonObject }> {
     return this.json("POST", `runs/${encodeURIComponent(runId)}/save-as-test/`, { json: input });
   }
-}
-
-/** `application/json` for .json files and JSON-looking text, else `application/yaml`. */
-export function contentTypeFor(fileName: string, text: string): "application/yaml" | "application/json" {
-  if (/\.json$/i.test(fileName)) return "application/json";
-  if (/\.ya?ml$/i.test(fileName)) return "application/yaml";
-  return /^\s*[[{]/.test(text) ? "application/json" : "application/yaml";
-}
-
-/** Saves a blob as a file through a temporary link. */
-export function downloadBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

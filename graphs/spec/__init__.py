@@ -6,9 +6,20 @@ Read (``load_documents``, ``parse``), check (``validate``), canonicalise and has
 """
 
 from .canonical import canonical_document, canonical_json, spec_hash
+from .contracts import ServiceContract, edge_contracts, issues_with_contracts, url_protocol
 from .diff import FieldChange, GraphDiff, NodeChange, StepChange, StepEntry, StepMove, diff
 from .export import export_json, export_yaml, normalize_for_export, to_kserve_document
-from .issues import ERROR, WARNING, Issue, Severity, SpecError, describe_issue, format_path, has_errors
+from .issues import (
+    ERROR,
+    WARNING,
+    Issue,
+    Severity,
+    SpecError,
+    describe_issue,
+    format_path,
+    has_errors,
+    issue_dict,
+)
 from .model import (
     API_VERSION,
     DEPENDENCIES,
@@ -68,6 +79,7 @@ __all__ = [
     "PathKey",
     "Position",
     "RouterTimeouts",
+    "ServiceContract",
     "Severity",
     "Spec",
     "SpecError",
@@ -80,15 +92,20 @@ __all__ = [
     "canonical_json",
     "describe_issue",
     "diff",
+    "edge_contracts",
+    "error_issue",
     "export_json",
     "export_yaml",
     "format_path",
     "has_errors",
+    "issue_dict",
+    "issues_with_contracts",
     "load_documents",
     "manifest_from_document",
     "normalize_for_export",
     "parse",
     "spec_hash",
     "to_kserve_document",
+    "url_protocol",
     "validate",
 ]

@@ -26,6 +26,7 @@ from typing import Any, Final
 import yaml
 
 from .model import API_VERSION, KIND, Manifest, PathKey
+from .releases import Release
 from .schema import OPENAPI_SCHEMA, SPEC_FIELDS, is_integer
 
 _METADATA_ORDER: Final = ("name", "namespace", "labels", "annotations")
@@ -124,8 +125,12 @@ def _omitted_scalar(value: Any, path: PathKey) -> bool:
     return zero is not None and value == zero and not isinstance(value, bool)
 
 
-def to_kserve_document(manifest: Manifest) -> dict[str, Any]:
-    """A new JSON-compatible dict, ready for ``kubectl apply`` (see the module docstring). Pure."""
+def to_kserve_document(manifest: Manifest, release: Release | None = None) -> dict[str, Any]:
+    """A new JSON-compatible dict, ready for ``kubectl apply`` (see the module docstring). Pure.
+
+    With ``release``, the fields that release's CRD does not have are left out, as its API server
+    would drop them (validation reports each as an error naming the release).
+    """
     document = manifest.document
     out: dict[str, Any] = {"apiVersion": API_VERSION, "kind": KIND}
     metadata_raw = document.get("metadata")
@@ -140,7 +145,19 @@ def to_kserve_document(manifest: Manifest) -> dict[str, Any]:
     out["metadata"] = metadata
     spec = _prune(document.get("spec"), OPENAPI_SCHEMA["properties"]["spec"], ("spec",), field=False)
     out["spec"] = spec if isinstance(spec, dict) else {}
+    if release is not None:
+        _drop_unknown_to(release, out["spec"])
     return out
+
+
+def _drop_unknown_to(release: Release, spec: dict[str, Any]) -> None:
+    for key in [k for k in spec if k not in release.spec_fields]:
+        del spec[key]
+    nodes = spec.get("nodes")
+    for node in nodes.values() if isinstance(nodes, dict) else ():
+        for step in node.get("steps") or [] if isinstance(node, dict) else ():
+            for key in [k for k in step if k not in release.step_fields] if isinstance(step, dict) else ():
+                del step[key]
 
 
 def normalize_for_export(manifest: Manifest) -> dict[str, Any]:
@@ -278,11 +295,11 @@ def _write_entry(head: str, item: Any, indent: str, out: list[str], nested_inden
         out.append(f"{head} {_scalar(item)}")
 
 
-def export_yaml(manifest: Manifest, *, header: str | None = None) -> str:
+def export_yaml(manifest: Manifest, *, header: str | None = None, release: Release | None = None) -> str:
     """``to_kserve_document`` as block-style YAML (no aliases, unicode kept, keys in export order),
     preceded by ``header`` as ``# `` comment lines when given. Always ends with a newline."""
     lines: list[str] = []
-    _write(to_kserve_document(manifest), "", lines)
+    _write(to_kserve_document(manifest, release), "", lines)
     body = "\n".join(lines) + "\n"
     if not header:
         return body
@@ -290,6 +307,6 @@ def export_yaml(manifest: Manifest, *, header: str | None = None) -> str:
     return "\n".join(comments) + "\n" + body
 
 
-def export_json(manifest: Manifest) -> str:
+def export_json(manifest: Manifest, *, release: Release | None = None) -> str:
     """``to_kserve_document`` as JSON indented by 2, unicode kept, ending with a newline."""
-    return json.dumps(to_kserve_document(manifest), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_kserve_document(manifest, release), indent=2, ensure_ascii=False) + "\n"

@@ -55,6 +55,21 @@ class Issue:
 _FIELDS: Final = ("code", "severity", "message", "node", "step", "step_name", "path", "line", "column")
 
 
+def issue_dict(
+    code: str,
+    message: str,
+    *,
+    path: str | None = None,
+    node: str | None = None,
+    step: int | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> dict[str, Any]:
+    """An error issue as the API answers it (:meth:`Issue.to_dict`): what every refusal outside
+    manifest validation puts in its ``issues``, built here so that all of them have one shape."""
+    return Issue(code, ERROR, message, node=node, step=step, path=path, line=line, column=column).to_dict()
+
+
 def describe_issue(issue: Issue, source: str) -> str:
     """One line for a terminal, as compilers write them: ``chain.yaml:12:9: warning: [code] message
     (node=root step=fetch)``; the step is named by its name, else its index."""

@@ -29,6 +29,7 @@ from typing import Any, Final, Literal
 from .issues import ERROR, Issue, SpecError, error_issue
 from .manifest_builder import build_manifest
 from .model import API_VERSION, KIND, Manifest, PathKey, Position
+from .storable import unstorable
 from .yaml_events import Limits, RawDocument, Refused, read_yaml, too_deep
 
 # Defaults. 2 MiB is twice the largest Kubernetes object etcd stores by default (1.5 MiB request
@@ -252,7 +253,18 @@ def _read_json(text: str, limits: Limits) -> list[RawDocument]:
                 )
             ]
         ) from None
-    _check_tree(value, limits)
+    try:
+        _check_tree(value, limits)
+    except SpecError as exc:
+        if exc.issues[0].code == "load.unstorable-text":
+            # The YAML reader refuses the same text with its line and column (JSON is YAML),
+            # unless its parser refuses the escape first; then the path alone says where.
+            try:
+                read_yaml(text, limits)
+            except SpecError as located:
+                if located.issues[0].code == "load.unstorable-text":
+                    raise located from None
+        raise
     positions: dict[PathKey, Position] = {}
     try:
         # Positions are a convenience for JSON: JSON is (nearly always) YAML, so the YAML reader
@@ -346,11 +358,13 @@ def _graph_size_issue(document: dict[str, Any], where: str, limits: Limits) -> I
 
 
 def _check_tree(value: Any, limits: Limits) -> None:
-    """Depth and size limits for a value that did not come through the YAML reader (JSON)."""
+    """Depth and size limits, and storable text (``storable.unstorable``), for a value that did
+    not come through the YAML reader (JSON)."""
     count = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[Any, PathKey]] = [(value, ())]
     while stack:
-        item, depth = stack.pop()
+        item, path = stack.pop()
+        depth = len(path)
         count += 1
         if count > limits.max_values:
             raise SpecError(
@@ -361,15 +375,28 @@ def _check_tree(value: Any, limits: Limits) -> None:
                     )
                 ]
             )
+        if isinstance(item, str):
+            _check_text(item, path)
+            continue
         if isinstance(item, dict):
-            children: Any = item.values()
+            for key in item:
+                _check_text(key, path)
+            children: Any = [(child, (*path, key)) for key, child in item.items()]
         elif isinstance(item, list):
-            children = item
+            children = [(child, (*path, index)) for index, child in enumerate(item)]
         else:
             continue
         if depth >= limits.max_depth:
             raise SpecError([too_deep(limits, None)])
-        stack.extend((child, depth + 1) for child in children)
+        stack.extend(children)
+
+
+def _check_text(text: str, path: PathKey) -> None:
+    if "\x00" in text or not text.isascii():
+        problem = unstorable(text)
+        if problem is not None:
+            issue = error_issue("load.unstorable-text", f"the text holds {problem}", None, path or None)
+            raise SpecError([issue])
 
 
 def _json_copy(value: Any, limits: Limits, path: PathKey = ()) -> Any:

@@ -23,6 +23,8 @@ from typing import Any, Final
 from .issues import ERROR, WARNING, Issue, Severity, format_path, position_of
 from .model import API_VERSION, KIND, ROOT_NODE, Manifest, Node, PathKey, Step
 from .pitfalls import cycles, ensemble_collisions, node_pitfalls, reachable, show, step_pitfalls
+from .release_rules import release_issues
+from .releases import Release
 from .schema import check, json_type
 
 # KServe's webhook (pkg/apis/serving/v1alpha1/inference_graph_validation.go), kept verbatim.
@@ -56,9 +58,16 @@ _STANDARD_MODES: Final = ("Standard", "RawDeployment")
 _DEPLOYMENT_MODE: Final = "serving.kserve.io/deploymentMode"
 
 
-def validate(manifest: Manifest) -> list[Issue]:
-    """All issues of ``manifest`` (errors and warnings), in a deterministic order. Pure."""
-    return _Validator(manifest).run()
+def validate(manifest: Manifest, release: Release | None = None) -> list[Issue]:
+    """All issues of ``manifest`` (errors and warnings), in a deterministic order. Pure.
+
+    With ``release``, also what that KServe release's CRD and router make of it
+    (:func:`~graphs.spec.release_rules.release_issues`), after everything else.
+    """
+    issues = _Validator(manifest).run()
+    if release is not None:
+        issues += release_issues(manifest, release)
+    return issues
 
 
 def _locate(path: PathKey) -> tuple[str | None, int | None]:

@@ -37,6 +37,7 @@ from yaml.nodes import ScalarNode
 
 from .issues import ERROR, Issue, SpecError, error_issue
 from .model import PathKey, Position
+from .storable import unstorable
 
 _TAG = "tag:yaml.org,2002:"
 _TIMESTAMP = _TAG + "timestamp"
@@ -122,6 +123,11 @@ def read_yaml(text: str, limits: Limits) -> list[RawDocument]:
         loader.dispose()
 
 
+def _size(text: str) -> int:
+    """UTF-8 bytes of ``text`` (its length when it is ASCII, which ``isascii`` knows at once)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def _position(event: Event) -> Position:
     mark = event.start_mark
     return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -130,10 +136,24 @@ def _position(event: Event) -> Position:
 class _Frame:
     """A mapping or list being built: its value so far, its path, and the key awaiting a value."""
 
-    __slots__ = ("anchor", "is_map", "key", "key_pos", "log_start", "merges", "path", "size", "value")
+    __slots__ = (
+        "anchor",
+        "bytes_start",
+        "is_map",
+        "key",
+        "key_pos",
+        "log_start",
+        "merges",
+        "path",
+        "size",
+        "value",
+    )
 
-    def __init__(self, value: Any, path: PathKey, anchor: str | None, log_start: int) -> None:
+    def __init__(
+        self, value: Any, path: PathKey, anchor: str | None, log_start: int, bytes_start: int
+    ) -> None:
         self.value = value
+        self.bytes_start = bytes_start
         self.is_map = isinstance(value, dict)
         self.path = path
         self.anchor = anchor
@@ -166,11 +186,17 @@ class EventBuilder:
     def _start_document(self) -> None:
         self.positions: dict[PathKey, Position] = {}
         self.log: list[tuple[PathKey, Position]] = []
-        self.anchors: dict[str, tuple[Any, int, list[tuple[PathKey, Position]]]] = {}
+        # name -> (value, values in it, positions inside it, bytes it expands to)
+        self.anchors: dict[str, tuple[Any, int, list[tuple[PathKey, Position]], int]] = {}
         self.stack: list[_Frame] = []
         self.root: Any = None
         self.aliases = 0
         self.values = 0
+        # The size of the document as built, alias copies included: every key's and scalar's text
+        # plus one per key, value and container (about its compact JSON size without quotes). A
+        # document written out without aliases never counts more than its text's bytes, so the
+        # text's own limit (max_bytes) bounds the expansion too, checked as each copy is made.
+        self.bytes = 0
         self.alias_positions_left = _ALIAS_POSITIONS
 
     def documents(self) -> Iterator[RawDocument]:
@@ -207,6 +233,9 @@ class EventBuilder:
                 self._key(event, top)  # duplicates, merge keys, depth: the careful path
                 return True
             pos = _position(event)
+            if "\x00" in text or not text.isascii():
+                self._check_text(text, pos, top.path)
+            self._grow(_size(text) + 1, pos)
             top.key = text
             top.key_pos = pos
             self._record((*top.path, text), pos)
@@ -215,6 +244,11 @@ class EventBuilder:
             return False
         self._count(1, event)
         text = event.value
+        if "\x00" in text or not text.isascii():
+            self._check_text(text, _position(event), (*top.path, top.key))
+        self.bytes += _size(text) + 1
+        if self.bytes > self.limits.max_bytes:
+            self._too_large(_position(event))
         if event.tag is None and (not event.implicit[0] or (text and text[0] not in self.plain_resolvable)):
             top.value[top.key] = text  # a quoted scalar, or a plain one only a string resolver matches
         else:
@@ -244,16 +278,21 @@ class EventBuilder:
         self.values += 1
         self._check_values(pos)
         if isinstance(event, ScalarEvent):
+            self._check_text(event.value, pos, path)
+            scalar_bytes = _size(event.value) + 1
+            self._grow(scalar_bytes, pos)
             value = self._scalar(event, pos)
             if event.anchor is not None:
-                self.anchors[event.anchor] = (value, 1, [])
+                self.anchors[event.anchor] = (value, 1, [], scalar_bytes)
             self._attach(value, 1)
         elif isinstance(event, MappingStartEvent):
             self._container_tag(event, "map", pos)
-            self.stack.append(_Frame({}, path, event.anchor, len(self.log)))
+            self._grow(1, pos)
+            self.stack.append(_Frame({}, path, event.anchor, len(self.log), self.bytes - 1))
         elif isinstance(event, SequenceStartEvent):
             self._container_tag(event, "seq", pos)
-            self.stack.append(_Frame([], path, event.anchor, len(self.log)))
+            self._grow(1, pos)
+            self.stack.append(_Frame([], path, event.anchor, len(self.log), self.bytes - 1))
         else:  # pragma: no cover - no other event can appear inside a document
             raise Refused(error_issue("yaml.syntax", f"unexpected {type(event).__name__}", pos))
 
@@ -276,7 +315,7 @@ class EventBuilder:
         if frame.anchor is not None:
             base = len(frame.path)
             inside = [(p[base:], q) for p, q in self.log[frame.log_start :]]
-            self.anchors[frame.anchor] = (frame.value, frame.size, inside)
+            self.anchors[frame.anchor] = (frame.value, frame.size, inside, self.bytes - frame.bytes_start)
         self._attach(frame.value, frame.size)
 
     def _attach(self, value: Any, size: int) -> None:
@@ -310,9 +349,10 @@ class EventBuilder:
         anchored = self.anchors.get(event.anchor or "")
         if anchored is None:  # pragma: no cover - the parser rejects undefined aliases
             raise Refused(error_issue("yaml.syntax", f"unknown alias *{event.anchor}", pos))
-        value, size, inside = anchored
+        value, size, inside, anchored_bytes = anchored
         self.values += size
         self._check_values(pos)
+        self._grow(anchored_bytes, pos)  # before the copy is attached: a bomb stops at its first excess
         # Positions inside an alias copy point at the anchor's text. Copying them costs a tuple per
         # value, so only a bounded number is copied: past it, issues inside further copies carry no
         # line (billion-laughs input stays small in memory).
@@ -327,6 +367,28 @@ class EventBuilder:
         self.values += values
         if self.values > self.limits.max_values:
             self._check_values(_position(event))
+
+    def _grow(self, size: int, pos: Position) -> None:
+        self.bytes += size
+        if self.bytes > self.limits.max_bytes:
+            self._too_large(pos)
+
+    def _too_large(self, pos: Position) -> None:
+        raise Refused(
+            error_issue(
+                "load.too-large-expanded",
+                f"the document expands to more than {self.limits.max_bytes:,} bytes once its aliases "
+                "are copied out (max_bytes: a document may hold no more than its text may; alias "
+                "expansion counts every copy)",
+                pos,
+            )
+        )
+
+    def _check_text(self, text: str, pos: Position, path: PathKey) -> None:
+        """Refuse a key or string no database can store (``storable.unstorable``)."""
+        problem = unstorable(text)
+        if problem is not None:
+            raise Refused(error_issue("load.unstorable-text", f"the text holds {problem}", pos, path))
 
     def _check_values(self, pos: Position) -> None:
         if self.values > self.limits.max_values:
@@ -352,6 +414,8 @@ class EventBuilder:
             frame.key_pos = pos
             return
         key = str(event.value)
+        self._check_text(key, pos, frame.path)
+        self._grow(_size(key) + 1, pos)
         if key in frame.value:
             raise Refused(
                 error_issue(

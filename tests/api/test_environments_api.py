@@ -281,6 +281,7 @@ def test_changes_made_in_the_admin_are_audited_too(api: APIClient, user: Any) ->
         "propagate_headers": "[]",
         "step_timeout": "5",
         "deadline": "25",
+        "kserve_version": "master",
         "allow_hosts": "[]",
         "allow_networks": "[]",
         "visibility": "private",
@@ -315,3 +316,33 @@ def test_the_system_environment_follows_the_mock_server_when_it_moves(settings: 
     Environment.objects.filter(pk=local.pk).update(url_template="http://models.internal/{name}")
     settings.MOCKMODELS_URL = "http://127.0.0.1:9999"
     assert environments.ensure_local_environment()[0].url_template == "http://models.internal/{name}"
+
+
+def test_the_system_environment_follows_the_real_models_and_keeps_a_map_someone_set(settings: Any) -> None:
+    """`make run` with the real models on MODELS_PORT, then on another port, then with MODELS=0: the
+    seeded service map follows each time (audited); a map someone changed is theirs and stays."""
+    from execution.services import environments
+
+    settings.LOCAL_MODELS_URL = ""
+    local, _ = environments.ensure_local_environment()
+    assert local.service_urls == {}
+    settings.LOCAL_MODELS_URL = "http://127.0.0.1:9020"
+    local, _ = environments.ensure_local_environment()
+    assert local.service_urls["face-detector"] == "http://127.0.0.1:9020/v1/models/face-detector:predict"
+    assert set(local.service_urls) == set(environments.REAL_MODEL_SERVICES)
+    assert "KServe's model server" in local.description
+    settings.LOCAL_MODELS_URL = "http://127.0.0.1:9320"
+    local, _ = environments.ensure_local_environment()
+    assert local.service_urls["result-merger"] == "http://127.0.0.1:9320/v1/models/result-merger:predict"
+    settings.LOCAL_MODELS_URL = ""
+    local, _ = environments.ensure_local_environment()
+    assert local.service_urls == {} and "mock model server" in local.description
+    changes = [
+        event.details["changes"]["service_urls"]
+        for event in AuditEvent.objects.filter(action="environment.update", actor=None).order_by("pk")
+    ]
+    assert [len(before) for before, _after in changes] == [0, 6, 6]
+    mine = {"face-detector": "http://detector.internal/v1/models/face-detector:predict"}
+    Environment.objects.filter(pk=local.pk).update(service_urls=mine)
+    settings.LOCAL_MODELS_URL = "http://127.0.0.1:9020"
+    assert environments.ensure_local_environment()[0].service_urls == mine

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from execution.graphtests import load_suite
 from execution.models import Run, RunEvent, TestCase
+from execution.services import environments
 from graphs.models import AuditEvent, Graph, GraphMember
 
 pytestmark = pytest.mark.django_db
@@ -233,6 +234,7 @@ def _finished_run(graph: Graph, user: Any, **fields: Any) -> Run:
     run = Run.objects.create(
         graph=graph,
         version=version,
+        environment=environments.ensure_local_environment()[0],  # shared: every user reads the run
         environment_name="local",
         request_body='{"animal":"dog"}',
         request_content_type="application/json",

@@ -248,6 +248,7 @@ def test_every_api_endpoint_that_takes_json_answers_4xx_to_a_100000_deep_documen
         "pk": str(environment.pk),
         "run_id": str(run.pk),
         "suite_id": str(uuid.uuid4()),  # none: the cancel answers 404 before reading anything
+        "load_id": str(uuid.uuid4()),  # none, as the suite run
         "username": other_user.username,
     }
     text = deep(100_000)
@@ -265,6 +266,7 @@ def test_every_api_endpoint_that_takes_json_answers_4xx_to_a_100000_deep_documen
                 url.replace(f"<str:{key}>", value)
                 .replace(f"<int:{key}>", value)
                 .replace(f"<dbint:{key}>", value)
+                .replace(f"<version:{key}>", value)
             )
             url = url.replace(f"<uuid:{key}>", value)
         assert "<" not in url, url

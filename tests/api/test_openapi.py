@@ -45,6 +45,25 @@ def test_every_operation_says_what_it_does(schema: dict[str, Any]) -> None:
     assert bare == []
 
 
+def test_every_operation_has_a_summary_and_a_declared_tag(schema: dict[str, Any]) -> None:
+    """Swagger lists operations by tag and shows each one's summary: none is bare, every tag is
+    declared with a description, and the summaries are short and distinct."""
+    declared = {tag["name"]: tag.get("description", "") for tag in schema.get("tags", [])}
+    assert declared and all(declared.values()), declared
+    bare = [
+        f"{m.upper()} {p}"
+        for p, m, op in operations(schema)
+        if not op.get("summary") or not op.get("tags") or not set(op["tags"]) <= set(declared)
+    ]
+    assert bare == []
+    summaries = [op["summary"] for _, _, op in operations(schema)]
+    assert len(set(summaries)) == len(summaries), sorted(s for s in summaries if summaries.count(s) > 1)
+    assert all(len(s) <= 80 and not s.endswith(".") for s in summaries)
+    used = {tag for _, _, op in operations(schema) for tag in op["tags"]}
+    assert used == set(declared)  # no tag without operations
+    assert len(used) >= 8  # grouped by topic, not one tag per URL prefix
+
+
 def test_every_operation_documents_its_error_answers_with_the_one_error_shape(schema: dict[str, Any]) -> None:
     for path, method, operation in operations(schema):
         responses = operation["responses"]

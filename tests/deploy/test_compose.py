@@ -46,6 +46,16 @@ def test_worker_and_beat_use_the_celery_app_of_the_code(compose: dict[str, Any])
     assert "ports" not in compose["services"]["worker"], "workers take no traffic: scale them freely"
 
 
+def test_exactly_one_service_schedules_and_no_worker_embeds_a_scheduler(compose: dict[str, Any]) -> None:
+    schedulers = [
+        name
+        for name, service in compose["services"].items()
+        if {"beat", "--beat", "-B"} & set(command_words(service))
+    ]
+    assert schedulers == ["beat"]
+    assert compose["services"]["beat"].get("deploy", {}).get("replicas", 1) == 1
+
+
 def test_management_commands_named_in_compose_exist(compose: dict[str, Any]) -> None:
     commands = get_commands()
     for name, service in compose["services"].items():
@@ -91,7 +101,8 @@ def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
         assert f"COPY {folder}" in dockerfile
     assert "npm run build" in dockerfile and "frontend/dist" in dockerfile
     assert "collectstatic" in dockerfile
-    assert "USER studio" in dockerfile, "the image runs as a non-root user"
+    user = re.search(r"^USER (\d+)(?::\d+)?$", dockerfile, re.MULTILINE)
+    assert user is not None and int(user.group(1)) > 0, "the image runs as a numeric non-root user"
 
 
 def test_web_threads_outnumber_the_event_streams_a_process_serves(compose: dict[str, Any]) -> None:

@@ -179,3 +179,17 @@ def grid_graph(count: int, columns: int) -> tuple[dict[str, Any], dict[str, Any]
         "nodes": {n: {"x": (i % columns) * 360, "y": (i // columns) * 220} for i, n in enumerate(names)}
     }
     return nodes, layout
+
+
+def on_one_line(locator: Locator) -> bool:
+    """Whether the element's text is drawn on one line, whole (not wrapped, not cut short)."""
+    return bool(
+        locator.evaluate(
+            """el => {
+                const range = document.createRange();
+                range.selectNodeContents(el);
+                const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+                return lines.size === 1 && el.scrollWidth <= el.clientWidth + 1;
+            }"""
+        )
+    )

@@ -41,8 +41,10 @@ EXPECT_TIMEOUT_MS = 15_000
 ACTION_TIMEOUT_MS = 20_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
-# frontend/src/flow/viewPref.ts: where the editor remembers the Flow / Nodes choice.
+# frontend/src/flow/viewPref.ts: where the editor remembers the Flow / Nodes choice, and the
+# direction of the Flow view (left to right or top to bottom; by default the view picks).
 CANVAS_VIEW_KEY = "inference-graph-studio:canvas-view"
+FLOW_DIRECTION_KEY = "inference-graph-studio:flow-direction"
 
 PASSWORD = "e2e-password-1"  # a throwaway account in the throwaway test database
 
@@ -89,7 +91,8 @@ def built_frontend() -> Path:
     """The built bundle the templates include; without it every page is blank."""
     missing = [
         name
-        for name in ("editor.js", "editor.css", "list.js", "list.css", "environments.js", "environments.css")
+        for page in ("editor", "list", "environments", "tokens", "deploytargets")
+        for name in (f"{page}.js", f"{page}.css")
         if not (DIST / name).is_file()
     ]
     if missing:
@@ -152,15 +155,19 @@ def login(
 
     The editor opens in the Flow view by default; the browser tests written for the Nodes view's
     cards start there (the choice the toolbar's switch remembers, set before the page loads unless
-    the test made another). ``login(user, canvas_view=None)`` leaves the default."""
+    the test made another). ``login(user, canvas_view=None)`` leaves the default. The Flow view's
+    tests that walk the picture left to right have it so (``flow_direction="LR"``, the default
+    here); ``flow_direction=None`` lets the view pick as it does for a new user."""
 
-    def _login(user: Any, *, canvas_view: str | None = "nodes") -> Page:
+    def _login(user: Any, *, canvas_view: str | None = "nodes", flow_direction: str | None = "LR") -> Page:
         context = new_context()
         context.add_cookies([session_cookie_for(user, live_server.url)])
-        if canvas_view is not None:
-            key, view = json.dumps(CANVAS_VIEW_KEY), json.dumps(canvas_view)
+        for key, value in ((CANVAS_VIEW_KEY, canvas_view), (FLOW_DIRECTION_KEY, flow_direction)):
+            if value is None:
+                continue
+            k, v = json.dumps(key), json.dumps(value)
             context.add_init_script(
-                f"try {{ if (!localStorage.getItem({key})) localStorage.setItem({key}, {view}); }} catch (e) {{}}"
+                f"try {{ if (!localStorage.getItem({k})) localStorage.setItem({k}, {v}); }} catch (e) {{}}"
             )
         return page_errors.watch(context.new_page())
 

@@ -112,3 +112,39 @@ def test_environments_page_has_no_serious_accessibility_violations(
     page.get_by_role("button", name="Create environment").click()
     expect(page.get_by_label("Header pattern 1", exact=True)).to_have_attribute("aria-invalid", "true")
     assert serious_violations(page) == []
+
+
+def test_tokens_page_has_no_serious_accessibility_violations(
+    user_page: Page, live_server: Any, transactional_db: None
+) -> None:
+    """The empty list, then a new token's key shown once with its copy buttons, and the revoke dialog."""
+    page = user_page
+    page.goto(f"{live_server.url}/tokens/")
+    expect(page.get_by_text("No API tokens yet.")).to_be_visible()
+    assert serious_violations(page) == []
+
+    page.get_by_label("Name").fill("a11y-token")
+    page.get_by_role("button", name="Create token").click()
+    expect(page.get_by_test_id("token-key")).to_be_visible()
+    assert serious_violations(page) == []
+
+    page.get_by_role("button", name="Revoke a11y-token").click()
+    expect(page.get_by_role("button", name="Confirm revoke")).to_be_visible()
+    assert serious_violations(page) == []
+
+
+def test_deploy_targets_page_has_no_serious_accessibility_violations(
+    user_page: Page, live_server: Any, transactional_db: None
+) -> None:
+    """The empty list, then a new target's form with the API's error pinned to its field."""
+    page = user_page
+    page.goto(f"{live_server.url}/deploy-targets/")
+    expect(page.get_by_text("No deploy targets yet.")).to_be_visible()
+    assert serious_violations(page) == []
+
+    page.get_by_role("button", name="New deploy target").click()
+    page.get_by_label("Name", exact=True).fill("a11y-target")
+    page.get_by_label("Repository URL").fill("ftp://nowhere")
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_label("Repository URL")).to_have_attribute("aria-invalid", "true")
+    assert serious_violations(page) == []

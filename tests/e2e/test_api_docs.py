@@ -48,3 +48,16 @@ def test_redoc_renders_the_schema_offline(user_page: Page, live_server: Any) -> 
     expect(user_page.locator("h1").first).to_contain_text("Inference Graph Studio API")
     expect(user_page.get_by_text("Start a test run of a version").first).to_be_attached()
     assert log.hosts() <= {urlsplit(live_server.url).hostname}, log.hosts()
+
+
+def test_the_header_links_to_swagger_grouped_by_topic_with_summaries(
+    user_page: Page, live_server: Any
+) -> None:
+    user_page.goto(f"{live_server.url}/")
+    user_page.get_by_role("navigation", name="Studio").get_by_role("link", name="API docs").click()
+    expect(user_page).to_have_url(f"{live_server.url}/api/docs/")
+    for tag in ("Graphs", "Versions", "Runs", "API tokens"):
+        expect(user_page.locator(f'.opblock-tag[data-tag="{tag}"]')).to_be_visible()
+    expect(
+        user_page.locator(".opblock-summary-description", has_text="Save a new version").first
+    ).to_be_visible()

@@ -114,14 +114,14 @@ def test_face_recognition_run_shows_every_step_its_output_and_the_merged_result(
     start_run(page, demo.demo_request("face-recognition"))
 
     wait_status(page, "succeeded")
-    call_ids = ["root/0", "root/1", "root/2", "root/2>match/0", "root/2>match/1", "root/3"]
+    call_ids = ["root/0", "root/1", "root/2", "match#1/0", "match#1/1", "root/3"]
     steps = console(page).locator(".console-step")
     expect(steps).to_have_count(len(call_ids))
     assert [s.get_attribute("data-call-id") for s in steps.all()] == call_ids
     for call_id in call_ids:
         expect(line(page, call_id)).to_have_class(re.compile(r"\bstatus-ok\b"))
         expect(line(page, call_id).locator(".latency")).to_have_text(LATENCY)
-    expect(line(page, "root/2>match/1")).to_contain_text(f"match {SEP} db-visitors")
+    expect(line(page, "match#1/1")).to_contain_text(f"match {SEP} db-visitors")
     expect(line(page, "root/0")).to_contain_text("200")
 
     # The final merged answer: identities from both databases, as the API stored it.
@@ -134,8 +134,8 @@ def test_face_recognition_run_shows_every_step_its_output_and_the_merged_result(
         expect(final).to_contain_text(identity["name"])
 
     # Expanding a line shows the request it was sent and the response it received.
-    line(page, "root/2>match/1").locator(".console-line-head").click()
-    details = line(page, "root/2>match/1").locator(".step-details")
+    line(page, "match#1/1").locator(".console-line-head").click()
+    details = line(page, "match#1/1").locator(".step-details")
     expect(details).to_contain_text("Request sent")
     expect(details).to_contain_text("embedding")
     expect(details).to_contain_text("Response received")
@@ -154,7 +154,7 @@ def test_face_recognition_run_shows_every_step_its_output_and_the_merged_result(
     # Selecting a step on the canvas highlights its console line.
     step_row(page, "root", 1).click()
     expect(line(page, "root/1")).to_have_class(re.compile(r"\bselected\b"))
-    expect(line(page, "root/2>match/1")).not_to_have_class(re.compile(r"\bselected\b"))
+    expect(line(page, "match#1/1")).not_to_have_class(re.compile(r"\bselected\b"))
 
 
 def test_switch_route_follows_the_payload_and_past_runs_replay_and_compare(
@@ -305,8 +305,8 @@ def test_reloading_the_page_mid_run_reattaches_and_the_console_continues(
         "root/0",
         "root/1",
         "root/2",
-        "root/2>match/0",
-        "root/2>match/1",
+        "match#1/0",
+        "match#1/1",
         "root/3",
     ]
     expect(console(page).locator(".console-step.status-ok")).to_have_count(6)

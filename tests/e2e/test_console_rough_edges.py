@@ -52,7 +52,7 @@ def test_soft_failures_are_marked_apart_and_unreached_nodes_greyed(
     start_run(page, {"instances": [1]})
     wait_status(page, "succeeded")
 
-    for call_id in ("root/0>match/0", "root/0>match/1"):
+    for call_id in ("match#1/0", "match#1/1"):
         expect(line(page, call_id)).to_have_class(re.compile(r"\bstatus-soft-failed\b"))
         expect(line(page, call_id)).to_contain_text("went on (Soft)")
     expect(line(page, "root/1")).to_have_class(re.compile(r"\bstatus-ok\b"))
@@ -93,7 +93,9 @@ def test_run_panel_is_roomy_and_offers_the_demo_sample_and_the_last_payload(
     expect(payload).to_have_value(re.compile(r"lobby-camera-0001\.jpg"))
     assert json.loads(payload.input_value()) == request
     picker = page.get_by_label("Saved payloads")
-    expect(picker.locator('optgroup[label="This graph\'s samples"] option')).to_have_text(["Demo request"])
+    expect(picker.locator('optgroup[label="This graph\'s samples"] option')).to_have_text(
+        ["Demo request", "Astronaut photo (real models)"]
+    )
 
     # Resize the side panel by dragging its splitter 200 px to the left.
     panel = page.get_by_role("region", name="Panels")
@@ -117,7 +119,7 @@ def test_run_panel_is_roomy_and_offers_the_demo_sample_and_the_last_payload(
     only_number = [x for x in lines if re.fullmatch(r"\s*-?\d+(\.\d+)?,?\s*", x)]
     assert not only_number, only_number[:3]
     # Step names are shown whole.
-    for call_id in ("root/2>match/0", "root/2>match/1"):
+    for call_id in ("match#1/0", "match#1/1"):
         pos = line(page, call_id).locator(".step-pos")
         expect(pos).to_contain_text("db-employees" if call_id.endswith("0") else "db-visitors")
         assert pos.evaluate("el => el.scrollWidth <= el.clientWidth + 1")

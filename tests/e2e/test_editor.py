@@ -85,7 +85,7 @@ def test_edit_save_and_reload_shows_the_same_graph(
     set_field(page, "name", "buyer")
     set_field(page, "serviceName", "buyer-model")
     set_field(page, "condition", 'instances.#(intent=="buy")')
-    # The row shows the condition itself (issue 14, item 6), not an "if" badge.
+    # The row shows the condition itself, not an "if" badge.
     expect(step_row(page, "switch", 0).locator(".step-cond-text")).to_have_text('instances.#(intent=="buy")')
 
     # The card's bottom handle drawn to another card adds a step that calls it.

@@ -1,4 +1,4 @@
-"""The environments page (issue 14, item 2): create, a validation error pinned to its field, edit,
+"""The environments page: create, a validation error pinned to its field, edit,
 delete, the system default that cannot be deleted, and the editor's "Manage environments" link."""
 
 from __future__ import annotations

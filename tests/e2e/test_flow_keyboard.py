@@ -1,5 +1,5 @@
 """The Flow view's edits, each undone to the exact manifest it started from, a moved box kept by
-the saved version, and the keyboard path (issue 12): Tab reaches every box (and brings it into
+the saved version, and the keyboard path: Tab reaches every box (and brings it into
 view), Enter opens its properties, Alt+arrow moves it along its chain, Delete removes it, Ctrl+Z
 undoes.
 
@@ -68,6 +68,7 @@ def test_delete_reorder_insert_and_parallel_are_undone_to_the_exact_manifest(fac
 
     # Insert on an arrow.
     page.get_by_role("button", name="Insert a model between face-detector and feature-extractor").click()
+    page.get_by_role("menuitem", name="Blank model (fill in later)").click()
     expect(box(page, "root/1")).to_have_class(SELECTED)
     expected = copy.deepcopy(original)
     expected["root"]["steps"].insert(1, {"name": "model", "serviceName": "", "data": "$response"})

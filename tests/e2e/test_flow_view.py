@@ -1,4 +1,4 @@
-"""The Flow view (issue 12): the editor's default picture of a graph, one box per model and arrows
+"""The Flow view: the editor's default picture of a graph, one box per model and arrows
 for the data, edited directly, with a run's outcome on the boxes.
 
 Selectors: ``.flow-box[data-box=CALL-ID]`` (a box; its id is the run console's call id, e.g.
@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from canvaskit import card, open_tab, save, set_field, step_row
 from playwright.sync_api import Locator, Page, expect
+from test_accessibility import serious_violations
 from test_console_rough_edges import SOFT_ENSEMBLE
 from test_draw_pipeline import FACE_RECOGNITION
 
@@ -202,7 +203,7 @@ def test_a_switch_then_an_ensemble_meet_in_one_join_point(
     expect(page.locator(".flow-box")).to_have_count(11)
     # request, decision (4), exit, 3 into the join, 3 out of it, 3 into the merge, the response.
     expect(page.locator(".react-flow__edge")).to_have_count(15)
-    page.get_by_role("button", name="Insert a model between the join and p").click()
+    insert_blank(page, page.get_by_role("button", name="Insert a model between the join and p"))
     text = yaml_text(page)
     assert re.search(r"- name: route\n\s+nodeName: route\n\s+- name: model\n", text), text
 
@@ -229,7 +230,9 @@ def test_insert_a_model_on_an_arrow_and_add_a_parallel_branch(face_flow: Page, s
     parallel branch beside a box wraps it in a new Ensemble."""
     page = face_flow
 
-    page.get_by_role("button", name="Insert a model between face-detector and feature-extractor").click()
+    insert_blank(
+        page, page.get_by_role("button", name="Insert a model between face-detector and feature-extractor")
+    )
     expect(box(page, "root/1")).to_contain_text("model")
     expect(box(page, "root/1")).to_have_class(re.compile(r"\bselected\b"))
     open_tab(page, "Properties")
@@ -383,6 +386,51 @@ def test_drag_a_box_along_its_chain_reorders_and_a_group_collapses(face_flow: Pa
 SEED_PIPELINE = FACE_RECOGNITION
 
 
+def insert_blank(page: Page, plus: Locator) -> None:
+    """ "+" on an arrow, then the blank model its menu offers beside the services."""
+    plus.click()
+    page.get_by_role("menu", name="Insert a model").get_by_role(
+        "menuitem", name="Blank model (fill in later)"
+    ).click()
+
+
+def test_plus_on_an_arrow_offers_the_palettes_services(face_flow: Page) -> None:
+    """'+' on an arrow offers the services the palette lists: the model inserted calls the one
+    picked, so the graph stays valid; Esc closes the menu and gives the focus back to '+'."""
+    page = face_flow
+    plus = page.get_by_role("button", name="Insert a model between face-detector and feature-extractor")
+    plus.click()
+    menu = page.get_by_role("menu", name="Insert a model")
+    items = menu.get_by_role("menuitem")
+    palette_names = (
+        page.get_by_role("complementary", name="Palette")
+        .get_by_role("group", name="Services")
+        .get_by_role("button")
+        .all_inner_texts()
+    )
+    expect(items).to_have_text(["Blank model (fill in later)", *palette_names])
+    assert serious_violations(page) == []
+    # The keyboard: the first item has the focus, the arrow keys go through the list.
+    assert len(palette_names) <= 8  # more, and a box to filter them comes first (as in the palette)
+    expect(items.first).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(items.nth(1)).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    expect(items.last).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(menu).to_have_count(0)
+    expect(plus).to_be_focused()
+    plus.click()
+    menu.get_by_role("menuitem", name="result-merger", exact=True).click()
+    expect(menu).to_have_count(0)
+    expect(box(page, "root/1")).to_contain_text("result-merger")
+    expect(box(page, "root/1")).to_have_class(re.compile(r"\bselected\b"))
+    expect(page.locator(".valid-chip")).not_to_have_text(re.compile("error"))
+    text = yaml_text(page)
+    assert re.search(r"- name: result-merger\n\s+serviceName: result-merger\n\s+data: \$response", text), text
+
+
 def name_model(page: Page, name: str) -> None:
     """Types the selected box's name and service name in the Properties panel."""
     open_tab(page, "Properties")
@@ -390,10 +438,10 @@ def name_model(page: Page, name: str) -> None:
     set_field(page, "serviceName", name)
 
 
-def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
+def test_a_new_user_builds_the_seed_pipeline_with_eight_clicks(
     flow_page: Page, make_graph: Any, live_server: Any, shot: Any
 ) -> None:
-    """From an empty graph: seven clicks in the Flow view give the four-stage pipeline's shape (the
+    """From an empty graph: eight clicks in the Flow view give the four-stage pipeline's shape (the
     rest is typing names); the saved version is the manifest a KServe user writes by hand, valid,
     and its export validates."""
     page = flow_page
@@ -409,6 +457,7 @@ def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
         settle(page)
 
     click(page.get_by_role("button", name="Insert a model between Request and empty Sequence"))
+    expect(page.get_by_role("menu", name="Insert a model")).to_have_count(0)  # no service to offer yet
     name_model(page, "face-detector")
     click(box(page, "root/0").get_by_role("button", name="+ after"))
     name_model(page, "feature-extractor")
@@ -427,9 +476,11 @@ def test_a_new_user_builds_the_seed_pipeline_with_seven_clicks(
     page.locator("#node-name").fill("match")
     page.locator("#node-name").press("Enter")
     expect(page.locator('.flow-group[data-group="root/2>match"]')).to_be_visible()
+    # Now "+" offers the services the graph calls, and a blank model.
     click(page.get_by_role("button", name="Insert a model between merge and Response"))
+    click(page.get_by_role("menuitem", name="Blank model (fill in later)"))
     name_model(page, "result-merger")
-    assert clicks == 7
+    assert clicks == 8
     expect(page.locator(".valid-chip")).to_have_text("Valid")
     shot(page, "built")
 

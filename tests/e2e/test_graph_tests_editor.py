@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from canvaskit import open_tab
+from canvaskit import on_one_line, open_tab
 from playwright.sync_api import Locator, Page, expect
 from test_accessibility import serious_violations
 
@@ -286,6 +286,13 @@ def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_th
     expect(rows.nth(1)).to_contain_text("failed")
     expect(rows.nth(2)).to_contain_text("passed")
     shot(page, "suite-results")
+    # The table reads at the side panel's default width: headers and outcomes keep their words.
+    table = suite.get_by_role("table")
+    for cell in [
+        *table.locator("thead th:not(:has(.visually-hidden))").all(),
+        *table.locator(".outcome").all(),
+    ]:
+        assert on_one_line(cell), cell.inner_text()
     stored = SuiteRun.objects.get(graph=switch_graph)
     assert stored.status == "failed" and stored.version.number == 1
     # Each case shows its last result in the list.
@@ -299,8 +306,13 @@ def test_the_suite_runs_with_live_counts_and_a_failed_case_opens_its_run_with_th
     failures = page.get_by_role("region", name="Failed expectations")
     expect(failures).to_contain_text("Test case “says a dog”: failed")
     expect(failures).to_contain_text('"a dog breed"')
-    expect(failures.locator("pre.diff-expected")).to_have_text('"a dog breed"')
-    expect(failures.locator("pre.diff-actual")).not_to_have_text('"a dog breed"')
+    # As diff tools show it: the expected value "-" (red), what the run returned "+" (green).
+    expect(failures.locator(".diff-legend").first).to_contain_text("\u2212 expected")
+    expect(failures.locator(".diff-legend").first).to_contain_text("+ actual")
+    expect(failures.locator("pre.diff-unified del.diff-expected")).to_have_text('- "a dog breed"')
+    expect(failures.locator("pre.diff-unified ins.diff-actual")).to_have_text(
+        re.compile(r'^\+ "(?!a dog breed")')
+    )
     run_id = stored.results.get(name="says a dog").run_id
     expect(console(page)).to_have_attribute("data-run-id", str(run_id))
     expect(console(page).locator(".run-status")).to_have_text("succeeded")
@@ -339,8 +351,8 @@ def test_green_state_everywhere_and_the_export_gate_asks_for_a_reason(
     stack: Any, switch_graph: Any, studio_user: Any, user_page: Page, open_editor: Any, live_server: Any
 ) -> None:
     """After a failing suite run: History, the version banner and the graph list say so; with the
-    gate switched on in the graph's properties, the export menu warns and Export asks for a reason,
-    which the audit log keeps with the forced export."""
+    gate switched on in the graph's properties, the export menu warns and Export asks for a reason
+    of visible characters, which the audit log keeps with the forced export (a POST)."""
     from graphs.models import AuditEvent, Graph
 
     add_case(switch_graph, studio_user, "routes to cat", [{"route": "root", "took": "cat"}])
@@ -363,6 +375,10 @@ def test_green_state_everywhere_and_the_export_gate_asks_for_a_reason(
     expect(gate).to_be_checked()
     page.wait_for_function("() => !document.querySelector('.test-gate .spinner')")
     assert Graph.objects.get(pk=switch_graph.pk).require_passing_tests
+    # whose verdicts count: none ticked, the system's default environment
+    trusted = page.get_by_role("group", name="Trusted environments")
+    expect(trusted.get_by_role("checkbox", name="local (default)")).not_to_be_checked()
+    expect(page.locator("#test-gate-help")).to_contain_text("in a trusted environment: local (the default)")
 
     page.get_by_role("button", name="Export").click()
     menu = page.get_by_role("menu", name="Export format")
@@ -376,6 +392,11 @@ def test_green_state_everywhere_and_the_export_gate_asks_for_a_reason(
     assert serious_violations(page) == []
     dialog.get_by_role("button", name="Export anyway").click()
     expect(dialog.get_by_role("alert")).to_contain_text("Say why")
+    # zero-width and other invisible characters are no reason
+    dialog.get_by_label("Reason (kept in the audit log)").fill("\u200b\u2060\ufeff" * 4)
+    dialog.get_by_role("button", name="Export anyway").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("at least 8 visible characters")
+    assert not AuditEvent.objects.filter(action="version.export_forced").exists()
     dialog.get_by_label("Reason (kept in the audit log)").fill("hotfix for the demo")
     with page.expect_download() as download:
         dialog.get_by_label("Reason (kept in the audit log)").press("Enter")

@@ -1,4 +1,4 @@
-"""Level of detail (issue 17): zoomed far out, both views mount none of their cards, boxes or
+"""Level of detail: zoomed far out, both views mount none of their cards, boxes or
 edges and draw the graph into one <canvas> instead (the overview layer, canvas/LodLayer.tsx);
 zooming back in brings the full detail back. The switch is canvas/lod.ts (its thresholds have
 vitest tests); here the browser proves the canvases follow it. What the overview answers (hover,

@@ -74,10 +74,12 @@ def test_list_search_create_import_and_archive(
     # Create: a bad name is refused inline, a good one opens the new graph in the editor.
     page.get_by_role("button", name="New graph").click()
     name = page.get_by_label("Name", exact=True)
-    name.fill("Not Valid")
+    name.fill("Gamma Three")
     expect(page.locator("#new-graph-name-help")).to_contain_text("Lower-case letters")
     expect(page.get_by_role("button", name="Create")).to_be_disabled()
-    name.fill("gamma-three")
+    # The form suggests the name in KServe's form; one click takes it.
+    page.get_by_role("button", name="Use gamma-three").click()
+    expect(name).to_have_value("gamma-three")
     page.get_by_label("Description").fill("Made in the browser")
     page.get_by_role("button", name="Create").click()
     expect(page).to_have_url(f"{live_server.url}/graphs/gamma-three/")
@@ -117,3 +119,29 @@ def test_list_search_create_import_and_archive(
     assert archived.versions.count() == 1
     page.reload()
     expect(rows(page)).to_have_count(3)
+
+
+def test_the_list_marks_graphs_with_warnings_as_well_as_invalid_ones(
+    user_page: Any, make_graph: Any, live_server: Any
+) -> None:
+    page = user_page
+    make_graph("clean", nodes={"root": {"routerType": "Sequence", "steps": [{"serviceName": "a"}]}})
+    make_graph(
+        "with-orphan",
+        nodes={
+            "root": {"routerType": "Sequence", "steps": [{"serviceName": "a"}]},
+            # Not reachable from root: a warning, not an error.
+            "orphan": {"routerType": "Sequence", "steps": [{"serviceName": "b"}]},
+        },
+    )
+    # A step that calls nothing: an error.
+    make_graph(
+        "broken", nodes={"root": {"routerType": "Sequence", "steps": [{"name": "a", "serviceName": ""}]}}
+    )
+    page.goto(f"{live_server.url}/")
+    expect(rows(page)).to_have_count(3)
+    row = {name: rows(page).filter(has_text=name) for name in ("clean", "with-orphan", "broken")}
+    expect(row["with-orphan"].locator(".badge-warning")).to_have_text("1 warning")
+    expect(row["broken"].locator(".badge-error")).to_have_text("invalid")
+    expect(row["broken"].locator(".badge-warning")).to_have_count(0)
+    expect(row["clean"].locator(".badge-warning, .badge-error")).to_have_count(0)

@@ -1,4 +1,4 @@
-"""The overview layer (issue 17): zoomed out below the low-detail threshold, both views mount no
+"""The overview layer: zoomed out below the low-detail threshold, both views mount no
 card, box or edge and draw the whole graph into one <canvas> (frontend/src/canvas/LodLayer.tsx);
 it still answers the pointer (hover names a box, a click selects it, a double-click zooms to it)
 and the keyboard (an arrow key selects the next box and zooms to it), and the minimap still shows

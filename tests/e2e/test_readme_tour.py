@@ -1,4 +1,4 @@
-"""The README's tour (issue 14, item 11), as a newcomer takes it: the seeded demo, signed in as the
+"""The README's tour, as a newcomer takes it: the seeded demo, signed in as the
 demo user, opens ``face-recognition`` in the editor and runs its sample payload in the console.
 
 The two screenshots go to test-artifacts/screenshots/; with ``README_SCREENSHOTS=1`` they also
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from canvaskit import on_one_line
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -37,7 +38,7 @@ def test_the_demo_graph_opens_in_the_editor_and_its_sample_run_succeeds(
     for _ in demo.seed():
         pass
     # A newcomer's editor opens in its default view, the Flow view: one box per model.
-    page = login(get_user_model().objects.get(username=demo.DEMO_USER), canvas_view=None)
+    page = login(get_user_model().objects.get(username=demo.DEMO_USER), canvas_view=None, flow_direction=None)
     page.goto(f"{live_server.url}/graphs/face-recognition/")
     expect(page.locator(".flow-canvas[data-laid-out]")).to_be_visible()
     detector = page.locator('.flow-box[data-box="root/0"]')
@@ -56,6 +57,9 @@ def test_the_demo_graph_opens_in_the_editor_and_its_sample_run_succeeds(
     page.get_by_role("button", name="Run", exact=True).click()
     console = page.get_by_role("region", name="Run console")
     expect(console.locator(".run-status")).to_have_text("succeeded", timeout=RUN_TIMEOUT_MS)
-    console.locator('.console-step[data-call-id="root/2>match/1"] .console-line-head').click()
+    # The run's name is whole at the side panel's default width (it was cut to "R…").
+    expect(console.locator(".console-title")).to_have_text(re.compile(r"^Run [0-9a-f]{8} · v1"))
+    assert on_one_line(console.locator(".console-title"))
+    console.locator('.console-step[data-call-id="match#1/1"] .console-line-head').click()
     expect(console.locator(".step-details")).to_contain_text("Response received")
     readme_image(shot(page, "console"), "console.png")

@@ -115,6 +115,9 @@ def test_compare_two_versions_and_roll_back(
     expect(versions.get_by_role("listitem")).to_have_count(2)
     expect(page.get_by_label("Compare from version")).to_have_value("1")
     expect(page.get_by_label("Compare to version")).to_have_value("2")
+    for picker in ("Compare from version", "Compare to version"):  # wide enough for "v2", not "v…"
+        size = page.get_by_label(picker).bounding_box()
+        assert size is not None and size["width"] >= 60, size
 
     page.get_by_role("button", name="Compare on canvas").click()
     banner = page.locator(".compare-banner")

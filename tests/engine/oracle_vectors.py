@@ -1,6 +1,6 @@
 """The questions put to KServe's router (the oracle) about outbound calls, and how to record them.
 
-Three families, each answered by ``../shared/oracle/kserve-router`` (Go 1.19's regexp and
+The families, each answered by ``../shared/oracle/kserve-router`` (Go 1.19's regexp and
 net/http) with loopback step servers that record exactly what they receive:
 
 - ``PATTERNS``: one ``PROPAGATE_HEADERS`` value each (split on ``,`` by the router), sent with the
@@ -10,6 +10,8 @@ net/http) with loopback step servers that record exactly what they receive:
   received, in order (values of one name keep their order).
 - ``REDIRECT_CASES``: a step that redirects; the answer is the router's status and body and every
   request each step server received (method, path, headers, body).
+- ``RACE_CASES``: an Ensemble whose steps answer at the same instant, asked many times; the answer
+  is how often each outcome came (Go's scheduler and ``select`` choose).
 
 ``python tests/engine/oracle_vectors.py`` asks the oracle and rewrites ``tests/engine/data/*.json``;
 the tests compare the engine with those files (and, where the oracle exists, the files with it).
@@ -22,6 +24,8 @@ import base64
 import gzip
 import json
 import sys
+import threading
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -232,6 +236,65 @@ REDIRECT_CASES: dict[str, dict[str, Any]] = {
     "307-then-303": {
         "routes": {"/start": (307, "/middle"), "/middle": (303, "/final")},
     },
+    # A step URL with user info: Go's client sends ``Authorization: Basic`` built from the
+    # percent-decoded user and password, on every hop whose URL has user info, unless the request
+    # already has a non-empty first Authorization value.
+    "userinfo": {"userinfo": "user:pw", "routes": {"/start": "echo"}, "propagate": "X-Keep"},
+    "userinfo percent-decoded": {
+        "userinfo": "us%65r%3A:p%40ss%2F%3Aw%C3%A9%FF",
+        "routes": {"/start": "echo"},
+        "propagate": "X-Keep",
+    },
+    "userinfo sub-delimiters": {"userinfo": "a!$&'()*+,;=b:c!$&'()*+,;=:d", "routes": {"/start": "echo"}},
+    "userinfo user only": {"userinfo": "user", "routes": {"/start": "echo"}},
+    "userinfo password only": {"userinfo": ":pw", "routes": {"/start": "echo"}},
+    "userinfo empty": {"userinfo": "", "routes": {"/start": "echo"}},
+    "userinfo and a propagated Authorization": {
+        "userinfo": "user:pw",
+        "routes": {"/start": "echo"},
+        "propagate": "Authorization,X-Keep",
+    },
+    "userinfo and an empty propagated Authorization": {
+        "userinfo": "user:pw",
+        "routes": {"/start": "echo"},
+        "propagate": "Authorization",
+        "headers": [("Authorization", ""), ("X-Keep", "kept")],
+    },
+    "userinfo and an empty first of two Authorization values": {
+        "userinfo": "user:pw",
+        "routes": {"/start": "echo"},
+        "propagate": "Authorization",
+        "headers": [("Authorization", ""), ("Authorization", "Bearer second")],
+    },
+    "userinfo and Authorization not propagated": {
+        "userinfo": "user:pw",
+        "routes": {"/start": "echo"},
+        "propagate": "X-Keep",
+    },
+    "userinfo kept by a relative redirect": {
+        "userinfo": "user:pw",
+        "routes": {"/start": (302, "/final")},
+        "propagate": "X-Keep",
+    },
+    "userinfo lost on a redirect to another host": {
+        "userinfo": "user:pw",
+        "routes": {"/start": (307, "http://127.0.0.1:{B}/final")},
+        "propagate": "Authorization,X-Keep",
+    },
+    "userinfo of the redirect target": {
+        "routes": {"/start": (307, "http://other:x%20y@127.0.0.1:{A}/final")},
+        "propagate": "X-Keep",
+    },
+    "userinfo of the redirect target after a propagated Authorization": {
+        "userinfo": "user:pw",
+        "routes": {"/start": (307, "http://other:x@127.0.0.1:{A}/final")},
+        "propagate": "Authorization,X-Keep",
+    },
+    "userinfo changed by the redirect to another host": {
+        "userinfo": "user:pw",
+        "routes": {"/start": (302, "http://other:x@127.0.0.1:{B}/final")},
+        "propagate": "Authorization,X-Keep",
+    },
 }
 # A step answering with a Content-Encoding: (encoding label, body bytes, PROPAGATE_HEADERS, client
 # headers). Go decodes gzip only when it asked for it itself (no Accept-Encoding propagated).
@@ -251,6 +314,35 @@ ENCODING_CASES: dict[str, tuple[str, bytes, str | None, list[tuple[str, str]]]] 
     "gzip-truncated": ("gzip", gzip.compress(_JSON * 50, mtime=0)[:40], None, []),
     "gzip-empty-body": ("gzip", b"", None, []),
 }
+# Ensembles whose answer Go leaves to chance: the steps in ``together`` answer at the same instant
+# (after the first step's answer was taken), so which of them Go's receiving loop takes first is
+# decided by its scheduler and its ``select``. ``answers``: path -> (status, body). Each case is
+# asked ``RACE_REQUESTS`` times; what is recorded is how often each outcome came.
+RACE_REQUESTS = 400
+RACE_CASES: dict[str, dict[str, Any]] = {
+    "a Hard failure and an error together": {
+        "steps": [
+            {"name": "a", "path": "/ok"},
+            {"name": "h", "path": "/hard", "dependency": "Hard"},
+            {"name": "e", "path": "/bad"},
+        ],
+        "answers": {"/ok": (200, b'{"ok":1}'), "/hard": (502, b'{"error":"hard"}'), "/bad": (200, b"[1]")},
+        "together": ["/hard", "/bad"],
+    },
+    "two errors together": {
+        "steps": [
+            {"name": "a", "path": "/ok"},
+            {"name": "e1", "path": "/bad"},
+            {"name": "e2", "path": "/text"},
+        ],
+        "answers": {"/ok": (200, b'{"ok":1}'), "/bad": (200, b"[1]"), "/text": (404, b"Not Found")},
+        "together": ["/bad", "/text"],
+    },
+}
+# How long the steps in ``together`` wait once both have been called (the first step answers first).
+RACE_HOLD = 0.03
+
+
 DEFAULT_CLIENT_HEADERS = [
     ("Authorization", "Bearer secret"),
     ("Cookie", "session=1"),
@@ -357,9 +449,18 @@ def ask_redirects() -> dict[str, Any]:
     return out
 
 
+def start_url(spec: dict[str, Any], a: StepServer) -> str:
+    """The step's URL: server A at the case's start path, with the case's user info if any."""
+    url = a.url(spec.get("start", "/start"))
+    if "userinfo" in spec:
+        scheme, _, rest = url.partition("://")
+        url = f"{scheme}://{spec['userinfo']}@{rest}"
+    return url
+
+
 def oracle_call(spec: dict[str, Any], a: StepServer) -> Callable[[], tuple[int, bytes]]:
     def call() -> tuple[int, bytes]:
-        url = a.url(spec.get("start", "/start"))
+        url = start_url(spec, a)
         with OracleRouter(one_step(url), propagate=spec.get("propagate")) as router:
             status, _, body = router.post(spec.get("body", '{"x":1}').encode(), spec_headers(spec))
         return status, body
@@ -409,6 +510,59 @@ def ask_encodings() -> dict[str, Any]:
     return out
 
 
+def race_spec(case: str, url: Callable[[str], str]) -> dict[str, Any]:
+    """The case's root Ensemble, each step's ``serviceUrl`` made by ``url(path)``."""
+    steps = []
+    for step in RACE_CASES[case]["steps"]:
+        doc = {"name": step["name"], "serviceUrl": url(step["path"])}
+        if "dependency" in step:
+            doc["dependency"] = step["dependency"]
+        steps.append(doc)
+    return {"nodes": {"root": {"routerType": "Ensemble", "steps": steps}}}
+
+
+def race_outcome(status: int, body: bytes) -> str:
+    """An answer as a race counts it: the status and the error's cause, or the body."""
+    if status == 500:
+        return f"500 {json.loads(body)['cause']}"
+    return f"{status} {body.decode('utf-8', 'replace')}"
+
+
+def install_race(server: StepServer, case: str) -> None:
+    """The case's answers on ``server``; the ``together`` steps wait for each other, then answer
+    ``RACE_HOLD`` seconds later at the same instant."""
+    spec = RACE_CASES[case]
+    barrier = threading.Barrier(len(spec["together"]))
+    server.routes.clear()
+    for path, (status, body) in spec["answers"].items():
+        reply = Reply(status=status, body=body, content_type="application/json")
+        if path in spec["together"]:
+
+            def held(_rec: Recorded, reply: Reply = reply) -> Reply:
+                barrier.wait(timeout=10)
+                time.sleep(RACE_HOLD)
+                return reply
+
+            server.route(path, Dynamic(held))
+        else:
+            server.route(path, reply)
+
+
+def ask_races(requests: int = RACE_REQUESTS) -> dict[str, Any]:
+    out: dict[str, Any] = {"requests": requests, "cases": {}}
+    with StepServer() as server:
+        for case in RACE_CASES:
+            install_race(server, case)
+            counts: dict[str, int] = {}
+            with OracleRouter(race_spec(case, server.url)) as router:
+                for _ in range(requests):
+                    status, _, body = router.post(b"{}", [])
+                    key = race_outcome(status, body)
+                    counts[key] = counts.get(key, 0) + 1
+            out["cases"][case] = dict(sorted(counts.items()))
+    return out
+
+
 def main() -> None:
     DATA.mkdir(exist_ok=True)
     answers = {"names": NAMES, "patterns": ask_patterns()}
@@ -416,6 +570,7 @@ def main() -> None:
     (DATA / "oracle_headers.json").write_text(json.dumps(ask_headers(), indent=1) + "\n")
     (DATA / "oracle_redirects.json").write_text(json.dumps(ask_redirects(), indent=1) + "\n")
     (DATA / "oracle_encodings.json").write_text(json.dumps(ask_encodings(), indent=1) + "\n")
+    (DATA / "oracle_races.json").write_text(json.dumps(ask_races(), indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-ORACLE_DIR = ROOT.parent / "shared" / "oracle"
+# ``$KSERVE_ORACLE_DIR`` overrides the place (a git worktree is not beside ``shared/``).
+ORACLE_DIR = Path(os.environ.get("KSERVE_ORACLE_DIR") or ROOT.parent / "shared" / "oracle")
 ROUTER = ORACLE_DIR / "kserve-router"
 
 

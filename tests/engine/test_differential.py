@@ -6,6 +6,9 @@ for more) to KServe's router built for this machine (``../shared/oracle``) and t
 deviations (docs/router-semantics.md, "Deliberate deviations"). Examples of every divergence class are
 written to ``test-artifacts/differential``; ``make differential`` prints the table.
 
+Every older KServe release is compared likewise, on a sample, with its own build
+(``../shared/oracle/releases``); ``make differential`` runs the full count for each.
+
 The generator's own guarantees (determinism, coverage, Ensemble timing) are checked without the
 oracle.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from graphs.spec.releases import DEFAULT_RELEASE, RELEASES, Release
 from tests.engine.differential.generator import (
     CALL_MS,
     GAP_MS,
@@ -37,6 +42,7 @@ from tests.engine.differential.harness import (
     Reply,
     _may_have_missed,
     is_deviation_answer,
+    oracle_binary,
     with_replays,
 )
 from tests.engine.differential.report import table
@@ -232,3 +238,27 @@ def test_kserve_drops_the_connection_on_the_deviation_set_and_the_engine_answers
 def test_no_divergence_outside_the_documented_deviations(result: RunResult) -> None:
     if result.classes:
         pytest.fail(result.report, pytrace=False)
+
+
+# --- the older releases, each against its own build ------------------------------------------------
+
+# `make test` compares a sample per release (the master run above is the full one); `make
+# differential` runs DIFF_REQUESTS (2,000 by default) for every release.
+RELEASE_SAMPLE = int(os.environ.get("DIFF_RELEASE_REQUESTS", "150"))
+OLDER = [r for r in RELEASES if r != DEFAULT_RELEASE]
+
+
+@pytest.mark.timeout(RUN_TIMEOUT_S)
+@pytest.mark.parametrize("release", OLDER, ids=[r.name for r in OLDER])
+def test_no_divergence_from_each_release_s_own_router(release: Release) -> None:
+    binary = oracle_binary(release)
+    if not binary.exists():
+        pytest.skip(f"KServe {release.name}'s router is not on this machine ({binary} is missing)")
+    result = run(
+        DEFAULT_SEED, RELEASE_SAMPLE, shrink_budget=10, artifacts=ARTIFACTS / release.name, release=release
+    )
+    assert len(result.of_kind("normal")) >= RELEASE_SAMPLE
+    if result.classes:
+        pytest.fail(result.report, pytrace=False)
+    wrong = [c.case.note for c in result.of_kind("deviation") if c.outcome == "deviation-wrong"]
+    assert wrong == []

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from graphkit import manifest, seq
-from oracle_vectors import REDIRECT_CASES, ask_redirects, redirect_answer, spec_headers
+from oracle_vectors import REDIRECT_CASES, ask_redirects, redirect_answer, spec_headers, start_url
 from oraclekit import require_oracle
 from stepserver import Canary, Reply, StepServer
 
@@ -55,7 +55,7 @@ def test_redirects_are_followed_as_kserves_router_follows_them(
 
     def call() -> tuple[int, bytes]:
         result = run_step(
-            a.url(spec.get("start", "/start")),
+            start_url(spec, a),
             guard=UrlGuard(allow_loopback=True),
             propagate=spec.get("propagate"),
             body=spec.get("body", '{"x":1}').encode(),

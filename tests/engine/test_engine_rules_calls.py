@@ -110,8 +110,14 @@ def test_a_node_reached_twice_is_not_a_cycle() -> None:
     )
     result = h.run(graph)
     assert (result.status, parsed(result)) == (200, {"0": {"x": 1}, "1": {"x": 1}})
-    calls = sorted(e.call_id for e in of_type(result, "step.started"))
-    assert calls == ["root/0", "root/0>leaf/0", "root/1", "root/1>mid/0", "root/1>mid/0>leaf/0"]
+    calls = sorted((e.call_id, e.parent_call_id) for e in of_type(result, "step.started"))
+    assert calls == [
+        ("leaf#1/0", "root/0"),
+        ("leaf#3/0", "mid#2/0"),
+        ("mid#2/0", "root/1"),
+        ("root/0", None),
+        ("root/1", None),
+    ]
 
 
 def test_service_name_resolves_through_the_map_then_the_template() -> None:
@@ -323,10 +329,10 @@ def test_trace_events_are_ordered_stamped_and_linked() -> None:
     assert summary == [
         ("node.started", "root", None, "root", None, None),
         ("step.started", "root/0", None, "root", 0, "inner"),
-        ("node.started", "root/0>inner", "root/0", "inner", None, None),
-        ("step.started", "root/0>inner/0", "root/0", "inner", 0, M1),
-        ("step.finished", "root/0>inner/0", "root/0", "inner", 0, M1),
-        ("node.finished", "root/0>inner", "root/0", "inner", None, None),
+        ("node.started", "inner#1", "root/0", "inner", None, None),
+        ("step.started", "inner#1/0", "root/0", "inner", 0, M1),
+        ("step.finished", "inner#1/0", "root/0", "inner", 0, M1),
+        ("node.finished", "inner#1", "root/0", "inner", None, None),
         ("step.finished", "root/0", None, "root", 0, "inner"),
         ("node.finished", "root", None, "root", None, None),
         ("run.finished", "root", None, None, None, None),

@@ -225,3 +225,34 @@ def test_dns_rebinding_never_reaches_a_forbidden_address(
             assert resolver.lookups == 1
     finally:
         canary.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::ffff:0:5db8:d822]/",  # IPv4-translated 93.184.216.34
+        "http://[64:ff9b::5db8:d822]/",  # NAT64 of a public address
+        "http://[2002:5db8:d822::1]/",  # 6to4 of a public address
+        "http://[2001:0:4136:e378:8000:63bf:a247:27dd]/",  # Teredo, client 93.184.216.34
+        "http://[2606:4700::1111]/",  # plain global IPv6
+    ],
+)
+def test_an_ipv6_address_carrying_a_public_ipv4_address_is_allowed(url: str) -> None:
+    """The embedded IPv4 address is judged by the IPv4 rules: a public one passes."""
+    UrlGuard().check(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://[::ffff:0:7f00:1]/", "127.0.0.1 is a loopback address"),
+        ("http://[::ffff:0:a9fe:a9fe]/", "169.254.169.254 is a link-local/metadata address"),
+        ("http://[2002:a00:1::]/", "10.0.0.1 is a private address"),
+        ("http://[64:ff9b::7f00:1]/", "127.0.0.1 is a loopback address"),
+    ],
+)
+def test_an_ipv6_address_carrying_a_forbidden_ipv4_address_is_refused_naming_it(
+    url: str, reason: str
+) -> None:
+    with pytest.raises(BlockedUrl, match=reason):
+        UrlGuard().check(url)

@@ -4,8 +4,9 @@
 is a loopback port nothing listens on, 9 when recorded; ``{S}`` a step server answering
 ``{"ok": 1}``), and what KServe's router answered. Vectors whose text depends on the machine (a
 DNS server's address, an IPv6 zone) were left out. ``data/go_transport_errors.json``: the step is a
-raw TCP server answering ``answer_hex`` (then closing, with an RST if ``reset``); ``{PORT}`` is its
-port and ``{LOCAL}`` the router's own ephemeral port.
+raw TCP server answering ``answer_hex`` (then closing, with an RST if ``reset``), or with ``"server":
+"http"`` a real plain-HTTP step server (which answers a TLS ClientHello as a bad HTTP request);
+``{PORT}`` is its port and ``{LOCAL}`` the router's own ephemeral port.
 """
 
 from __future__ import annotations
@@ -78,6 +79,15 @@ def test_go_quote_escapes_like_strconv_quote() -> None:
     assert go_quote('a"b\\c\n\x01\x7fé\u00a0\U0001f600\u200b') == '"a\\"b\\\\c\\n\\x01\\x7fé\\u00a0😀\\u200b"'
 
 
+def _transport_server(vector: dict[str, Any]) -> RawServer | StepServer:
+    if vector.get("server") == "http":
+        server = StepServer()
+        server.route("/x", Reply(json={"ok": 1}))
+        return server
+    answer = bytes.fromhex(vector["answer_hex"])
+    return RawServer(answer, reset=vector["reset"], read_request=vector["read_request"])
+
+
 def _transport_id(vector: dict[str, Any]) -> str:
     return str(vector["name"])
 
@@ -92,8 +102,7 @@ def _transport_param(vector: dict[str, Any]) -> Any:
 @pytest.mark.parametrize("vector", [_transport_param(v) for v in _TRANSPORT])
 def test_engine_transport_cause_matches_the_router(vector: dict[str, Any]) -> None:
     """End to end through the engine: a raw server misbehaves, the cause is Go's."""
-    answer = bytes.fromhex(vector["answer_hex"])
-    with RawServer(answer, reset=vector["reset"], read_request=vector["read_request"]) as raw:
+    with _transport_server(vector) as raw:
         url = f"{vector['scheme']}://127.0.0.1:{raw.port}/x"
         result = run_graph_sync(
             manifest({"root": seq({"serviceUrl": url})}), b"{}", {}, config=EngineConfig()
@@ -129,8 +138,7 @@ def test_transport_vectors_still_match_the_oracle() -> None:
     require_oracle()
     differ = []
     for vector in _TRANSPORT:
-        answer_bytes = bytes.fromhex(vector["answer_hex"])
-        with RawServer(answer_bytes, reset=vector["reset"], read_request=vector["read_request"]) as raw:
+        with _transport_server(vector) as raw:
             port = raw.port
             with OracleRouter(sequence_graph(f"{vector['scheme']}://127.0.0.1:{port}/x")) as router:
                 answer = router.answer(b"{}")

@@ -16,6 +16,7 @@ from django.core.management.base import CommandError
 from execution.services import environments
 from execution.testcases import services as case_services
 from graphs import services as graph_services
+from tests.graphtests.junitschema import validate
 from tests.stepserver import Reply, StepServer
 
 pytestmark = pytest.mark.django_db
@@ -143,3 +144,41 @@ def test_invalid_input_exits_2(stored: Any, args: list[str], message: str) -> No
     assert code == 2
     assert message in err
     assert out == ""
+
+
+def test_a_stored_graphs_latency_budgets_are_judged_and_reported_in_junit(
+    stored: Any, steps: Any, tmp_path: Path
+) -> None:
+    stored.latency_budgets = {"graph_p95_ms": 60_000, "steps": {"root/cat": 0.001, "root/bird": 50}}
+    stored.save(update_fields=["latency_budgets"])
+    junit = tmp_path / "out.xml"
+    out, err, code = run("pets", "--version", "1", "--environment", "steps", "--junit", str(junit))
+    assert code == 1, out + err  # every case passed; a budget did not hold
+    assert "A latency budget was exceeded." in err
+    assert "budget graph: p95 " in out and " of 60000.00 ms: ok" in out
+    assert any(
+        line.startswith("budget root/cat: p95 ") and line.endswith(": EXCEEDED") for line in out.splitlines()
+    )
+    assert "budget root/bird: p95 - ms of 50.00 ms: not measured" in out
+    validate(junit.read_bytes())  # still what CI readers take
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("5", "1", "1")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert cases["latency budget: p95 of graph within 60000.00 ms"].find("failure") is None
+    failure = cases["latency budget: p95 of root/cat within 0.00 ms"].find("failure")
+    assert failure is not None and failure.get("type") == "LatencyBudgetExceeded"
+    assert cases["latency budget: p95 of root/bird within 50.00 ms"].find("skipped") is not None
+
+
+def test_budgets_that_hold_pass_and_none_add_no_test_case(stored: Any, steps: Any, tmp_path: Path) -> None:
+    junit = tmp_path / "out.xml"
+    assert run("pets", "--version", "1", "--environment", "steps", "--junit", str(junit))[2] == 0
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == "2"
+    stored.latency_budgets = {"graph_p95_ms": 60_000}
+    stored.save(update_fields=["latency_budgets"])
+    out, err, code = run("pets", "--version", "1", "--environment", "steps", "--junit", str(junit))
+    assert code == 0, out + err
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("3", "0")

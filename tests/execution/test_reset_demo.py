@@ -1,4 +1,4 @@
-"""``manage.py reset_demo`` (``make reset-demo``, issue 14 item 11): wipes the default SQLite
+"""``manage.py reset_demo`` (``make reset-demo``): wipes the default SQLite
 database and seeds the demo again, and refuses every other database."""
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def test_the_json_events_are_in_the_openapi_schema(api: APIClient) -> None:
     content = operation["responses"]["200"]["content"]
     assert "text/event-stream" in content and "application/json" in content
     listing = schema["components"]["schemas"]["RunEventLog"]
-    assert set(listing["properties"]) == {"run", "finished", "events"}
+    assert set(listing["properties"]) == {"run", "finished", "events", "total", "next"}
 
 
 def test_a_field_the_engine_adds_to_its_step_event_reaches_the_stream_and_the_json(

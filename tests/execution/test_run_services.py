@@ -4,6 +4,8 @@ replay of stored events, and the reaper. The Celery worker itself is exercised i
 from __future__ import annotations
 
 import json
+import os
+import socket
 from datetime import timedelta
 from typing import Any
 
@@ -75,8 +77,8 @@ def test_a_run_records_its_response_steps_and_events(seeded: Environment) -> Non
         ("root/0", "ok", 200),
         ("root/1", "ok", 200),
         ("root/2", "ok", 200),
-        ("root/2>match/0", "ok", 200),
-        ("root/2>match/1", "ok", 200),
+        ("match#1/0", "ok", 200),
+        ("match#1/1", "ok", 200),
         ("root/3", "ok", 200),
     ]
     types = list(RunEvent.objects.filter(run=run).values_list("type", flat=True))
@@ -87,6 +89,9 @@ def test_a_run_records_its_response_steps_and_events(seeded: Environment) -> Non
     )
     final = RunEvent.objects.get(run=run, type="run.finished").data
     assert final["status"] == "succeeded" and final["status_code"] == 200
+    # The console names the worker by its host and process, so that a person can find it.
+    started = RunEvent.objects.get(run=run, type="run.started").data
+    assert started["worker"] == f"{socket.gethostname()} (pid {os.getpid()})"
 
 
 def test_receiving_the_task_twice_is_harmless(seeded: Environment) -> None:
@@ -210,6 +215,7 @@ def announce_stop(run: Run, attempt: int = 1) -> None:
         assert worker.worker_stopping(reason="SIGTERM (warm shutdown)") == [str(run.pk)]
     finally:
         worker._IN_FLIGHT.pop(str(run.pk), None)
+        worker._STOP_REASON = None  # this process goes on running the other tests' runs
 
 
 def test_the_reaper_fails_a_run_whose_worker_died_unannounced_and_does_not_retry_it(
@@ -272,12 +278,31 @@ def test_the_reaper_fails_a_run_after_its_last_attempt(seeded: Environment, sett
     assert RunEvent.objects.filter(run=run).last().data["status"] == "failed"
 
 
-def test_a_worker_asked_to_stop_records_only_the_runs_it_is_executing(seeded: Environment) -> None:
+def test_a_worker_asked_to_stop_records_only_the_runs_it_is_executing(
+    seeded: Environment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker, "_STOP_REASON", None)  # this test's stop only
     assert worker.worker_stopping(reason="SIGTERM") == []
     run = queued_run()
     announce_stop(run)
     event = RunEvent.objects.filter(run=run, type="run.worker_stopping").get()
     assert event.data == {"attempt": 1, "reason": "SIGTERM (warm shutdown)"}
+
+
+def test_a_run_a_stopping_worker_claims_after_its_announcement_is_announced_too(
+    seeded: Environment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between SIGTERM and the process's end, a worker thread may still claim a run (a message it
+    had received, or a claim committed but not yet counted in flight when the announcement read
+    the runs): that run is this stopping worker's too, and the SIGKILL that follows must not make
+    the reaper take it for a poison run."""
+    monkeypatch.setattr(worker, "_STOP_REASON", None)  # this test's stop only
+    assert worker.worker_stopping(reason="SIGTERM (warm shutdown)") == []
+    run = queued_run()
+    assert worker.run_execute(run_id=str(run.pk)) == "done"
+    event = RunEvent.objects.filter(run=run, type="run.worker_stopping").get()
+    assert event.data == {"attempt": 1, "reason": "SIGTERM (warm shutdown)"}
+    assert RunEvent.objects.filter(run=run, seq__lt=event.seq, type="run.started").exists()
 
 
 def test_the_reaper_cancels_a_dead_run_that_was_being_cancelled(seeded: Environment) -> None:

@@ -1,5 +1,5 @@
 """How a suite run passes its slots from case to case: the worker thread whose run ended starts
-the next case and runs it itself, without sending it to the broker (execution/tasks/suites.py)."""
+the next case and runs it itself, without sending it to the broker (execution/suites/chain.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from django.db import connection
 from execution import demo
 from execution.models import Run
 from execution.services import worker
+from execution.suites import chain
 from execution.suites import services as suites
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.tasks import suites as suite_tasks
 from execution.tasks.runs import run_graph_task
 from graphs.models import Graph
 
@@ -97,7 +97,7 @@ def test_the_thread_that_ran_a_case_runs_the_next_ones_itself(
     start: Any, enqueued: list[dict[str, Any]]
 ) -> None:
     suite = start(concurrency=1)
-    run_graph_task.apply(args=enqueued[0]["args"])  # its postrun handler runs the other two cases
+    run_graph_task.apply(args=enqueued[0]["args"])  # then runs the other two cases itself
     assert len(enqueued) == 1 and Run.objects.filter(status__in=Run.TERMINAL).count() == 3
     suite.refresh_from_db()
     assert suite.status == SuiteRun.Status.PASSED and suite.passed == 3
@@ -106,8 +106,8 @@ def test_the_thread_that_ran_a_case_runs_the_next_ones_itself(
 def test_a_stopping_worker_sends_the_next_case_to_the_broker(
     start: Any, enqueued: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(suite_tasks, "STOPPING", threading.Event())
-    suite_tasks.stop_chaining()
+    monkeypatch.setattr(chain, "STOPPING", threading.Event())
+    chain.stop_chaining()
     suite = start(concurrency=1)
     run_graph_task.apply(args=enqueued[0]["args"])
     assert len(enqueued) == 2  # the second case was sent, not run here
@@ -122,7 +122,7 @@ def test_a_thread_past_its_chaining_time_sends_the_next_case_to_the_broker(
     suite = start(concurrency=1)
     (first,) = runs_of(suite)
     assert worker.run_execute(run_id=first) == "done"
-    assert suite_tasks.run_suite_chain(first, seconds=0) == 0  # ran nothing here
+    assert chain.case_run_ended(first, seconds=0) == 0  # ran nothing here
     assert len(enqueued) == 2 and Run.objects.get(pk=enqueued[1]["args"][0]).status == Run.Status.QUEUED
 
 
@@ -164,3 +164,22 @@ def test_a_caller_that_does_not_chain_fills_an_ended_cases_slot_at_once(
         assert worker.run_execute(run_id=run_id) == "done"
     assert suites.suite_run_ended(run_id=first) == (True, None)
     assert len(enqueued) == 4  # both slots refilled through the broker
+
+
+def test_a_failure_after_the_run_leaves_the_run_and_its_suite_for_the_reaper(
+    start: Any, enqueued: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run task calls the case's ending itself; when that fails, the run's outcome stands and
+    the reaper's pass moves the suite run along."""
+
+    def broken(run_id: str, **_: Any) -> int:
+        raise RuntimeError("the database went away")
+
+    suite = start(concurrency=1)
+    with monkeypatch.context() as patched:
+        patched.setattr(chain, "case_run_ended", broken)
+        assert run_graph_task.apply(args=enqueued[0]["args"]).get() == "done"
+    assert Run.objects.get(pk=enqueued[0]["args"][0]).status == Run.Status.SUCCEEDED
+    assert SuiteCaseResult.objects.filter(suite=suite, outcome="running").count() == 1
+    assert suites.suite_reap() == [str(suite.pk)]
+    assert SuiteCaseResult.objects.filter(suite=suite, outcome="passed").count() == 1

@@ -106,13 +106,12 @@ def demo_user(db: Any, mock_server: Any) -> Any:
 
 
 def _run_here(graph: Graph, user: Any, document: dict[str, Any]) -> Run:
-    run, _ = runs.run_create(
+    run = runs.run_create_claimed(
         graph=graph,
         version=graph.latest_version,
         user=user,
         payload=document["request"]["payload"],
         seed=document.get("seed"),
-        claim_here=True,
     )
     assert worker.run_claimed(run) == "done"
     return run
@@ -153,10 +152,9 @@ def test_what_the_thread_ran_is_given_once_and_only_for_that_run(demo_user: Any)
 
 def test_a_run_whose_ending_this_thread_did_not_write_is_read_from_the_database(demo_user: Any) -> None:
     graph = Graph.objects.select_related("latest_version").get(name="animal-switch")
-    run, _ = runs.run_create(
-        graph=graph, version=graph.latest_version, user=demo_user, payload={"instances": [{"animal": "dog"}]},
-        claim_here=True,
-    )  # fmt: skip
+    run = runs.run_create_claimed(
+        graph=graph, version=graph.latest_version, user=demo_user, payload={"instances": [{"animal": "dog"}]}
+    )
     Run.objects.filter(pk=run.pk).update(attempt=F("attempt") + 1)  # the reaper gave it to another attempt
     worker.run_claimed(run)
     assert recall.ended_here(str(run.pk)) is None
@@ -213,9 +211,9 @@ def test_a_chained_case_stores_its_events_with_its_ending(demo_user: Any, quiet:
             name="slow-steps", visibility="shared", allow_loopback=True,
             url_template=local.url_template + ("&" if "?" in local.url_template else "?") + "latency_ms=150",
         )  # fmt: skip
-    run, _ = runs.run_create(
+    run = runs.run_create_claimed(
         graph=graph, version=graph.latest_version, user=demo_user, payload=CASES[0][1]["request"]["payload"],
-        environment=slow, claim_here=True,
+        environment=slow,
     )  # fmt: skip
     with CaptureQueriesContext(connection) as queries:
         assert worker.run_claimed(run, quiet=quiet) == "done"

@@ -176,7 +176,10 @@ def test_a_case_whose_environment_is_gone_errors_and_the_others_run(
     assert done["status"] == "error" and done["counts"]["passed"] == 2 and done["counts"]["error"] == 1
 
 
-def test_lists_reads_and_compares_answer_clearly(demo_api: APIClient, bob_api: APIClient) -> None:
+def test_lists_reads_and_compares_answer_clearly(
+    demo_api: APIClient, bob_api: APIClient, settings: Any
+) -> None:
+    settings.SUITE_MAX_IN_FLIGHT_PER_USER = 3  # three suite runs of one user in flight here
     first = start(demo_api).json()
     second = start(demo_api, cases=case_ids(demo_api)[:1]).json()
     listed = demo_api.get(f"/api/graphs/{GRAPH}/suite-runs/?version=1").json()
@@ -232,7 +235,9 @@ def test_the_gate_setting_is_the_editors_and_the_gate_says_why(
         "last_passing_version": None,
     }
     assert "no passing suite run" in refused.json()["detail"]
-    blank = demo_api.get(f"/api/graphs/{GRAPH}/versions/1/export/?force=1&reason=+++")
+    blank = demo_api.post(
+        f"/api/graphs/{GRAPH}/versions/1/export/", {"force": True, "reason": "   "}, format="json"
+    )
     assert blank.status_code == 400 and issue_paths(blank) == ["reason"]
     assert not AuditEvent.objects.filter(action="version.export_forced").exists()
 
@@ -250,6 +255,7 @@ def test_every_suite_endpoint_is_in_the_schema_with_examples(api: APIClient) -> 
         ("/api/suite-runs/{suite_id}/events/", "get"): "200",
         ("/api/graphs/{name}/", "patch"): None,
         ("/api/graphs/{name}/versions/{number}/export/", "get"): "409",
+        ("/api/graphs/{name}/versions/{number}/export/", "post"): "409",
     }
     for (path, method), example_status in operations.items():
         operation = paths[path][method]

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from config.exceptions import BadRequest, Conflict
-from graphs import services
+from graphs import access, services
 from graphs.errors import NotDeployable, StaleVersion
 from graphs.models import Graph, GraphVersion
 
@@ -141,10 +141,10 @@ def test_a_save_from_a_stale_base_raises_stale_version_with_the_latest_and_the_d
 @pytest.mark.django_db
 def test_only_the_owner_or_a_superuser_is_the_owner(user: Any, other_user: Any, manifest: dict) -> None:
     graph = services.graph_create(owner=user, manifest=manifest)
-    assert services.is_owner(graph, user)
-    assert not services.is_owner(graph, other_user)
+    assert access.is_owner(graph, user)
+    assert not access.is_owner(graph, other_user)
     other_user.is_superuser = True
-    assert services.is_owner(graph, other_user)
+    assert access.is_owner(graph, other_user)
 
 
 @pytest.mark.django_db

@@ -125,3 +125,51 @@ def test_a_failing_step_in_b_shows_its_status_and_outcome() -> None:
     cat = next(s for s in comparison.steps if s.label == "root/pick>pets/cat")
     assert cat.changed == ("status", "outcome", "response")
     assert (cat.a or {})["outcome"] == "ok" and (cat.b or {})["outcome"] == "http-error"
+
+
+LOOP = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: loop
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+      - {name: model, serviceUrl: "http://count.test/"}
+      - {name: next, nodeName: b, data: $response}
+    b:
+      routerType: Sequence
+      steps:
+      - {name: model, serviceUrl: "http://count.test/"}
+      - {name: next, nodeName: root, data: $response}
+"""
+
+
+def test_labels_of_a_deep_loop_stay_bounded_and_match_between_two_runs() -> None:
+    """Labels follow the calls' parent links; past 512 characters a digest stands for the path."""
+
+    def counting() -> Mapping[str, Answer]:
+        calls = iter(range(1_000_000))
+        return {"http://count.test/": lambda _request: httpx.Response(200, json={"n": next(calls)})}
+
+    def run() -> Observed:
+        manifest = spec.parse(LOOP)
+        routes = counting()
+
+        async def main() -> Observed:
+            transport = httpx.MockTransport(lambda request: routes[str(request.url)](request))
+            async with httpx.AsyncClient(transport=transport) as client:
+                config = EngineConfig(max_step_calls=400)
+                result = await run_graph(manifest, b"{}", {}, config=config, client=client)
+                return observed_from_result(result)
+
+        return asyncio.run(main())
+
+    comparison = compare_runs(run(), run())
+    labels = [s.label for s in comparison.steps]
+    assert len(labels) == 400 and len(set(labels)) == 400
+    assert labels[:3] == ["root/model", "root/next", "root/next>b/model"]
+    assert max(len(label) for label in labels) < 600
+    assert comparison.same

@@ -160,6 +160,96 @@ def test_a_case_whose_steps_cannot_be_reached_fails_not_crashes(files: dict[str,
     assert "expectations[0] status: status 500, expected 200" in out
 
 
+def test_a_failed_case_names_the_failing_step_and_its_cause_on_screen_and_in_junit(
+    files: dict[str, str],
+) -> None:
+    """Not only "status 500, expected 200": which step failed and why, as the engine saw it."""
+    out, _, code = run(
+        files["graph"], "--cases", files["passing"], "--case", "cat",
+        "--url-template", "http://127.0.0.1:9/{name}", "--junit", files["junit"],
+    )  # fmt: skip
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[1] == "      expectations[0] status: status 500, expected 200"
+    cause = next(line for line in lines if line.startswith("      failing step: "))
+    assert cause.startswith('      failing step: cat (root/0): Post "http://127.0.0.1:9/cat-model": ')
+    assert "refused" in cause.lower()
+    report = Path(files["junit"]).read_bytes()
+    validate(report)
+    (failure,) = ET.fromstring(report).iter("failure")
+    assert (failure.get("message") or "").startswith(
+        'status 500, expected 200 (cat (root/0): Post "http://127.0.0.1:9/'
+    )
+    assert (failure.text or "").splitlines()[0] == cause.strip()
+
+
+def test_a_step_that_answers_an_error_status_is_named_with_its_answer(
+    files: dict[str, str], server: Any
+) -> None:
+    server.route("/busy", Reply(status=503, json={"error": "overloaded"}))
+    out, _, code = run(
+        files["graph"], "--cases", files["passing"], "--case", "cat",
+        "--service", f"cat-model={server.url('/busy')}",
+    )  # fmt: skip
+    assert code == 1
+    assert '      failing step: cat (root/0): answered 503: {"error": "overloaded"}' in out.splitlines()
+
+
+def test_a_graph_that_fails_without_a_failing_step_names_the_router_error(
+    files: dict[str, str], tmp_path: Path
+) -> None:
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(PASSING.replace("  - status: 404\n", "  - status: 200\n"))
+    out, _, code = run(files["graph"], "--cases", str(wrong), "--case", "neither")
+    assert code == 1
+    assert (
+        "      failing step: graph: None of the routes matched with the switch condition" in out.splitlines()
+    )
+
+
+def test_a_passing_case_names_no_failing_step(files: dict[str, str]) -> None:
+    """A 404 the case expects is no failure: nothing is blamed."""
+    out, _, code = run(files["graph"], "--cases", files["passing"], "--case", "neither")
+    assert code == 0
+    assert "failing step" not in out
+
+
+def test_a_file_run_warns_that_it_ignores_the_environments_the_cases_name(
+    files: dict[str, str], tmp_path: Path
+) -> None:
+    named = tmp_path / "named.yaml"
+    named.write_text(PASSING.replace("- name: neither\n", "- name: neither\n  environment: staging\n"))
+    _, err, code = run(files["graph"], "--cases", str(named), "--case", "neither")
+    assert code == 0
+    assert f"{named}: warning: cases name the environment(s) 'staging', which a file run does not use" in err
+    assert "KServe's cluster-local URLs (no --service or --url-template given)" in err
+    _, err, _ = run(
+        files["graph"],
+        "--cases",
+        str(named),
+        "--case",
+        "neither",
+        "--url-template",
+        "http://127.0.0.1:9/{name}",
+    )
+    assert "every step is called through --service and --url-template" in err
+    # Cases without an environment: no warning.
+    _, err, _ = run(files["graph"], "--cases", files["passing"], "--case", "neither")
+    assert "warning" not in err
+
+
+def test_help_says_how_a_file_run_maps_services() -> None:
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "testgraph", "--help"],
+        cwd=ROOT, capture_output=True, text=True,
+        env={"DJANGO_SETTINGS_MODULE": "config.test_settings", "PATH": "/usr/bin:/bin"}, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "each serviceName is called at its --service NAME=URL, else at --url-template" in text
+    assert "a case's environment is not used there" in text
+
+
 def test_an_invalid_test_file_lists_every_issue_with_its_line_and_exits_2(
     files: dict[str, str], tmp_path: Path
 ) -> None:

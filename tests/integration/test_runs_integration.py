@@ -17,9 +17,9 @@ from runhelpers import parse_sse, wait_for_run
 
 from execution import demo, demomodels, events, mockmodels
 from execution.models import Environment, Run, RunEvent, RunStep
+from execution.services import dispatch as run_tasks
 from execution.services import reaper, runs
 from execution.services.worker import STOP_ANNOUNCED
-from execution.tasks import runs as run_tasks
 from graphs import services as graph_services
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -75,7 +75,7 @@ def test_every_demo_graph_runs_to_the_expected_body_and_trace(
             face,
             None,
             face_recognition_expected(face),
-            ["root/0", "root/1", "root/2", "root/2>match/0", "root/2>match/1", "root/3"],
+            ["root/0", "root/1", "root/2", "match#1/0", "match#1/1", "root/3"],
         ),
         ("cat-dog-breed", dog, None, demomodels.MODELS["dog-breed-classifier"](dog), ["root/0", "root/1"]),
         ("cat-dog-breed", cat, None, {"predictions": ["cat"]}, ["root/0", "root/1"]),

@@ -80,8 +80,9 @@ def many_cases(api: APIClient, graph: str, count: int, **extra: Any) -> None:
 
 
 def test_every_demo_suite_is_green_through_the_workers_with_a_run_per_case(
-    worker: Any, demo_graphs: list
+    worker: Any, demo_graphs: list, settings: Any
 ) -> None:
+    settings.SUITE_MAX_IN_FLIGHT_PER_USER = len(demo.DEMO_GRAPHS)  # one user starts them all at once
     api = demo_api()
     started = {
         name: start_suite(
@@ -219,15 +220,19 @@ def test_the_export_gate_opens_after_a_green_run_and_closes_when_the_cases_chang
     refused = api.get(f"/api/graphs/{name}/versions/1/export/")
     assert refused.status_code == 409
     assert refused.json()["code"] == "tests_required" and refused.json()["last_passing_version"] is None
-    assert api.get(f"/api/graphs/{name}/versions/1/export/?force=1").status_code == 400  # no reason
-    forced = api.get(f"/api/graphs/{name}/versions/1/export/?force=1&reason=hotfix+for+prod")
+    export = f"/api/graphs/{name}/versions/1/export/"
+    assert api.post(export, {"force": True}, format="json").status_code == 400  # no reason
+    forced = api.post(export, {"force": True, "reason": "hotfix for prod"}, format="json")
     assert forced.status_code == 200 and b"kind: InferenceGraph" in forced.content
     audit = AuditEvent.objects.filter(action="version.export_forced").get()
     assert audit.details == {"reason": "hotfix for prod"} and audit.version_number == 1
 
     suite = start_suite(api, name, version=1)
     assert wait_for_suite(api, suite["id"])["status"] == "passed"
-    assert api.get(f"/api/graphs/{name}/versions/1/export/").status_code == 200
+    assert api.get(export).status_code == 200
+    # the worker that finished the suite run recorded the verdict that opens the gate
+    opened = AuditEvent.objects.get(action="version.tests_passed", graph_name=name)
+    assert opened.details["suite_run"] == suite["id"] and opened.version_number == 1
     assert api.get(f"/api/graphs/{name}/").json()["last_passing_version"] == 1
 
     case = api.get(f"/api/graphs/{name}/tests/").json()["results"][0]
@@ -261,9 +266,10 @@ def test_a_worker_that_dies_mid_suite_does_not_leave_it_running(
 ) -> None:
     """No worker takes the runs (enqueue sends nothing); one is then left running with a stale
     heartbeat, as a worker killed mid-run leaves it. The reaper's pass ends the suite run."""
-    from execution.tasks import reaper, runs
+    from execution.services import dispatch
+    from execution.tasks import reaper
 
-    monkeypatch.setattr(runs, "enqueue", lambda run: None)
+    monkeypatch.setattr(dispatch, "enqueue", lambda run: None)
     api = demo_api()
     case = api.get("/api/graphs/animal-switch/tests/").json()["results"][0]
     suite = start_suite(api, "animal-switch", version=1, cases=[case["id"]])
@@ -278,7 +284,7 @@ def test_a_worker_that_dies_mid_suite_does_not_leave_it_running(
     assert SuiteRun.objects.get(pk=suite["id"]).finished_at is not None
 
 
-def test_a_viewer_runs_suites_but_cannot_change_the_gate(
+def test_a_non_member_runs_suites_but_cannot_change_or_open_the_gate(
     worker: Any, demo_graphs: list, other_user: Any
 ) -> None:
     bob = client_for(other_user)
@@ -287,6 +293,9 @@ def test_a_viewer_runs_suites_but_cannot_change_the_gate(
     assert wait_for_suite(bob, suite["id"])["status"] == "passed"
     owner_graph = graph_services.Graph.objects.get(name="canary")
     assert owner_graph.require_passing_tests is False
+    # a non-member's verdict is shown, but the gate does not trust it
+    graph = bob.get("/api/graphs/canary/").json()
+    assert graph["latest_version"]["tests"]["gate"] is False and graph["last_passing_version"] is None
 
 
 def test_testgraph_with_workers_records_a_suite_run_and_writes_junit(
@@ -316,3 +325,20 @@ def test_testgraph_with_workers_records_a_suite_run_and_writes_junit(
     assert run_testgraph(demo.BROKEN_DEMO, "--workers", "--against", "1")[1] == 2
     assert run_testgraph(demo.BROKEN_DEMO, "--workers", "--user", "nobody")[1] == 2
     assert run_testgraph(demo.BROKEN_DEMO, "--workers", "--case", "no such case")[1] == 2
+
+
+def test_testgraph_with_workers_reports_the_suite_runs_budget_verdict_in_junit(
+    worker: Any, demo_graphs: list, tmp_path: Any
+) -> None:
+    graph_services.Graph.objects.filter(name=demo.BROKEN_DEMO).update(latency_budgets={"graph_p95_ms": 0.001})
+    report = tmp_path / "budgets.xml"
+    out, code = run_testgraph(demo.BROKEN_DEMO, "--version", "1", "--workers", "--junit", str(report))
+    assert code == 1, out  # the cases pass; the budget does not hold
+    assert any(
+        line.startswith("budget graph: p95 ") and line.endswith(": EXCEEDED") for line in out.splitlines()
+    )
+    assert SuiteRun.objects.get().budgets["passed"] is False
+    suite = ElementTree.parse(report).getroot().find("testsuite")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert suite.get("failures") == "1" and len(cases) == 3
+    assert cases["latency budget: p95 of graph within 0.00 ms"].find("failure") is not None

@@ -102,4 +102,6 @@ def test_a_maximal_import_leaves_other_users_without_5xx(
     record_figure("import_concurrent_requests", sum(statuses.values()))
     record_figure("import_concurrent_5xx", errors)
     assert errors == 0, statuses
-    assert set(statuses) <= {200, 201, 202}, statuses
+    # No worker runs here, so the runs each user starts stay queued: past RUN_MAX_IN_FLIGHT_PER_USER
+    # a user's own cap answers 429, which is that user's fair share at work, not harm from the import.
+    assert set(statuses) <= {200, 201, 202, 429}, statuses

@@ -4,7 +4,8 @@ KServe decides Switch routes and Sequence conditions with ``gjson.ValidBytes(doc
 ``gjson.GetBytes(doc, condition).Exists()``. This package answers both questions the way that Go
 library does, byte for byte, including on odd paths and malformed documents (``Get`` does not
 validate). It is our own pure-Python implementation of the documented behaviour, checked against
-the Go library (``../shared/oracle/gjson``) by the tests in ``tests/engine/test_gjson.py``.
+the Go library itself by the tests in ``tests/engine/test_gjson.py`` (recorded answers, and the
+live Go binary where it is installed).
 
 Public API:
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from execution.engine.gjson.flavour import gjson_context, is_legacy
 from execution.engine.gjson.result import (
     FALSE,
     JSON,
@@ -74,6 +76,8 @@ __all__ = [
     "TooMuchWork",
     "get",
     "get_bytes",
+    "gjson_context",
+    "is_legacy",
     "valid",
 ]
 # --------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Final
 
+from execution.engine.gjson.flavour import is_legacy
 from execution.engine.gjson.pretty import _mod_pretty
 from execution.engine.gjson.result import (
     MAX_BUILT_BYTES,
@@ -124,6 +125,12 @@ def _args_end(s: bytes) -> int:
     return n
 
 
+def _first_pipe(s: bytes) -> int:
+    """gjson v1.14.4: a modifier's plain argument ends at the first '|', wherever it is."""
+    idx = s.find(b"|")
+    return len(s) if idx < 0 else idx
+
+
 def _exec_modifier(j: bytes, path: bytes, d: int) -> tuple[bytes, bytes, bool]:
     name = path[1:]
     path_out = b""
@@ -139,7 +146,7 @@ def _exec_modifier(j: bytes, path: bytes, d: int) -> tuple[bytes, bytes, bool]:
             path_out = path[i:]
             name = path[1:i]
             break
-    fn = _MODIFIERS.get(name)
+    fn = _MODIFIERS.get(name) if not (name == b"dig" and is_legacy()) else None
     if fn is None:
         return path_out, b"", False
     args = b""
@@ -150,7 +157,7 @@ def _exec_modifier(j: bytes, path: bytes, d: int) -> tuple[bytes, bytes, bool]:
             path_out = path_out[len(args) :]
             parsed = True
         if not parsed:
-            idx = _args_end(path_out)
+            idx = _args_end(path_out) if not is_legacy() else _first_pipe(path_out)
             args, path_out = path_out[:idx], path_out[idx:]
     return path_out, _built(fn(j, args, d)), True
 

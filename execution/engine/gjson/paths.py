@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Final
 
+from execution.engine.gjson.flavour import is_legacy
 from execution.engine.gjson.query import _parse_query, _skip_quoted
 from execution.engine.gjson.scan import _BACKSLASH, _QUOTE, _squash, _unescape
 
@@ -85,13 +86,19 @@ def _is_dot_piper(s: bytes) -> bool:
         n = len(s)
         while i < n and s[i] not in b".|:":
             i += 1
-        return s[1:i] in _MODIFIER_NAMES
+        name = s[1:i]
+        return name in _MODIFIER_NAMES and not (name == b"dig" and is_legacy())
     return c == 0x5B or c == 0x7B
 
 
-@functools.lru_cache(maxsize=1024)
 def _parse_object_path(path: bytes) -> _ObjPath:
     """gjson ``parseObjectPath`` (memoised: the result is never mutated, paths repeat per row)."""
+    return _parse_object_path_of(path, is_legacy())
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_object_path_of(path: bytes, legacy: bool) -> _ObjPath:
+    """:func:`_parse_object_path` for one gjson flavour (``legacy`` is part of the cache key)."""
     r = _ObjPath()
     n = len(path)
     i = 0

@@ -6,6 +6,7 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from execution.engine.gjson.flavour import is_legacy
 from execution.engine.gjson.match import _match_limit
 from execution.engine.gjson.result import FALSE, NULL, NUMBER, STRING, TRUE, Result, _parse_float0
 from execution.engine.gjson.scan import _BACKSLASH, _QUOTE, _trim
@@ -156,7 +157,11 @@ def _query_matches(rp: _ArrPath, value: Result) -> bool:
     """gjson ``queryMatches``: does ``value`` (the element, or its query path) satisfy the query?"""
     rpv = rp.q_value
     if rpv[:1] == b"~":
-        rpv, value = _tilde(rpv[1:], value)
+        if is_legacy():
+            # v1.14.4: the value becomes Result.Bool(), the operand stays as written.
+            rpv, value = rpv[1:], Result(TRUE) if _is_truthy(value) else Result(FALSE)
+        else:
+            rpv, value = _tilde(rpv[1:], value)
     if not value.exists:
         return False
     op = rp.q_op

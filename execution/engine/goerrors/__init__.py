@@ -17,6 +17,6 @@ from __future__ import annotations
 
 from execution.engine.goerrors.dial import go_parse_error, go_url_error
 from execution.engine.goerrors.transport import transport_cause
-from execution.engine.goerrors.url import go_quote, go_request_url
+from execution.engine.goerrors.url import go_basic_auth, go_quote, go_request_url
 
-__all__ = ["go_parse_error", "go_quote", "go_request_url", "go_url_error", "transport_cause"]
+__all__ = ["go_basic_auth", "go_parse_error", "go_quote", "go_request_url", "go_url_error", "transport_cause"]

@@ -20,7 +20,7 @@ from execution.engine.goerrors.url import (
     go_quote,
     go_request_url,
 )
-from execution.engine.http import ResponseTooLarge, describe, find_os_error
+from execution.engine.http import TLS_FIRST_BYTES, ResponseTooLarge, describe, find_os_error
 
 # --- transport errors -----------------------------------------------------------------------------
 
@@ -116,21 +116,59 @@ def transport_cause(url: str, exc: BaseException, *, phase: str) -> str:
 
 
 def _tls_failure(exc: BaseException) -> str | None:
-    """Go's text for a TLS handshake that met no TLS server, from the ssl error underneath."""
+    """Go's text for a TLS handshake that met no TLS server, from the ssl error underneath and the
+    first bytes the server sent (``TLS_FIRST_BYTES``, kept by the client's ``TlsBackend``)."""
     pending: list[BaseException | None] = [exc]
+    head: bytes | None = None
+    ssl_error: ssl.SSLError | None = None
     while pending:
         current = pending.pop()
         if current is None:
             continue
-        if isinstance(current, ssl.SSLEOFError):
-            return "EOF"  # the server closed the connection before answering the ClientHello
-        if isinstance(current, ssl.SSLError) and current.reason == "WRONG_VERSION_NUMBER":
-            # Go reads the first record header: "HTTP/" names a plain-HTTP server, anything else
-            # is "tls: first record does not look like a TLS handshake". OpenSSL does not say
-            # which; a plain-HTTP server on an https:// URL is by far the likelier.
-            return "http: server gave HTTP response to HTTPS client"
+        if head is None and isinstance(getattr(current, TLS_FIRST_BYTES, None), bytes):
+            head = getattr(current, TLS_FIRST_BYTES)
+        if ssl_error is None and isinstance(current, ssl.SSLError):
+            ssl_error = current
         pending.extend([current.__cause__, current.__context__])
+    if head is not None and len(head) >= _RECORD_HEADER:
+        worded = _first_record_error(head)
+        if worded is not None:
+            return worded
+    if isinstance(ssl_error, ssl.SSLEOFError):
+        # The server closed the connection before answering the ClientHello (Go: io.EOF), or
+        # inside the first record header (Go reads five bytes with io.ReadAtLeast semantics).
+        return "unexpected EOF" if head else "EOF"
+    if isinstance(ssl_error, ssl.SSLError) and ssl_error.reason == "WRONG_VERSION_NUMBER":
+        # Without the first bytes (a transport that does not keep them): a plain-HTTP server on an
+        # https:// URL is by far the likelier.
+        return "http: server gave HTTP response to HTTPS client"
     return None
+
+
+_RECORD_HEADER: Final = 5
+_ALERT: Final = 21
+_HANDSHAKE: Final = 22
+
+
+def _first_record_error(header: bytes) -> str | None:
+    """Go's error for a server's first record header, or None where Go reads on.
+
+    crypto/tls ``readRecordOrCCS`` before the version is known: type 0x80 is an SSLv2 hello; a
+    type other than alert or handshake, or a version of 0x1000 or more, is not TLS. net/http's
+    ``Client`` turns that ``RecordHeaderError`` into its own message when the header is ``HTTP/``.
+    """
+    header = header[:_RECORD_HEADER]
+    typ = header[0]
+    version = header[1] << 8 | header[2]
+    if typ == 0x80:
+        problem = "tls: unsupported SSLv2 handshake received"
+    elif typ not in (_ALERT, _HANDSHAKE) or version >= 0x1000:
+        problem = "tls: first record does not look like a TLS handshake"
+    else:
+        return None
+    if header == b"HTTP/":
+        return "http: server gave HTTP response to HTTPS client"
+    return problem
 
 
 _ERRNO_TEXT: Final = {

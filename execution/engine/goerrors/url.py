@@ -3,6 +3,7 @@ errors do."""
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import Final
 
@@ -347,3 +348,23 @@ def go_request_url(url: str) -> str:
         return url
     parsed.host = _remove_empty_port(parsed.host)
     return _text(parsed.string(redact=True))
+
+
+def go_basic_auth(url: str) -> str | None:
+    """The ``Authorization`` value Go's client derives from the URL's user info, or None without one.
+
+    net/http ``send`` (client.go): ``if u := req.URL.User; u != nil && req.Header.Get("Authorization")
+    == ""`` it sets ``Basic`` + base64(username + ":" + password), both percent-decoded by
+    ``url.Parse`` (bytes, so a ``%FF`` stays one byte); ``http://@host/`` has an empty user, which
+    still counts. The header check is the caller's (:func:`execution.engine.outbound` per hop).
+    """
+    if "@" not in url:
+        return None
+    try:
+        parsed = _parse_url(url)
+    except _ParseError:
+        return None
+    if parsed.user is None:
+        return None
+    credentials = parsed.user + b":" + (parsed.password or b"")
+    return "Basic " + base64.b64encode(credentials).decode("ascii")

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from execution.cli import EXIT_INVALID, add_engine_arguments, engine_config, read_manifest
+from execution.cli import EXIT_INVALID, add_engine_arguments, engine_config, read_manifest, release_option
 from execution.engine import is_valid_json, run_graph_sync
 
 
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--step-timeout", type=float, help="Timeout of each step call, in seconds")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        manifest = read_manifest(opts["file"], self.stderr)
+        manifest = read_manifest(opts["file"], self.stderr, release_option(opts))
         if opts["data_file"] is not None:
             try:
                 body = (

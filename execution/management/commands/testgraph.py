@@ -11,14 +11,22 @@ as a suite run on the Celery workers instead (``execution.suites``, as the API s
 is recorded: the version's green state and the export gate count it.
 
 Both print one line per case (in order) and a summary, and write ``--junit OUT.xml`` on request.
+A stored graph's latency budgets are judged on its cases (as a suite run judges them): a line and,
+in the JUnit report, a test case per budget; a budget exceeded fails the run.
 With ``--against OLD.yaml`` (files) or ``--against N`` (a stored version) every case also runs on
 that graph, and under each case's line comes what changed since: status, routes, each step's
 presence, status and payloads (the verdicts are this graph's alone).
-Exit 0 when every case passed, 1 when any failed or could not run, 2 for invalid input.
+With ``--kserve-version A --compare-with B`` every case also runs as KServe release B's router:
+first come the changes the upgrade rules know for this graph, then under each case's line what
+changed between the releases, and a case that does not pass under B fails the run too (a CI gate
+for an upgrade).
+Exit 0 when every case passed (and no budget was exceeded), 1 when any failed or could not run (or
+a budget was exceeded), 2 for invalid input.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,10 +35,12 @@ from typing import Any, Final
 from django.core.management.base import BaseCommand, CommandError
 
 from config.exceptions import ApplicationError
-from execution.cli import EXIT_INVALID, add_engine_options, engine_config, read_manifest
+from config.files import FileTooLarge, read_capped
+from execution.cli import EXIT_INVALID, add_engine_options, engine_config, read_manifest, release_option
 from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig
 from execution.graphtests import (
     DEFAULT_CONCURRENCY,
+    MAX_BYTES,
     CaseResult,
     GraphTestCase,
     GraphTestSuite,
@@ -41,8 +51,13 @@ from execution.graphtests import (
     observed_from_result,
     run_suite_sync,
 )
+from execution.graphtests.latency import CaseLatencies
 from execution.graphtests.report import case_lines, comparison_lines, describe_issue, summary_line
+from execution.testcases.limits import judge_limits
 from graphs.spec import Manifest
+from graphs.spec.budgets import BudgetError, Budgets, parse_budgets
+from graphs.spec.release_rules import upgrade_changes
+from graphs.spec.releases import Release
 
 # Exit status when a case failed or errored (docs/graph-tests.md: testgraph exits 1).
 EXIT_FAILED: Final = 1
@@ -52,7 +67,14 @@ Batch = tuple[EngineConfig, list[GraphTestCase], list[int]]
 
 
 class Command(BaseCommand):
-    help = "Run a graph's test cases (kind: InferenceGraphTest) and report each case; exit 1 on failure."
+    help = (
+        "Run a graph's test cases (kind: InferenceGraphTest) and report each case; exit 1 on failure. "
+        "FILE --cases TESTS.yaml runs a manifest file with no database: each serviceName is called at "
+        "its --service NAME=URL, else at --url-template (default: KServe's cluster-local predict URL, "
+        "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict, which resolves only "
+        "inside the cluster); a case's environment is not used there. NAME runs a stored graph's cases "
+        "in their environments (--environment for all of them)."
+    )
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> Any:
         # Our --version is the graph version, not Django's: let it replace the base option.
@@ -93,10 +115,22 @@ class Command(BaseCommand):
             help="Also run every case on this graph file (file runs) or version N (stored graphs) and "
             "print what changed, step by step (status, route, payloads); the verdicts stay this graph's",
         )
+        parser.add_argument(
+            "--compare-with",
+            metavar="RELEASE",
+            help="Also run every case as this KServe release's router (the release is the changed "
+            "variable): the upgrade rules' changes, what changed per case, and a case failing there fails",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["concurrency"] < 1:
             raise CommandError("--concurrency must be at least 1.", returncode=EXIT_INVALID)
+        compare = release_option(opts, "compare_with") if opts["compare_with"] else None
+        if compare is not None and (opts["against"] is not None or opts["workers"]):
+            raise CommandError(
+                "--compare-with changes the release and keeps the graph: not with --against or --workers.",
+                returncode=EXIT_INVALID,
+            )
         if opts["cases"] is None:
             if "." in opts["target"] or "/" in opts["target"]:  # no graph name holds either
                 raise CommandError(
@@ -108,6 +142,10 @@ class Command(BaseCommand):
                 return
             name, manifest, batches, count = self._stored(opts)
             against = self._stored_against(opts)
+            budgets = self._budgets
+            if opts["kserve_version"]:
+                release = release_option(opts)
+                batches = [(dataclasses.replace(c, release=release), cases, at) for c, cases, at in batches]
         else:
             if opts["number"] is not None or opts["environment"] is not None or opts["workers"]:
                 raise CommandError(
@@ -117,18 +155,34 @@ class Command(BaseCommand):
                 )
             name, manifest, batches, count = self._file(opts)
             against = read_manifest(opts["against"], self.stderr) if opts["against"] else None
-        self._run(name, manifest, batches, count, opts, against)
+            budgets = Budgets()
+        if compare is not None:
+            self._run_releases(name, manifest, batches, count, opts, compare)
+            return
+        self._run(name, manifest, batches, count, opts, against, budgets)
 
     # --- the two sources ---------------------------------------------------------------------------
 
     def _file(self, opts: dict[str, Any]) -> tuple[str, Manifest, list[Batch], int]:
-        manifest = read_manifest(opts["target"], self.stderr)
+        manifest = read_manifest(opts["target"], self.stderr, release_option(opts))
         suite = self._read_suite(opts["cases"])
         if manifest.name and suite.graph != manifest.name:
             self.stderr.write(
                 f"{opts['cases']}: warning: the cases are for graph {suite.graph!r}, the file holds {manifest.name!r}"
             )
         cases = list(suite.cases)
+        named = sorted({case.environment for case in cases if case.environment})
+        if named:
+            mapping = (
+                "--service and --url-template"
+                if opts["service"] or opts["url_template"]
+                else "KServe's cluster-local URLs (no --service or --url-template given)"
+            )
+            self.stderr.write(
+                f"{opts['cases']}: warning: cases name the environment(s) {', '.join(map(repr, named))}, "
+                f"which a file run does not use: every step is called through {mapping}. "
+                "Give --service NAME=URL or --url-template, or run the stored graph's cases by its name."
+            )
         if opts["case"]:
             unknown = [n for n in opts["case"] if n not in {case.name for case in cases}]
             if unknown:
@@ -167,6 +221,11 @@ class Command(BaseCommand):
             + ("" if prepared.groups else "no environment")
         )
         batches = [(g.config, g.cases, g.indices) for g in prepared.groups]
+        try:
+            self._budgets = parse_budgets(prepared.graph.latency_budgets or None)
+        except BudgetError as exc:  # stored before the rules were stricter: said, not judged
+            self.stderr.write(f"note: the graph's latency budgets are not judged: {exc}")
+            self._budgets = Budgets()
         return prepared.graph.name, prepared.manifest, batches, prepared.count
 
     def _stored_against(self, opts: dict[str, Any]) -> Manifest | None:
@@ -185,11 +244,13 @@ class Command(BaseCommand):
 
     def _read_suite(self, path: str) -> GraphTestSuite:
         try:
-            text = Path(path).read_bytes()
+            text = read_capped(path, MAX_BYTES, "MAX_BYTES of execution.graphtests")
+        except FileTooLarge as exc:
+            raise CommandError(str(exc), returncode=EXIT_INVALID) from exc
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
         try:
-            return load_suite(text)
+            return load_suite(text, limits=judge_limits())
         except TestSpecError as exc:
             for issue in exc.issues:
                 self.stderr.write(describe_issue(issue, path))
@@ -221,13 +282,14 @@ class Command(BaseCommand):
         count: int,
         opts: dict[str, Any],
         against: Manifest | None = None,
+        budgets: Budgets | None = None,
     ) -> None:
         before: dict[int, CaseResult] = {}
         if against is not None:
             for config, cases, positions in batches:
                 run_suite_sync(
                     against, cases, config=config, concurrency=opts["concurrency"],
-                    on_case=_placed(before.__setitem__, positions),
+                    on_case=_placed(before.__setitem__, positions), limits=judge_limits(),
                 )  # fmt: skip
         label = (
             opts["against"]
@@ -243,7 +305,17 @@ class Command(BaseCommand):
             return comparison_lines(comparison, str(label))
 
         done: dict[int, CaseResult] = {}
-        report = self._printer(done, changes)
+        printer = self._printer(done, changes)
+        judged = budgets is not None and not budgets.empty
+        latencies = CaseLatencies()
+
+        def report(position: int, result: CaseResult) -> None:
+            if judged:  # the answer was kept for its latencies only: counted, then let go
+                latencies.add(result)
+                if against is None:
+                    result = dataclasses.replace(result, result=None)
+            printer(position, result)
+
         started = time.monotonic()
         for config, cases, positions in batches:
             run_suite_sync(
@@ -252,9 +324,64 @@ class Command(BaseCommand):
                 config=config,
                 concurrency=opts["concurrency"],
                 on_case=_placed(report, positions),
-                keep_results=against is not None,
+                keep_results=against is not None or judged,
+                limits=judge_limits(),
             )
+        verdict = latencies.verdict(budgets) if budgets is not None and judged else {}
+        self._finish(name, [done[i] for i in range(count)], time.monotonic() - started, opts, verdict)
+
+    def _run_releases(
+        self,
+        name: str,
+        manifest: Manifest,
+        batches: list[Batch],
+        count: int,
+        opts: dict[str, Any],
+        other: Release,
+    ) -> None:
+        """Every case as the batches' release (its verdict first) and as ``other``, with what changed."""
+        release = batches[0][0].release if batches else release_option(opts)
+        self.stdout.write(f"KServe {release.name} -> {other.name}:")
+        rules = upgrade_changes(manifest, release, other)
+        for change in rules:
+            self.stdout.write(f"  rule [{change.code}] {change.message}")
+        if not rules:
+            self.stdout.write("  no rule-known change for this graph; the cases tell the rest")
+        theirs: dict[int, CaseResult] = {}
+        for config, cases, positions in batches:
+            run_suite_sync(
+                manifest, cases, config=dataclasses.replace(config, release=other),
+                concurrency=opts["concurrency"], on_case=_placed(theirs.__setitem__, positions),
+                keep_results=True, limits=judge_limits(),
+            )  # fmt: skip
+
+        def changes(position: int, result: CaseResult) -> list[str]:
+            old = theirs.get(position)
+            if old is None:
+                return []
+            lines = [] if old.outcome == "passed" else [f"    on {other.name}: {old.outcome}"]
+            if old.result is None or result.result is None:
+                return lines
+            comparison = compare_runs(observed_from_result(result.result), observed_from_result(old.result))
+            return lines + comparison_lines(comparison, release.name)
+
+        done: dict[int, CaseResult] = {}
+        report = self._printer(done, changes)
+        started = time.monotonic()
+        for config, cases, positions in batches:
+            run_suite_sync(
+                manifest, cases, config=config, concurrency=opts["concurrency"],
+                on_case=_placed(report, positions), keep_results=True, limits=judge_limits(),
+            )  # fmt: skip
+        failing = sum(1 for r in theirs.values() if r.outcome != "passed")
+        if failing:
+            self.stdout.write(f"on KServe {other.name}: {failing} of {len(theirs)} cases do not pass")
         self._finish(name, [done[i] for i in range(count)], time.monotonic() - started, opts)
+        if failing:
+            raise CommandError(
+                f"{failing} of {len(theirs)} cases do not pass on KServe {other.name}.",
+                returncode=EXIT_FAILED,
+            )
 
     def _through_workers(self, opts: dict[str, Any]) -> None:
         """The stored suite as a suite run on the workers; lines as its cases finish, in order."""
@@ -298,15 +425,41 @@ class Command(BaseCommand):
                     returncode=EXIT_FAILED,
                 )
             time.sleep(0.1)
+        verdict = self._final_verdict(suite.pk, started, opts["timeout"])
         self._finish(
-            suite.graph.name, [done[i] for i in range(suite.total)], time.monotonic() - started, opts
+            suite.graph.name, [done[i] for i in range(suite.total)], time.monotonic() - started, opts, verdict
         )
 
-    def _finish(self, name: str, results: list[CaseResult], seconds: float, opts: dict[str, Any]) -> None:
-        """The summary line, the JUnit file on request, and the exit status."""
+    def _final_verdict(self, suite_id: Any, started: float, timeout: float) -> dict[str, Any]:
+        """The suite run's budget verdict, written as it ends (just after its last case)."""
+        from execution.suites import selectors as suite_selectors
+
+        while (verdict := suite_selectors.finished_budgets(suite_id=suite_id)) is None:
+            if time.monotonic() - started > timeout:
+                raise CommandError(
+                    f"Suite run {suite_id} did not finish within {timeout:g} s.", returncode=EXIT_FAILED
+                )
+            time.sleep(0.1)
+        return verdict
+
+    def _finish(
+        self,
+        name: str,
+        results: list[CaseResult],
+        seconds: float,
+        opts: dict[str, Any],
+        verdict: dict[str, Any] | None = None,
+    ) -> None:
+        """The summary line, each budget's, the JUnit file on request, and the exit status."""
         self.stdout.write(summary_line(results, seconds))
+        for check in (verdict or {}).get("checks") or []:
+            state = {True: "ok", False: "EXCEEDED", None: "not measured"}[check["passed"]]
+            measured = "-" if check["measured_ms"] is None else f"{check['measured_ms']:.2f}"
+            self.stdout.write(
+                f"budget {check['target']}: p95 {measured} ms of {check['budget_ms']:.2f} ms: {state}"
+            )
         if opts["junit"]:
-            xml = junit_xml(name, results, duration_ms=seconds * 1000)
+            xml = junit_xml(name, results, duration_ms=seconds * 1000, budgets=verdict)
             try:
                 Path(opts["junit"]).write_bytes(xml)
             except OSError as exc:
@@ -316,6 +469,8 @@ class Command(BaseCommand):
         failed = sum(1 for r in results if r.outcome != "passed")
         if failed:
             raise CommandError(f"{failed} of {len(results)} cases did not pass.", returncode=EXIT_FAILED)
+        if (verdict or {}).get("passed") is False:
+            raise CommandError("A latency budget was exceeded.", returncode=EXIT_FAILED)
 
 
 def _placed(

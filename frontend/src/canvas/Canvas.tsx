@@ -1,3 +1,4 @@
+import type { ServiceContracts } from "../api";
 /**
  * The React Flow canvas. It draws a GraphState and turns pointer events into edits
  * (docs/architecture.md, "The frontend"); it holds no graph data of its own beyond in-flight
@@ -95,12 +96,16 @@ export function paletteStep(state: GraphState, nodeName: string, target: TargetK
 /** What both views of the graph (this Nodes view and the Flow view, src/flow/) are given. */
 export interface GraphViewProps {
   state: GraphState;
+  /** The services the palette offers (the Flow view's "+" on an arrow offers them too). */
+  services?: readonly string[];
   selection: Selection;
   issues: IssueIndex;
   readOnly: boolean;
   compare?: CompareMarks | null;
   /** Marks of the run shown in the console, drawn over the cards or boxes. */
   run?: RunMarks | null;
+  /** What Test connection learned of each service (v2 inputs and outputs), shown on Flow boxes. */
+  contracts?: ServiceContracts | null;
   /** `key`: edits with the same key in one burst merge into one undo step (graph/history.ts). */
   onEdit: (edit: Edit, select?: Selection, key?: string) => void;
   onSelect: (selection: Selection) => void;
@@ -177,6 +182,28 @@ export function Canvas({ state, selection, issues, readOnly, compare, run, onEdi
       });
     });
   }, [derived]);
+
+  // Comparing versions: the cards that changed are brought into view when they are not all in
+  // view already (once React Flow has the new cards' sizes).
+  useEffect(() => {
+    if (!compare || compare.nodes.size === 0) return;
+    const ids = [...compare.nodes.keys()];
+    const timer = window.setTimeout(() => {
+      const el = wrapRef.current;
+      if (!el) return;
+      const { x, y, zoom } = flow.getViewport();
+      const inView = ids.every((id) => {
+        const n = flow.getInternalNode(id);
+        if (!n) return true;
+        const p = n.internals.positionAbsolute;
+        const left = p.x * zoom + x;
+        const top = p.y * zoom + y;
+        return left >= 0 && top >= 0 && left + (n.measured.width ?? 0) * zoom <= el.clientWidth && top + (n.measured.height ?? 0) * zoom <= el.clientHeight;
+      });
+      if (!inView) void flow.fitView({ nodes: ids.map((id) => ({ id })), padding: 0.2, maxZoom: 1, duration: 300, includeHiddenNodes: true });
+    }, 60);
+    return () => window.clearTimeout(timer);
+  }, [compare, flow]);
 
   // At low detail React Flow keeps the nodes (the fit, the minimap's frame) but mounts none.
   // (A card never measured gets the estimate, so that a fit of the hidden cards has their size.)

@@ -2,7 +2,7 @@
  * Where a step dragged over a card goes. Only a pointer near the edge between two rows picks an
  * insertion point (shown as a line there); anywhere else on the card, the middle of a row
  * included, the step is appended. Dropping several steps on the middle of a card then keeps
- * the order they were dropped in (issue 14, item 4).
+ * the order they were dropped in.
  */
 
 /**

@@ -12,13 +12,13 @@ describe("the palette's services", () => {
     expect(paletteServices(null, [], graphOf({}))).toEqual([]);
   });
 
-  it("put the catalog's first, in its order (the most used first), then the names it lacks, each once", () => {
+  it("are the catalog's and the names it lacks, each once, by name (an order that stays from one visit to the next)", () => {
     const catalog = { services: [entry("classifier", 4), entry("tokenizer", 2, ["staging"]), entry("alpha", 0, ["staging"])] };
     const state = graphOf({ root: { routerType: "Sequence", steps: [{ name: "a", serviceName: "tokenizer" }, { name: "b", serviceName: "mine" }, { name: "c", serviceName: "" }] } });
     const environments = [{ service_urls: { alpha: "http://a", "new-in-env": "http://n" } }];
-    expect(paletteServices(catalog, environments, state)).toEqual(["classifier", "tokenizer", "alpha", "mine", "new-in-env"]);
+    expect(paletteServices(catalog, environments, state)).toEqual(["alpha", "classifier", "mine", "new-in-env", "tokenizer"]);
     // A new graph of a user with no service map: the catalog alone.
-    expect(paletteServices(catalog, [{ service_urls: {} }], graphOf({}))).toEqual(["classifier", "tokenizer", "alpha"]);
+    expect(paletteServices(catalog, [{ service_urls: {} }], graphOf({}))).toEqual(["alpha", "classifier", "tokenizer"]);
     expect(paletteServices({ services: [entry("", 1)] }, [], graphOf({}))).toEqual([]);
   });
 

@@ -1,16 +1,14 @@
 /**
  * The services the palette offers by name, so that a model can be added with the mouse alone: the
- * studio's catalog (`GET /api/services/`: the serviceNames the graphs call, the most used first,
- * and those mapped in the environments the user may run in), the environments' service maps as
- * last listed, and the names the open graph calls (saved or not).
+ * studio's catalog (`GET /api/services/`: the serviceNames the graphs call and those mapped in the
+ * environments the user may run in), the environments' service maps as last listed, and the names
+ * the open graph calls (saved or not). In the order of their names, so that the list does not
+ * reorder itself from one visit to the next as the graphs' use of them changes.
  */
 import type { Environment, ServiceCatalog } from "../api";
 import type { GraphState } from "../graph/types";
 
-/**
- * Each name once, the empty name left out: the catalog's in its order (the most used first), then
- * the names it lacks (the graph's own, an environment's newer entries) by name.
- */
+/** Each name once, the empty name left out, in the order of their names. */
 export function paletteServices(
   catalog: Pick<ServiceCatalog, "services"> | null,
   environments: readonly Pick<Environment, "service_urls">[],
@@ -26,8 +24,7 @@ export function paletteServices(
       if (typeof name === "string") others.add(name);
     }
   }
-  const rest = [...others].filter((name) => !ordered.has(name)).sort((a, b) => a.localeCompare(b));
-  return [...ordered, ...rest].filter((name) => name !== "");
+  return [...new Set([...ordered, ...others])].filter((name) => name !== "").sort((a, b) => a.localeCompare(b));
 }
 
 /** The names containing ``query`` (any case, spaces around it ignored); all of them for none. */

@@ -3,7 +3,7 @@
  * only these. Every icon is decorative (`aria-hidden`): the button or badge beside it carries the
  * words, so screen readers and tests read names, not pictures.
  */
-import { Ban, Check, Clock, Dot, Download, LayoutGrid, List, LoaderCircle, Maximize2, Minus, Play, Redo2, SkipForward, Undo2, Upload, X, type LucideIcon } from "lucide-react";
+import { Ban, Check, Clock, Dot, Download, LayoutGrid, List, LoaderCircle, Maximize2, Minus, PanelRightClose, PanelRightOpen, Play, Redo2, SkipForward, Undo2, Upload, X, type LucideIcon } from "lucide-react";
 
 /** The size of an icon next to 12-13 px button text. */
 const SIZE = 14;
@@ -24,6 +24,8 @@ export const HistoryIcon = icon(Clock);
 export const RunsIcon = icon(List);
 export const RunIcon = icon(Play);
 export const CloseIcon = icon(X);
+export const PanelHideIcon = icon(PanelRightClose);
+export const PanelShowIcon = icon(PanelRightOpen);
 
 /** A run status as an icon (cards and console lines). */
 const STATUS: Record<string, LucideIcon> = {

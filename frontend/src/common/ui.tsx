@@ -3,7 +3,11 @@ import { CloseIcon } from "./icons";
 import { useEffect, useRef, type ReactNode } from "react";
 import { ApiError, type StudioConfig } from "../api";
 
-export function AppHeader({ config, children }: { config: StudioConfig; children?: ReactNode }) {
+/**
+ * The header of every page: the brand, what the page shows (`children`), the studio's pages and
+ * the user. "Graphs" is said once: in the nav, or as the list page's own title (`page="graphs"`).
+ */
+export function AppHeader({ config, children, page }: { config: StudioConfig; children?: ReactNode; page?: "graphs" }) {
   return (
     <header className="app-header">
       <a className="brand" href="/">
@@ -14,15 +18,26 @@ export function AppHeader({ config, children }: { config: StudioConfig; children
       </a>
       <div className="header-middle">{children}</div>
       <nav className="header-nav" aria-label="Studio">
-        <a className="btn btn-ghost btn-small" href="/">
-          Graphs
-        </a>
+        {page !== "graphs" && (
+          <a className="btn btn-ghost btn-small" href="/">
+            Graphs
+          </a>
+        )}
         <a className="btn btn-ghost btn-small" href="/environments/">
           Environments
+        </a>
+        <a className="btn btn-ghost btn-small" href="/deploy-targets/">
+          Deploy targets
+        </a>
+        <a className="btn btn-ghost btn-small" href="/api/docs/">
+          API docs
         </a>
       </nav>
       <div className="header-user">
         {config.user && <span className="user-name" title="Signed in">{config.user}</span>}
+        <a className="btn btn-ghost btn-small" href="/tokens/">
+          API tokens
+        </a>
         <form method="post" action={config.logoutUrl} className="logout-form">
           <input type="hidden" name="csrfmiddlewaretoken" value={config.csrfToken} />
           <button type="submit" className="btn btn-ghost btn-small">

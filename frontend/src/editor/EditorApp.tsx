@@ -1,55 +1,62 @@
 /**
  * The editor page: toolbar, palette, canvas and the side panels (Properties | YAML | Problems |
  * History | Run). It owns the working copy (an edit history over the pure graph model) and talks
- * to the server through `api.ts` only. Saving, live validation, the clipboard, the shortcuts and
- * the version actions live in `hooks/`; the toolbar, banners and dialogs in their own files.
+ * to the server through `api.ts` only. Saving, live validation, the clipboard, the shortcuts,
+ * the version actions, the export menu and deploys live in `hooks/`, the kept draft in `draft/`;
+ * the toolbar, banners and dialogs (`dialogs/EditorDialogs.tsx`) in their own files.
  */
-import { useCallback, useMemo, useReducer, useState } from "react";
-import { Api, downloadBlob, type StudioConfig, type Version } from "../api";
+import { useCallback, useEffect, useMemo, useReducer, useState } from "react";
+import { Api, type ProbeResult, type ServiceContracts, type StudioConfig, type Version } from "../api";
 import { computeAutoLayout } from "../canvas/autoLayout";
 import { Canvas, type GraphViewProps } from "../canvas/Canvas";
 import { Palette } from "../canvas/Palette";
 import { paletteServices } from "../canvas/paletteServices";
-import { ConfirmDialog } from "../common/ConfirmDialog";
 import { lazyComponent } from "../common/lazyChunk";
 import { AppHeader, ErrorBanner, Spinner, errorText } from "../common/ui";
 import { canRedo, canUndo } from "../graph/history";
 import { toManifest } from "../graph/manifest";
-import { indexIssues, localIssues } from "../graph/queries";
+import { indexIssues, localIssues, serviceNames } from "../graph/queries";
 import type { Issue, Viewport } from "../graph/types";
 import { editForManifest } from "../graph/textEdits";
 import { DiffView } from "../panels/DiffView";
 import { ProblemsPanel } from "../panels/ProblemsPanel";
+import { fixForIssue } from "../graph/fixes";
+import { contractsFromProbe } from "../environments/probe";
+import { metadataSamples } from "../environments/contracts";
 import { PropertiesPanel } from "../panels/PropertiesPanel";
 import { useSuiteRun } from "../tests/useSuiteRun";
-import { ExportGateDialog, TestGateSetting, type GateRefusal } from "../tests/TestGate";
-import { useExportNote } from "../tests/useExportNote";
+import { TestGateSetting } from "../tests/TestGate";
 import { caseMarks as caseMarksOf } from "../tests/compare";
 import type { CompareMarks } from "../canvas/Canvas";
 import type { CaseResult } from "../tests/suite";
 import { graphSamples } from "../panels/run/samples";
 import { useRunController } from "../panels/run/useRunController";
+import { DriftBanner } from "../deploys/DriftBanner";
 import { HeaderStatus } from "./banners/HeaderStatus";
 import { NoticeToast } from "./banners/NoticeToast";
 import { ViewBanners } from "./banners/ViewBanners";
-import { ConflictDialog } from "./dialogs/ConflictDialog";
-import { HelpDialog } from "./dialogs/HelpDialog";
-import { RunConfirmDialog } from "./dialogs/RunConfirmDialog";
+import { EditorDialogs } from "./dialogs/EditorDialogs";
+import { useKeptDraft } from "./draft/useKeptDraft";
 import { useCanvasMode } from "./hooks/useCanvasMode";
 import { useCanvasView } from "./hooks/useCanvasView";
 import { useClipboard } from "./hooks/useClipboard";
+import { useEditorSave } from "./hooks/useEditorSave";
+import { useExportMenu } from "./hooks/useExportMenu";
+import { useGitDeploys } from "./hooks/useGitDeploys";
 import { useGraphLoader } from "./hooks/useGraphLoader";
 import { useLiveValidation } from "./hooks/useLiveValidation";
+import { validationRelease } from "./validationRelease";
 import { useNotice } from "./hooks/useNotice";
-import { useSaveWithConflict } from "./hooks/useSaveWithConflict";
+import { useOpenedRun } from "./hooks/useOpenedRun";
 import { useServiceCatalog } from "./hooks/useServiceCatalog";
 import { useNodeEditing } from "./hooks/useNodeEditing";
 import { useRunTarget } from "./hooks/useRunTarget";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useUnsavedGuard } from "./hooks/useUnsavedGuard";
 import { useVersionActions } from "./hooks/useVersionActions";
-import { PanelResizer, usePanelWidth } from "./PanelResizer";
+import { PanelResizer, usePanelOpen, usePanelWidth } from "./PanelResizer";
 import { SidePanel, type PanelTab } from "./SidePanel";
+import { useBudgetCheck } from "../panels/load/useBudgetCheck";
 import { editorReducer, initialEditorState, snapshot, stateOfVersion, type Selection } from "./store";
 import { Toolbar } from "./toolbar/Toolbar";
 import type { Busy, Confirm, View } from "./types";
@@ -59,8 +66,8 @@ const YamlPanel = lazyComponent(() => import("../panels/YamlPanel").then((m) => 
 // Tabs not shown when the editor opens are loaded on first use too (the bundle budget).
 const HistoryPanel = lazyComponent(() => import("../panels/HistoryPanel").then((m) => m.HistoryPanel), "history");
 const RunPanel = lazyComponent(() => import("../panels/run/RunPanel").then((m) => m.RunPanel), "run panel");
-const RunsDialog = lazyComponent(() => import("../panels/run/RunsDialog").then((m) => m.RunsDialog), "runs list");
 const TestsPanel = lazyComponent(() => import("../tests/TestsPanel").then((m) => m.TestsPanel), "tests panel");
+const LoadTestsPanel = lazyComponent(() => import("../panels/load/LoadTestsPanel").then((m) => m.LoadTestsPanel), "load tests panel");
 // The Flow view (its projection, join points, layout and boxes) is loaded when first shown.
 const FlowCanvas = lazyComponent(() => import("../flow/FlowCanvas").then((m) => m.FlowCanvas), "Flow view");
 
@@ -80,7 +87,6 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [notice, setNotice] = useNotice();
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const [helpOpen, setHelpOpen] = useState(false);
-  const [exportOpen, setExportOpen] = useState(false);
   const [historyKey, setHistoryKey] = useState(0);
   const [busy, setBusy] = useState<Busy>(null);
   const [runsOpen, setRunsOpen] = useState(false);
@@ -90,9 +96,9 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const [savedCase, setSavedCase] = useState<{ id: number; key: number } | null>(null);
   const [caseFailures, setCaseFailures] = useState<CaseResult | null>(null);
   const suite = useSuiteRun(api, graphName);
-  const [gate, setGate] = useState<GateRefusal | null>(null);
   const [caseMarks, setCaseMarks] = useState<{ version: number; marks: CompareMarks } | null>(null);
   const [panelWidth, setPanelWidth] = usePanelWidth(config.user);
+  const [panelOpen, setPanelOpen] = usePanelOpen(config.user, tab);
   const [canvasMode, setCanvasMode, toggleCanvasMode] = useCanvasMode();
 
   const working = s.history.state;
@@ -101,7 +107,11 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   const manifestJson = useMemo(() => JSON.stringify(toManifest(working)), [working]);
   // The loader's callback runs after this render, when `loadVersion` below exists.
   const { loading, loadError, graphInfo } = useGraphLoader({ api, graphName, lockedVersion, dispatch, loadVersion: (v) => loadVersion(v) });
-  const validation = useLiveValidation(api, manifestJson, !loading && !loadError && lockedVersion === null);
+  // What the Run panel's last Test connection found, for the environment it tested.
+  const [probed, setProbed] = useState<{ environment: string; services: ServiceContracts } | null>(null);
+  // The release of the Run panel's environment (set below, once the environments are listed).
+  const [release, setRelease] = useState<string | undefined>(undefined);
+  const validation = useLiveValidation(api, manifestJson, !loading && !loadError && lockedVersion === null, probed?.services, release);
   const { setServerIssues } = validation;
   const bumpHistory = useCallback(() => setHistoryKey((k) => k + 1), []);
 
@@ -126,10 +136,14 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   // indexIssues reads only the nodes: a viewport change (every pan) keeps the index, so the canvas
   // does not rebuild every card.
   const issueIndex = useMemo(() => indexIssues({ nodes: displayNodes }, displayIssues), [displayNodes, displayIssues]);
+  // The latency budgets against the timeouts of the version on screen, pinned to their fields.
+  const budgetWarnings = useBudgetCheck(api, graphName, view?.kind === "version" ? view.version.number : (lockedVersion ?? base), tab === "properties" && s.selection.kind === "none");
   const errorCount = displayIssues.filter((i) => i.severity === "error").length;
   const warningCount = displayIssues.length - errorCount;
 
   useUnsavedGuard(dirty, graphName);
+  const remountCanvas = useCallback(() => setCanvasKey((k) => k + 1), []);
+  const keptDraft = useKeptDraft({ api, user: config.user, graphName, enabled: lockedVersion === null, loaded: !loading && !loadError, dirty, editor: s, base, dispatch, loadVersion, remountCanvas, setNotice });
 
   // ---- editing ---------------------------------------------------------------------------
   const onSelect = useCallback((selection: Selection) => dispatch({ type: "select", selection }), []);
@@ -163,8 +177,22 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     }
   };
 
-  const saver = useSaveWithConflict({ api, graphName, editor: s, dispatch, canSave: !readOnly && !loading && !loadError, base, setServerIssues, setNotice, setBusy, onVersionsChanged: bumpHistory });
-  const { save, conflict } = saver;
+  const editorSave = useEditorSave({
+    api,
+    graphName,
+    user: config.user,
+    editor: s,
+    dispatch,
+    canSave: !readOnly && !loading && !loadError,
+    base,
+    setServerIssues,
+    setNotice,
+    setBusy,
+    onVersionsChanged: bumpHistory,
+    showYaml: () => setTab("yaml"),
+  });
+  const { saver, save, yamlControl, yamlInvalid, setYamlInvalid } = editorSave;
+  const { conflict } = saver;
 
   const showView = (next: View) => {
     setView(next);
@@ -186,18 +214,44 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     setBusy,
     setNotice,
     setConfirm,
-    onTestsRequired: setGate,
+    onTestsRequired: (refusal) => exportMenu.setGate(refusal),
   });
-  const exportVersion = view?.kind === "version" ? view.version.number : view?.kind === "compare" ? view.cmp.to.number : base;
-  const exportNote = useExportNote(api, graphName, exportVersion, exportOpen);
+
+  // ---- deploys through Git, the export menu ------------------------------------------------
+  const gitDeploys = useGitDeploys({
+    api,
+    graphName,
+    loaded: !loading && !loadError,
+    dirty,
+    lockedVersion,
+    editVersion: (version) => {
+      setView(null);
+      loadVersion(version);
+    },
+    onVersionsChanged: bumpHistory,
+    setNotice,
+  });
+  const { deploys, setDeployOf } = gitDeploys;
+  const exportMenu = useExportMenu({ api, graphName, view, base, lockedVersion, exportAs: versions.exportAs, deployVersion: setDeployOf, setNotice });
 
   // ---- test runs ---------------------------------------------------------------------------
   const runTarget = useRunTarget({ view, lockedVersion, dirty, base, setNotice });
   const samplesOfGraph = useMemo(() => graphSamples(working.layoutExtra), [working.layoutExtra]);
   const catalog = useServiceCatalog(api);
   const runs = useRunController({ api, graph: graphName, resolveVersion: runTarget.resolveVersion, graphSamples: samplesOfGraph });
+  const workingNodes = working.nodes;
+  const graphServices = useMemo(() => serviceNames({ nodes: workingNodes }), [workingNodes]);
+  const probedSamples = useMemo(() => metadataSamples(probed?.services), [probed]);
+  const probeProps = useMemo(() => ({ api, services: graphServices, onProbed: (results: ProbeResult[], environment: string) => setProbed({ environment, services: contractsFromProbe(results) }) }), [api, graphServices]);
+  // Another environment may map the services elsewhere: its contracts are not known yet.
+  useEffect(() => {
+    if (probed && probed.environment !== runs.environment) setProbed(null);
+  }, [probed, runs.environment]);
+  useEffect(() => setRelease(validationRelease(runs.environments, runs.environment)), [runs.environments, runs.environment]);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only working.nodes
   const services = useMemo(() => paletteServices(catalog, runs.environments, working), [catalog, runs.environments, working.nodes]);
+  const openRun = useOpenedRun({ shownRun: runs.run, lockedVersion, base, dirty, view, showView, viewVersion: versions.viewVersion, setNotice });
+
   const selectRunStep = (node: string, index: number) => {
     if (!displayState.nodes.some((n) => n.name === node)) return;
     onSelect({ kind: "step", node, index });
@@ -215,7 +269,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
   };
 
   // ---- keyboard ---------------------------------------------------------------------------
-  const dialogOpen = helpOpen || confirm !== null || conflict !== null;
+  const dialogOpen = helpOpen || confirm !== null || conflict !== null || editorSave.signIn !== null || keptDraft.offer !== null;
   useShortcuts({
     save: () => void save(),
     run: () => {
@@ -231,12 +285,13 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     deleteSelection,
     escape: () => {
       onSelect({ kind: "none" });
-      setExportOpen(false);
+      exportMenu.setOpen(false);
     },
     help: () => setHelpOpen(true),
     fitView,
     autoLayout: () => void autoLayout(),
     toggleView: toggleCanvasMode,
+    togglePanel: () => setPanelOpen(!panelOpen),
     readOnly,
     dialogOpen,
     runBlocked: dialogOpen || runTarget.asking || runsOpen,
@@ -251,6 +306,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
     readOnly,
     compare: caseMarks && view?.kind === "version" && view.version.number === caseMarks.version ? caseMarks.marks : view?.kind === "compare" ? view.cmp.marks : null,
     run: runs.marks,
+    contracts: probed?.services ?? null,
+    services,
     onEdit: onCanvasEdit,
     onSelect,
   };
@@ -266,6 +323,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       checking={validation.checking}
       errorCount={errorCount}
       warningCount={warningCount}
+      yamlInvalid={view ? null : yamlInvalid}
+      live={deploys.live}
     />
   );
 
@@ -296,12 +355,21 @@ export function EditorApp({ config }: { config: StudioConfig }) {
       case "properties":
         return (
           <>
-            <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} />
+            <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} budgetWarnings={budgetWarnings} />
             {s.selection.kind === "none" && <TestGateSetting api={api} graph={graphName} readOnly={lockedVersion !== null} />}
           </>
         );
       case "problems":
-        return <ProblemsPanel issues={displayIssues} checking={validation.checking && !view} source={view ? "server" : validation.validationFailed ? "local" : validation.serverIssues ? "server" : "none"} onActivate={activateIssue} />;
+        return (
+          <ProblemsPanel
+            issues={displayIssues}
+            checking={validation.checking && !view}
+            source={view ? "server" : validation.validationFailed ? "local" : validation.serverIssues ? "server" : "none"}
+            onActivate={activateIssue}
+            fixFor={(issue) => fixForIssue(working, issue)}
+            onFix={readOnly ? undefined : (fix) => onEdit(fix.edit)}
+          />
+        );
       case "history":
         return (
           <>
@@ -323,6 +391,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
               onView={(n) => void versions.viewVersion(n)}
               onCompare={(a, b) => void versions.compareVersions(a, b)}
               onRollback={versions.rollback}
+              deployments={deploys.deployments}
+              onDeploy={lockedVersion === null ? (n) => setDeployOf(n) : undefined}
             />
           </>
         );
@@ -334,6 +404,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             selection={s.selection}
             onSelectStep={selectRunStep}
             caseFailures={caseFailures}
+            probe={probeProps}
+            metadataSamples={probedSamples}
             saveAsTest={{
               api,
               onSaved: (row) => {
@@ -344,6 +416,8 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             }}
           />
         );
+      case "load":
+        return <LoadTestsPanel api={api} graph={graphName} version={view?.kind === "version" ? view.version.number : (lockedVersion ?? base)} environments={runs.environments} />;
       case "tests":
         return (
           <TestsPanel
@@ -374,6 +448,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
               onOpenRun: (result) => {
                 if (!result.run) return;
                 setCaseFailures(result);
+                openRun(result.run);
                 runs.attach(result.run);
                 setTab("run");
               },
@@ -403,29 +478,31 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         onMessage={saver.setMessage}
         saving={saver.saving}
         onSave={() => void save()}
-        exportOpen={exportOpen}
-        onExportOpen={setExportOpen}
+        exportOpen={exportMenu.open}
+        onExportOpen={exportMenu.setOpen}
         exportNote={
-          exportNote && (
+          exportMenu.note && (
             <p className="menu-note small" role="note">
-              {exportNote}
+              {exportMenu.note}
             </p>
           )
         }
-        onExport={(format) => {
-          setExportOpen(false);
-          void versions.exportAs(format);
-        }}
+        onExport={exportMenu.download}
+        onCopyExportCurl={exportMenu.copyCurl}
+        onDeploy={exportMenu.deploy}
         onImportStart={versions.startImport}
         onImportFile={(file, done) => void versions.importFile(file, done)}
         historyActive={tab === "history"}
         onHistory={() => setTab("history")}
         onRuns={() => setRunsOpen(true)}
+        panelOpen={panelOpen}
+        onPanelOpen={setPanelOpen}
       />
       <div className="editor-body">
         <Palette disabled={readOnly} canAddStep={!readOnly && selectedNodeName !== null} onAddNode={addNode} onAddStep={addStep} services={services} flow={canvasMode === "flow"} />
         <div className="canvas-wrap">
-          <ViewBanners graphName={graphName} lockedVersion={lockedVersion} view={view} onBack={() => showView(null)} onRollback={versions.rollback} />
+          <ViewBanners graphName={graphName} lockedVersion={lockedVersion} base={base} view={view} onBack={() => showView(null)} onRollback={versions.rollback} />
+          {deploys.drift && <DriftBanner deployment={deploys.drift} canImport={lockedVersion === null} onImport={gitDeploys.importDrift} />}
           {canvasMode === "flow" ? <FlowCanvas key={canvasKey} {...viewProps} /> : <Canvas key={canvasKey} {...viewProps} onViewport={onViewport} />}
           {(busy === "view" || busy === "compare" || busy === "rollback" || busy === "rebase") && (
             <div className="canvas-busy">
@@ -433,70 +510,52 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             </div>
           )}
         </div>
-        <PanelResizer width={panelWidth} user={config.user} onWidth={setPanelWidth} />
+        {panelOpen && <PanelResizer width={panelWidth} user={config.user} onWidth={setPanelWidth} />}
         <SidePanel
           tab={tab}
           onTab={setTab}
           width={panelWidth}
+          hidden={!panelOpen}
           issueCount={displayIssues.length}
           errorCount={errorCount}
-          yaml={yamlShown && <YamlPanel state={displayState} issues={displayIssues} readOnly={readOnly} visible={tab === "yaml"} onManifest={(m) => onEdit(editForManifest(working, m), { key: "yaml" })} />}
+          yaml={yamlShown && <YamlPanel state={displayState} issues={displayIssues} readOnly={readOnly} visible={tab === "yaml"} onManifest={(m) => onEdit(editForManifest(working, m), { key: "yaml" })} onInvalid={setYamlInvalid} control={yamlControl} />}
           panel={renderPanel}
         />
       </div>
       <NoticeToast notice={notice} onDismiss={() => setNotice(null)} />
-      <ExportGateDialog
-        refusal={gate}
-        onClose={() => setGate(null)}
-        onForce={async (reason) => {
-          if (!gate) return;
-          downloadBlob(await api.exportVersion(graphName, gate.version, gate.format, { reason }), `${graphName}-v${gate.version}.${gate.format}`);
-          setGate(null);
-          setNotice({ kind: "ok", text: `Exported version ${gate.version} without passing tests; the reason is in the audit log.` });
-        }}
-      />
-      <ConflictDialog conflict={conflict} busy={busy === "rebase" || saver.saving} onRebase={() => void saver.rebase()} onKeepMine={() => conflict && void save(conflict.latest_version)} onClose={() => saver.setConflict(null)} />
-      <ConfirmDialog
-        open={confirm !== null}
-        title={confirm?.title ?? ""}
-        confirmLabel={confirm?.confirmLabel ?? ""}
-        danger={confirm?.danger ?? false}
-        onClose={() => setConfirm(null)}
-        onConfirm={() => {
-          const action = confirm?.action;
-          setConfirm(null);
-          action?.();
-        }}
-      >
-        <p>{confirm?.body}</p>
-      </ConfirmDialog>
-      <HelpDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
-      <RunConfirmDialog
-        open={runTarget.asking}
+      <EditorDialogs
+        api={api}
+        config={config}
+        graphName={graphName}
         base={base}
-        onCancel={() => runTarget.answer(null)}
-        onRunBase={() => runTarget.answer(base)}
-        onSaveAndRun={() => runTarget.answer(save().then((v) => (v ? v.number : null)))}
-      />
-      {runsShown && (
-        <RunsDialog
-          api={api}
-          graph={graphName}
-          open={runsOpen}
-          currentRunId={runs.console.runId}
-          onClose={() => setRunsOpen(false)}
-          onOpen={(r) => {
+        busy={busy}
+        editorSave={editorSave}
+        exportMenu={exportMenu}
+        keptDraft={keptDraft}
+        gitDeploys={gitDeploys}
+        runTarget={runTarget}
+        confirm={confirm}
+        setConfirm={setConfirm}
+        helpOpen={helpOpen}
+        onHelpClose={() => setHelpOpen(false)}
+        runsList={{
+          shown: runsShown,
+          open: runsOpen,
+          currentRunId: runs.console.runId,
+          onClose: () => setRunsOpen(false),
+          onOpen: (r) => {
             setRunsOpen(false);
             setTab("run");
+            openRun(r.id);
             runs.attach(r.id, { replay: true });
-          }}
-          onRunAgain={(r) => {
+          },
+          onRunAgain: (r) => {
             setRunsOpen(false);
             setTab("run");
             void runs.rerun(r.id);
-          }}
-        />
-      )}
+          },
+        }}
+      />
     </div>
   );
 }

@@ -8,6 +8,7 @@ export const PANEL_TABS = [
   { id: "history", label: "History" },
   { id: "run", label: "Run" },
   { id: "tests", label: "Tests" },
+  { id: "load", label: "Load" },
 ] as const;
 export type PanelTab = (typeof PANEL_TABS)[number]["id"];
 
@@ -15,6 +16,8 @@ interface SidePanelProps {
   tab: PanelTab;
   onTab: (tab: PanelTab) => void;
   width: number;
+  /** Folded away (kept mounted, so that the YAML panel and the console keep their state). */
+  hidden?: boolean;
   issueCount: number;
   errorCount: number;
   /** The YAML panel, kept mounted so that its text undo history survives tab switches. */
@@ -23,7 +26,7 @@ interface SidePanelProps {
   panel: (tab: Exclude<PanelTab, "yaml">) => ReactNode;
 }
 
-export function SidePanel({ tab, onTab, width, issueCount, errorCount, yaml, panel }: SidePanelProps) {
+export function SidePanel({ tab, onTab, width, hidden = false, issueCount, errorCount, yaml, panel }: SidePanelProps) {
   /**
    * The WAI-ARIA tabs pattern: the tab list is one Tab stop; Left/Right (wrapping), Home and End
    * move to another tab and show its panel.
@@ -40,7 +43,7 @@ export function SidePanel({ tab, onTab, width, issueCount, errorCount, yaml, pan
   };
 
   return (
-    <section className="side-panel" aria-label="Panels" style={{ width }}>
+    <section className="side-panel" id="side-panel" aria-label="Panels" style={{ width }} hidden={hidden}>
       <div className="tabs" role="tablist" aria-label="Panels" onKeyDown={onTabKey}>
         {PANEL_TABS.map((t) => (
           <button

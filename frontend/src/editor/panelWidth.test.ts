@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CANVAS_MIN, clampWidth, DEFAULT_WIDTH, loadWidth, MIN_WIDTH, saveWidth } from "./panelWidth";
+import { CANVAS_MIN, clampWidth, DEFAULT_WIDTH, loadPanelOpen, loadWidth, MIN_WIDTH, savePanelOpen, saveWidth } from "./panelWidth";
 
 function memoryStore() {
   const m = new Map<string, string>();
@@ -21,5 +21,19 @@ describe("side panel width", () => {
     expect(loadWidth(store, "erin")).toBe(612);
     expect(loadWidth(store, "sam")).toBe(DEFAULT_WIDTH);
     expect(loadWidth(null, "erin")).toBe(DEFAULT_WIDTH);
+  });
+});
+
+describe("whether the side panel is shown", () => {
+  it("is shown unless the user folded it away, per user", () => {
+    const data = new Map<string, string>();
+    const store = { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v) };
+    expect(loadPanelOpen(store, "erin")).toBe(true);
+    savePanelOpen(store, "erin", false);
+    expect(loadPanelOpen(store, "erin")).toBe(false);
+    expect(loadPanelOpen(store, "demo")).toBe(true);
+    savePanelOpen(store, "erin", true);
+    expect(loadPanelOpen(store, "erin")).toBe(true);
+    expect(loadPanelOpen(null, "erin")).toBe(true);
   });
 });

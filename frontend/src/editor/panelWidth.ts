@@ -1,6 +1,7 @@
 /**
- * The side panel's width: resizable with the splitter beside it and remembered per user in
- * localStorage (issue 14, item 7). Pure apart from the Storage the caller hands in.
+ * The side panel's width (resizable with the splitter beside it) and whether it is shown (the
+ * toolbar's button or P folds it away), both remembered per user in localStorage. Pure apart from
+ * the Storage the caller hands in.
  */
 
 /** The width it had when it was fixed: still the default. */
@@ -37,5 +38,24 @@ export function saveWidth(store: Store | null, user: string, width: number): voi
     store?.setItem(key(user), String(Math.round(width)));
   } catch {
     /* full or disabled storage: the width lasts as long as the page */
+  }
+}
+
+const openKey = (user: string) => `inference-graph-studio:side-panel-open:${user}`;
+
+/** Whether the side panel is shown: yes unless the user folded it away. */
+export function loadPanelOpen(store: Store | null, user: string): boolean {
+  try {
+    return store?.getItem(openKey(user)) !== "false";
+  } catch {
+    return true;
+  }
+}
+
+export function savePanelOpen(store: Store | null, user: string, open: boolean): void {
+  try {
+    store?.setItem(openKey(user), String(open));
+  } catch {
+    /* as above: the choice lasts as long as the page */
   }
 }

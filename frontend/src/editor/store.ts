@@ -35,6 +35,11 @@ export type Action =
   | { type: "load"; version: Version }
   /** After a save: the working copy is now `version`, kept as it is (positions and ids). */
   | { type: "saved"; version: Version; snapshot: string }
+  /**
+   * A kept draft becomes the working copy on top of what is loaded (one undo step back to it);
+   * it stays unsaved.
+   */
+  | { type: "restoreDraft"; state: GraphState }
   /** Rebase: `state` (latest + replayed edits) becomes the working copy on base `base`. */
   | { type: "rebased"; base: number; baseState: GraphState; edits: Edit[] };
 
@@ -110,6 +115,11 @@ export function editorReducer(s: EditorState, action: Action): EditorState {
       return initialEditorState(action.version);
     case "saved":
       return { ...s, history: seal(s.history), base: action.version.number, savedSnapshot: action.snapshot, saveMark: s.history.past.length };
+    case "restoreDraft": {
+      const entry = { edit: { type: "replaceManifest" as const, manifest: toManifest(action.state) }, before: s.history.state, at: 0 };
+      const history = { state: action.state, past: [...s.history.past, entry], future: [] };
+      return { ...s, history, selection: fixSelection(action.state, s.selection) };
+    }
     case "rebased": {
       let history = createHistory(action.baseState);
       for (const edit of action.edits) history = pushEdit(history, edit);

@@ -9,7 +9,8 @@ import { Api, ApiError, type Environment, type Page, type StudioConfig } from ".
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import type { Issue } from "../graph/types";
-import { KSERVE_URL_TEMPLATE, changeBlocker, deleteBlocker, emptyForm, formFromEnvironment, formToInput, issuesByKey, type EnvironmentForm, type ListField } from "./form";
+import { TestConnection } from "./TestConnection";
+import { KSERVE_RELEASES, KSERVE_URL_TEMPLATE, changeBlocker, deleteBlocker, emptyForm, formFromEnvironment, formToInput, issuesByKey, type EnvironmentForm, type KserveVersion, type ListField } from "./form";
 
 /** `?edit=<name>` opens that environment's form (the editor's "Manage environments" link). */
 function requestedName(): string | null {
@@ -88,12 +89,6 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
   return (
     <div className="page">
       <AppHeader config={config}>
-        <a className="crumb-link" href="/">
-          Graphs
-        </a>
-        <span className="crumb-sep" aria-hidden="true">
-          /
-        </span>
         <span className="crumb">Environments</span>
       </AppHeader>
       <main className="list-main">
@@ -148,8 +143,10 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
                       {env.description && <div className="muted small">{env.description}</div>}
                     </td>
                     <td className="mono small env-where">
+                      <div>KServe {env.kserve_version}</div>
                       {Object.keys(env.service_urls).length > 0 && <div>{Object.keys(env.service_urls).length} mapped service(s)</div>}
                       <div>{env.url_template}</div>
+                      <TestConnection api={api} environmentId={env.id} environmentName={env.name} idPrefix={`env-probe-${env.id}`} />
                     </td>
                     <td>{env.visibility === "shared" ? "Shared with everyone" : "Private"}</td>
                     <td>{env.system ? "system" : (env.owner ?? "")}</td>
@@ -253,6 +250,23 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
           <TextField id="env-description" label="Description" value={form.description} onChange={(v) => set("description", v)} errors={issues.get("description")} />
         </Section>
 
+        <Section title="KServe release">
+          <div className="field">
+            <label htmlFor="env-kserve-version">KServe release of the cluster</label>
+            <select id="env-kserve-version" className="input" value={form.kserve_version} aria-invalid={issues.get("kserve_version") ? true : undefined} aria-describedby={`env-kserve-version-help${issues.get("kserve_version") ? " env-kserve-version-error" : ""}`} onChange={(e) => set("kserve_version", e.target.value as KserveVersion)}>
+              {KSERVE_RELEASES.map((release) => (
+                <option key={release.value} value={release.value}>
+                  {release.label}
+                </option>
+              ))}
+            </select>
+            <FieldErrors id="env-kserve-version-error" errors={issues.get("kserve_version")} />
+            <div id="env-kserve-version-help" className="field-help">
+              Runs in this environment answer as this release's router does: its router changed between releases (status propagation, header patterns from v0.12, the Splitter's dropped draws on v0.13 to v0.18, an unmet Sequence condition answering 500 before v0.15.1, routerTimeouts and mapPredictionsToInstances from v0.16). Before v0.12 the headers below are exact header names, not patterns.
+            </div>
+          </div>
+        </Section>
+
         <Section title="Where steps go">
           <p className="field-help">A step's serviceName is looked up in the service map first; a serviceName not in the map is called at the URL template.</p>
           <div className="env-rows" role="group" aria-labelledby="env-services-label">
@@ -299,6 +313,8 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
             }
           />
           <RowsField field="secret_headers" label="Secret headers" itemLabel="Secret header" placeholder="x-api-key" rows={form.secret_headers} issues={issues} onChange={(rows) => set("secret_headers", rows)} help="Header names (any case) whose values runs store redacted, on top of the usual ones (Authorization, Cookie, …)." />
+          <Check id="env-trace-propagation" label="Send a trace context (traceparent) to every step" checked={form.trace_propagation} onChange={(v) => set("trace_propagation", v)} errors={issues.get("trace_propagation")} />
+          <p className="field-help">Each step call gets a W3C <span className="mono">traceparent</span> header naming its own span in the run's trace, so the spans of model servers that honour it (KServe's do) nest under the step call. It replaces a <span className="mono">traceparent</span> the patterns above would forward. Off: none is sent.</p>
         </Section>
 
         <Section title="Time limits">
@@ -306,6 +322,9 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
             <TextField id="env-step-timeout" label="Step timeout (seconds)" value={form.step_timeout} onChange={(v) => set("step_timeout", v)} errors={issues.get("step_timeout")} inputMode="decimal" help="How long one step call may take." />
             <TextField id="env-deadline" label="Deadline (seconds)" value={form.deadline} onChange={(v) => set("deadline", v)} errors={issues.get("deadline")} inputMode="decimal" help="How long the whole run may take. Both must be more than 0 and at most the server's limit (RUN_MAX_DEADLINE, 300 s unless configured)." />
           </div>
+          <p className="field-help" id="env-run-limits">
+            Whatever the deadline, a run also stops after the server's per-run limits: 10,000 step calls (RUN_MAX_STEP_CALLS) and 32 MiB of trace events (RUN_MAX_EVENT_BYTES), unless configured; its error then names the limit. A graph that loops back on itself (a nodeName cycle fed a new answer every round) ends at whichever comes first.
+          </p>
         </Section>
 
         <Section title="Networks steps may reach">

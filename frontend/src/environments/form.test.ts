@@ -13,10 +13,12 @@ const ENV: Environment = {
   propagate_headers: ["^X-Request-Id$", "^Authorization$"],
   step_timeout: 12.5,
   deadline: 40,
+  kserve_version: "v0.14.1",
   allow_hosts: ["*.internal"],
   allow_networks: ["10.0.0.0/8"],
   allow_loopback: false,
   allow_private: true,
+  trace_propagation: false,
   visibility: "private",
   secret_headers: ["x-api-key"],
   owner: "erin",
@@ -42,6 +44,8 @@ describe("form <-> API", () => {
     expect(input.url_template).toBe("http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict");
     expect([input.step_timeout, input.deadline, input.visibility]).toEqual([30, 60, "private"]);
     expect([input.allow_loopback, input.allow_private]).toEqual([false, false]);
+    expect(input.trace_propagation).toBe(true); // every step call gets a traceparent unless turned off
+    expect(input.kserve_version).toBe("master"); // the newest release
   });
 
   it("blank host, network and secret-header rows are left out, and the API's indexes map back to the form's rows", () => {

@@ -11,6 +11,19 @@ import type { Issue } from "../graph/types";
 /** The URL KServe itself calls for a step's serviceName (DEFAULT_URL_TEMPLATE in execution/engine/config.py). */
 export const KSERVE_URL_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict";
 
+/** The KServe releases whose router runs can reproduce, newest first (graphs/spec/releases.py): the
+ * value stored, and the tags that ship the same router. */
+export const KSERVE_RELEASES: readonly { value: KserveVersion; label: string }[] = [
+  { value: "master", label: "master (also v0.19.0, v0.20.0): the newest" },
+  { value: "v0.16.0", label: "v0.16.0 (also v0.17.0, v0.17.1, v0.18.0, v0.18.1)" },
+  { value: "v0.15.2", label: "v0.15.2 (also v0.15.1)" },
+  { value: "v0.14.1", label: "v0.14.1 (also v0.14.0)" },
+  { value: "v0.13.1", label: "v0.13.1 (also v0.13.0)" },
+  { value: "v0.12.1", label: "v0.12.1 (also v0.12.0)" },
+  { value: "v0.11.2", label: "v0.11.2 (also v0.11.1)" },
+];
+export type KserveVersion = Environment["kserve_version"];
+
 /** The list fields edited as rows of single text inputs. */
 export const LIST_FIELDS = ["propagate_headers", "secret_headers", "allow_hosts", "allow_networks"] as const;
 export type ListField = (typeof LIST_FIELDS)[number];
@@ -33,8 +46,10 @@ export interface EnvironmentForm {
   /** As typed: the API answers for anything that is not a positive number of seconds. */
   step_timeout: string;
   deadline: string;
+  kserve_version: KserveVersion;
   allow_loopback: boolean;
   allow_private: boolean;
+  trace_propagation: boolean;
   visibility: "private" | "shared";
 }
 
@@ -52,8 +67,10 @@ export function emptyForm(): EnvironmentForm {
     allow_networks: [],
     step_timeout: "30", // seconds, the model's default
     deadline: "60", // seconds, the model's default
+    kserve_version: "master",
     allow_loopback: false,
     allow_private: false,
+    trace_propagation: true,
     visibility: "private",
   };
 }
@@ -71,8 +88,10 @@ export function formFromEnvironment(env: Environment): EnvironmentForm {
     allow_networks: [...(env.allow_networks ?? [])],
     step_timeout: String(env.step_timeout),
     deadline: String(env.deadline),
+    kserve_version: env.kserve_version,
     allow_loopback: env.allow_loopback,
     allow_private: env.allow_private,
+    trace_propagation: env.trace_propagation ?? true,
     visibility: env.visibility,
   };
 }
@@ -130,8 +149,10 @@ export function formToInput(form: EnvironmentForm): FormBody {
     allow_networks: lists.allow_networks,
     step_timeout: seconds(form.step_timeout),
     deadline: seconds(form.deadline),
+    kserve_version: form.kserve_version,
     allow_loopback: form.allow_loopback,
     allow_private: form.allow_private,
+    trace_propagation: form.trace_propagation,
     visibility: form.visibility,
   };
   for (const key of ["step_timeout", "deadline"] as const) {
@@ -174,7 +195,7 @@ export function issueKey(issue: Issue, form: EnvironmentForm, rows: Record<ListF
   return FIELD_KEYS.has(path) ? path : "";
 }
 
-const FIELD_KEYS = new Set(["name", "description", "service_urls", "url_template", "namespace", "step_timeout", "deadline", "allow_loopback", "allow_private", "visibility", ...LIST_FIELDS]);
+const FIELD_KEYS = new Set(["name", "description", "service_urls", "url_template", "namespace", "step_timeout", "deadline", "allow_loopback", "allow_private", "trace_propagation", "visibility", ...LIST_FIELDS]);
 
 /** Issues grouped by `issueKey`; those that name no field under "". */
 export function issuesByKey(issues: Issue[], form: EnvironmentForm, rows: Record<ListField, number[]>): Map<string, string[]> {

@@ -9,7 +9,10 @@ import { StatusIcon } from "../common/icons";
 import { formatMs } from "../panels/run/console";
 import type { BoxRun } from "./marks";
 import { isDirection, type Direction } from "./navigate";
+import type { FlowDirection } from "./layout";
 import { describeBox, type FlowBox, type FlowGroup, type InsertPoint, type StepRef } from "./project";
+import type { ServiceContracts } from "../api";
+import { contractBadge, contractText } from "../environments/contracts";
 
 export interface FlowActions {
   select(box: FlowBox): void;
@@ -19,7 +22,10 @@ export interface FlowActions {
   focusNear(box: FlowBox, direction: Direction): void;
   /** Selects the step that calls the group's node (or the node, when no step does). */
   selectGroup(group: FlowGroup): void;
-  insert(at: InsertPoint): void;
+  /** Inserts a model there: one that calls `service`, or a blank one to fill in. */
+  insert(at: InsertPoint, service?: string): void;
+  /** The services "+" on an arrow offers (the palette's). */
+  services: readonly string[];
   parallel(ref: StepRef): void;
   conditional(ref: StepRef): void;
   split(ref: StepRef): void;
@@ -29,12 +35,16 @@ export interface FlowActions {
 }
 
 const noop = () => undefined;
+/** Which way the flow runs: where a box's arrows come in and go out. */
+export const FlowDirectionContext = createContext<FlowDirection>("LR");
+
 export const FlowActionsContext = createContext<FlowActions>({
   select: noop,
   reveal: noop,
   focusNear: noop,
   selectGroup: noop,
   insert: noop,
+  services: [],
   parallel: noop,
   conditional: noop,
   split: noop,
@@ -56,6 +66,8 @@ export interface FlowBoxData extends Record<string, unknown> {
   canMove: [boolean, boolean];
   /** The group this collapsed call box stands for. */
   collapsedGroup: string | null;
+  /** What Test connection learned of the box's service (its v2 inputs and outputs), if anything. */
+  contract?: ServiceContracts[string] | null;
 }
 
 export type FlowBoxFlowNode = Node<FlowBoxData, "flowBox">;
@@ -101,8 +113,11 @@ function IssuePin({ issues }: { issues: Issue[] }) {
 
 function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
   const actions = useContext(FlowActionsContext);
+  const vertical = useContext(FlowDirectionContext) === "TB";
   const descId = useId();
-  const { box, selected, readOnly, run, mark, issues, after, canMove, collapsedGroup } = data;
+  const { box, selected, readOnly, run, mark, issues, after, canMove, collapsedGroup, contract } = data;
+  const io = contractBadge(contract);
+  const ioText = contractText(contract);
   const severity = worstSeverity(issues);
   const classes = ["flow-box", `flow-${box.kind}`];
   if (selected) classes.push("selected");
@@ -145,10 +160,10 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
 
   return (
     <div className={classes.join(" ")} data-box={box.id} data-kind={box.kind} data-detail="full">
-      <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />
+      <Handle type="target" position={vertical ? Position.Top : Position.Left} isConnectable={false} className="flow-handle" />
       <div {...bodyProps} aria-describedby={descId} title={box.warning ?? undefined}>
         <span id={descId} className="visually-hidden">
-          {describeBox(box) + (run ? `; run: ${run.text}` : "")}
+          {describeBox(box) + (ioText ? `; ${ioText}` : "") + (run ? `; run: ${run.text}` : "")}
         </span>
         <div className="flow-box-head">
           {KIND_TAG[box.kind] && <span className="flow-tag">{KIND_TAG[box.kind]}</span>}
@@ -174,6 +189,11 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
             </span>
           )}
           {box.weight !== null && <span className="badge badge-weight">{box.weight}%</span>}
+          {io && (
+            <span className="badge flow-io" title={ioText ?? undefined} data-io={ioText ?? undefined}>
+              {shorten(io, 22)}
+            </span>
+          )}
           {box.mapPredictions && (
             <span className="badge badge-map" title="mapPredictionsToInstances: the request becomes {instances: <predictions>}">
               p→i
@@ -193,7 +213,7 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
           )}
         </div>
       </div>
-      <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />
+      <Handle type="source" position={vertical ? Position.Bottom : Position.Right} isConnectable={false} className="flow-handle" />
       {collapsedGroup && (
         <button type="button" className="btn btn-tiny flow-expand nodrag" onClick={() => actions.toggleGroup(collapsedGroup)} aria-label={`Expand ${box.title}`}>
           ▸ expand
@@ -215,11 +235,11 @@ function FlowBoxView({ data }: NodeProps<FlowBoxFlowNode>) {
           <button type="button" className="btn btn-tiny" onClick={() => actions.split(ref)} title="Split the traffic by weight (a Splitter)">
             % split
           </button>
-          <button type="button" className="btn btn-tiny" disabled={!canMove[0]} onClick={() => actions.move(ref, -1)} aria-label="Move earlier" title="Move earlier along the chain (Alt+←)">
-            ◀
+          <button type="button" className="btn btn-tiny" disabled={!canMove[0]} onClick={() => actions.move(ref, -1)} aria-label="Move earlier" title={`Move earlier along the chain (Alt+${vertical ? "↑" : "←"})`}>
+            {vertical ? "▲" : "◀"}
           </button>
-          <button type="button" className="btn btn-tiny" disabled={!canMove[1]} onClick={() => actions.move(ref, 1)} aria-label="Move later" title="Move later along the chain (Alt+→)">
-            ▶
+          <button type="button" className="btn btn-tiny" disabled={!canMove[1]} onClick={() => actions.move(ref, 1)} aria-label="Move later" title={`Move later along the chain (Alt+${vertical ? "↓" : "→"})`}>
+            {vertical ? "▼" : "▶"}
           </button>
           <button type="button" className="btn btn-tiny btn-danger" onClick={() => actions.remove(ref)} aria-label={`Delete ${box.title}`} title="Delete this step (Delete)">
             Delete
@@ -268,10 +288,11 @@ export const FlowGroupNode = memo(FlowGroupView);
  */
 function FlowJoinView({ data }: NodeProps<FlowJoinFlowNode>) {
   const { box } = data;
+  const vertical = useContext(FlowDirectionContext) === "TB";
   return (
     <div className="flow-join" data-box={box.id} data-kind="join" role="img" aria-label="join" title="join">
-      <Handle type="target" position={Position.Left} isConnectable={false} className="flow-handle" />
-      <Handle type="source" position={Position.Right} isConnectable={false} className="flow-handle" />
+      <Handle type="target" position={vertical ? Position.Top : Position.Left} isConnectable={false} className="flow-handle" />
+      <Handle type="source" position={vertical ? Position.Bottom : Position.Right} isConnectable={false} className="flow-handle" />
     </div>
   );
 }

@@ -4,7 +4,7 @@
  * as the Nodes view (edits.ts). It takes the same props as the Nodes view's Canvas: selection, run
  * marks, comparison marks and validation issues show in both.
  */
-import { Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
+import { ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { flowScene } from "../canvas/flowScene";
 import { LodLayer } from "../canvas/LodLayer";
@@ -18,15 +18,16 @@ import type { GraphState, Position } from "../graph/types";
 import type { Selection } from "../editor/store";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
 import { FlowDots } from "./FlowDots";
-import { FlowActionsContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";
+import { FlowActionsContext, FlowDirectionContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";
 import { draggedRouter, dropHint, dropTarget, routerHint, type DropTarget } from "./drop";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
 import { withBoxHandles } from "./handles";
-import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes } from "./layout";
+import { autoFlowLayout, BOX_SIZES, groupFrames, placeBoxes, type FlowDirection, type FlowLayout } from "./layout";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, readFlowLayout, type FlowBox, type FlowModel } from "./project";
 import { nearestBox, type Direction } from "./navigate";
-import { boundsOf, firstViewport, type Viewport } from "./viewport";
+import { bestFit, boundsOf, commonShift, firstViewport, type Viewport } from "./viewport";
+import { loadDirection, saveDirection, type DirectionPref } from "./viewPref";
 import "./flow.css";
 
 const nodeTypes = { flowBox: FlowBoxNode, flowGroup: FlowGroupNode, flowJoin: FlowJoinNode };
@@ -54,11 +55,31 @@ function isSelected(box: FlowBox, selection: Selection): boolean {
   return false;
 }
 
+/** The rectangle around every box and frame drawn (flow coordinates). */
+function pictureBounds(model: FlowModel, placed: FlowLayout) {
+  const rects = model.boxes.flatMap((b) => (placed.boxes[b.id] ? [{ ...placed.boxes[b.id], ...BOX_SIZES[b.kind] }] : []));
+  return boundsOf([...rects, ...groupFrames(model, placed.boxes).values()]);
+}
+
+function browserStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** Room kept between a box brought into view and the canvas's edge, in screen pixels: enough
+ * for the arrow out of it and its "+" (where the next model goes). */
+const REVEAL_MARGIN = 96;
+
 /** A box's body, which takes the focus when a key opens the box from the overview. */
 const boxFocus = (id: string) => `.flow-box[data-box="${CSS.escape(id)}"] .flow-box-body`;
 
 /** The saved viewport is the Nodes view's: the Flow view fits its picture into view instead. */
-export function FlowCanvas({ state, selection, issues, readOnly, compare, run, onEdit, onSelect }: GraphViewProps) {
+const NO_SERVICES: readonly string[] = [];
+
+export function FlowCanvas({ state, selection, issues, readOnly, compare, run, contracts, services = NO_SERVICES, onEdit, onSelect }: GraphViewProps) {
   const live = useRef(state);
   live.current = state;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
@@ -66,13 +87,33 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   // eslint-disable-next-line react-hooks/exhaustive-deps -- reads only state.nodes
   const model = useMemo(() => project(state, { collapsed }), [state.nodes, collapsed]);
   const structure = useMemo(() => structureOf(model), [model]);
-
-  // Laid out anew only when the structure changes (a label, a mark or a pan does not); the
-  // layout takes milliseconds (layout.ts), so the first picture needs no waiting.
   const modelRef = useRef(model);
   modelRef.current = model;
+
+  // The canvas's size, measured before the first paint: the first picture is chosen and fitted for it.
+  const canvasRef = useRef<HTMLDivElement>(null);
+  const [canvasSize, setCanvasSize] = useState<{ width: number; height: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = canvasRef.current;
+    if (el) setCanvasSize({ width: el.clientWidth, height: el.clientHeight });
+  }, []);
+
+  // Left to right or top to bottom: the user's choice (the button in the canvas's controls,
+  // remembered), else the one whose fit shows the graph larger in this canvas, chosen once on
+  // opening (an edit or a resize does not turn the picture round).
+  const [directionPref, setDirectionPref] = useState<DirectionPref>(() => loadDirection(browserStorage()));
+  const autoDirection = useMemo<FlowDirection>(() => {
+    if (!canvasSize) return "LR";
+    const m = modelRef.current;
+    const pictures = (["LR", "TB"] as const).map((key) => ({ key, bounds: pictureBounds(m, autoFlowLayout(m, key)) }));
+    return bestFit(pictures, canvasSize.width, canvasSize.height) ?? "LR";
+  }, [canvasSize]);
+  const direction: FlowDirection = directionPref === "auto" ? autoDirection : directionPref;
+
+  // Laid out anew only when the structure or the direction changes (a label, a mark or a pan does
+  // not); the layout takes milliseconds (layout.ts), so the first picture needs no waiting.
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the structure decides the layout
-  const auto = useMemo(() => autoFlowLayout(modelRef.current), [structure]);
+  const auto = useMemo(() => autoFlowLayout(modelRef.current, direction), [structure, direction]);
   const shown = model;
 
   const stored = useMemo(() => readFlowLayout(state.layoutExtra.flow), [state.layoutExtra]);
@@ -122,7 +163,8 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         draggable: !readOnly && box.step !== null,
         selectable: false,
         focusable: false,
-        zIndex: 1,
+        // A selected box's actions lie over its neighbours.
+        zIndex: isSelected(box, selection) ? 3 : 1,
         data: {
           box,
           selected: isSelected(box, selection),
@@ -133,6 +175,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           after: box.step && type === "Sequence" ? { node: box.step.node, index: box.step.index + 1 } : null,
           canMove: box.step && node ? [box.step.index > 0, box.step.index < node.steps.length - 1] : [false, false],
           collapsedGroup: box.kind === "call" && box.step ? (collapsedByCall.get(`${box.step.node}#${box.step.index}`) ?? null) : null,
+          contract: box.targetKind === "serviceName" && box.subtitle ? (contracts?.[box.subtitle] ?? null) : null,
         },
       });
     }
@@ -149,7 +192,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   const low = useLowDetail();
   // The boxes not measured yet come with their handles, so that only those in view are mounted
   // (handles.ts).
-  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : withBoxHandles(nodes)), [nodes, low]);
+  const rfNodes = useMemo(() => (low ? nodes.map((n) => ({ ...n, hidden: true })) : withBoxHandles(nodes, direction)), [nodes, low, direction]);
   const scene = useMemo(
     () =>
       low
@@ -159,29 +202,64 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   );
 
   // A box out of view that is selected (one just added beside the picture, or selected in a
-  // panel) or reached with Tab is brought into view, at the same zoom.
+  // panel) or reached with Tab is brought into view, at the same zoom, by the least pan that
+  // shows it: the boxes around it stay where they were on screen.
   const flow = useReactFlow();
-  const canvasRef = useRef<HTMLDivElement>(null);
   const placedRef = useRef(placed);
   placedRef.current = placed;
-  const reveal = useCallback(
-    (box: FlowBox) => {
+  const revealFrom = useCallback(
+    (box: FlowBox, from: Viewport): Viewport | null => {
       const p = placedRef.current?.boxes[box.id];
       const el = canvasRef.current;
-      if (!p || !el) return;
-      const { x, y, zoom } = flow.getViewport();
+      if (!p || !el) return null;
+      const { x, y, zoom } = from;
       const size = BOX_SIZES[box.kind];
       const left = p.x * zoom + x;
       const top = p.y * zoom + y;
-      if (left >= 0 && top >= 0 && left + size.width * zoom <= el.clientWidth && top + size.height * zoom <= el.clientHeight) return;
-      void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom, duration: 250 });
+      const right = left + size.width * zoom;
+      const bottom = top + size.height * zoom;
+      const shift = (lo: number, hi: number, room: number) => {
+        const margin = Math.min(REVEAL_MARGIN, Math.max(0, (room - (hi - lo)) / 2));
+        if (lo < 0) return margin - lo;
+        if (hi > room) return Math.max(room - margin - hi, margin - lo);
+        return 0;
+      };
+      const dx = shift(left, right, el.clientWidth);
+      const dy = shift(top, bottom, el.clientHeight);
+      return dx || dy ? { x: x + dx, y: y + dy, zoom } : null;
     },
-    [flow],
+    [],
   );
+  const reveal = useCallback(
+    (box: FlowBox) => {
+      const to = revealFrom(box, flow.getViewport());
+      if (to) void flow.setViewport(to, { duration: 250 });
+    },
+    [flow, revealFrom],
+  );
+  // A new layout (a drop, an insert, a deletion) keeps the user's place: when the boxes that
+  // were in view all moved the same way (a branch added above them), the view follows them, so
+  // that they stay where they were on screen; then the selected box is brought into view if it
+  // is not.
+  const previousPlaced = useRef(placed);
   useEffect(() => {
+    const before = previousPlaced.current;
+    previousPlaced.current = placed;
+    const el = canvasRef.current;
+    let view = flow.getViewport();
+    let changed = false;
+    if (before !== placed && el) {
+      const shift = commonShift(before, placed, { x: -view.x / view.zoom, y: -view.y / view.zoom, width: el.clientWidth / view.zoom, height: el.clientHeight / view.zoom });
+      if (shift) {
+        view = { x: view.x - shift.x * view.zoom, y: view.y - shift.y * view.zoom, zoom: view.zoom };
+        changed = true;
+      }
+    }
     const box = shown.boxes.find((b) => isSelected(b, selection));
-    if (box) reveal(box);
-  }, [selection, placed, shown, reveal]);
+    const revealed = box ? revealFrom(box, view) : null;
+    if (revealed) void flow.setViewport(revealed, { duration: changed ? 0 : 250 });
+    else if (changed) void flow.setViewport(view);
+  }, [selection, placed, shown, revealFrom, flow]);
 
   // Arrow keys on a box: the focus goes to the nearest box that way (navigate.ts), brought into
   // view first (with many boxes only those in view are rendered).
@@ -210,18 +288,39 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
 
   // The first picture opens readable (viewport.ts): fitted, but never smaller than readable, at
   // the start of the flow. Worked out once, when the canvas has its size (measured before the
-  // first paint) and React Flow mounts.
-  const [canvasSize, setCanvasSize] = useState<{ width: number; height: number } | null>(null);
-  useLayoutEffect(() => {
-    const el = canvasRef.current;
-    if (el) setCanvasSize({ width: el.clientWidth, height: el.clientHeight });
-  }, []);
+  // first paint) and React Flow mounts; again when the user turns the picture round.
   const opening = useRef<Viewport | null>(null);
   if (!opening.current && canvasSize?.width) {
-    const rects = shown.boxes.flatMap((b) => (placed.boxes[b.id] ? [{ ...placed.boxes[b.id], ...BOX_SIZES[b.kind] }] : []));
-    const bounds = boundsOf([...rects, ...groupFrames(shown, placed.boxes).values()]);
+    const bounds = pictureBounds(shown, placed);
     if (bounds) opening.current = firstViewport(bounds, canvasSize.width, canvasSize.height);
   }
+  const turnedTo = useRef(direction);
+  useEffect(() => {
+    const el = canvasRef.current;
+    if (turnedTo.current === direction || !el) return;
+    turnedTo.current = direction;
+    const bounds = pictureBounds(shown, placed);
+    if (bounds) void flow.setViewport(firstViewport(bounds, el.clientWidth, el.clientHeight), { duration: 200 });
+  }, [direction, shown, placed, flow]);
+  const turn = () => {
+    const next: FlowDirection = direction === "LR" ? "TB" : "LR";
+    setDirectionPref(next);
+    saveDirection(browserStorage(), next);
+  };
+
+  // Comparing versions: the changed steps are brought into view (fitted, never below readable)
+  // when they are not all in view already.
+  useEffect(() => {
+    const el = canvasRef.current;
+    if (!compare || !el) return;
+    const at = placedRef.current;
+    const rects = shownRef.current.boxes.flatMap((b) => (boxMark(b, compare) && at.boxes[b.id] ? [{ ...at.boxes[b.id], ...BOX_SIZES[b.kind] }] : []));
+    const bounds = boundsOf(rects);
+    if (!bounds) return;
+    const { x, y, zoom } = flow.getViewport();
+    const inView = bounds.x * zoom + x >= 0 && bounds.y * zoom + y >= 0 && (bounds.x + bounds.width) * zoom + x <= el.clientWidth && (bounds.y + bounds.height) * zoom + y <= el.clientHeight;
+    if (!inView) void flow.setViewport(firstViewport(bounds, el.clientWidth, el.clientHeight), { duration: 300 });
+  }, [compare, flow]);
 
   const edges = useMemo<FlowArrow[]>(() => {
     if (low) return [];
@@ -273,7 +372,8 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
       reveal,
       focusNear,
       selectGroup: (group) => onSelect(group.call ? { kind: "step", node: group.call.node, index: group.call.index } : { kind: "nodes", names: [group.node] }),
-      insert: (at) => apply(insertModel(live.current, at)),
+      insert: (at, service) => apply(insertModel(live.current, at, service ? { name: service, target: "serviceName", value: service } : undefined)),
+      services,
       parallel: (ref) => apply(addParallel(live.current, ref)),
       conditional: (ref) => apply(addConditional(live.current, ref)),
       split: (ref) => apply(addSplit(live.current, ref)),
@@ -287,7 +387,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           return next;
         }),
     }),
-    [apply, onSelect, reveal, focusNear],
+    [apply, onSelect, reveal, focusNear, services],
   );
 
   const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {
@@ -316,7 +416,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
         if (f && g.call?.node === box.step.node && g.parent === box.group) centers.set(g.call.index, { x: f.x + f.width / 2, y: f.y + f.height / 2 });
       }
       const size = BOX_SIZES[box.kind];
-      const to = node ? dropIndex(routerTypeOf(node), box.step.index, { x: p.x + size.width / 2, y: p.y + size.height / 2 }, centers) : null;
+      const to = node ? dropIndex(routerTypeOf(node), box.step.index, { x: p.x + size.width / 2, y: p.y + size.height / 2 }, centers, direction === "TB") : null;
       if (to !== null) {
         apply(moveAlong(live.current, box.step, to - box.step.index));
         setNodes((prev) => keepMeasured(derived, prev));
@@ -324,7 +424,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
       }
       onEdit({ type: "moveFlowBoxes", positions: { [box.layoutKey]: p } });
     },
-    [shown, placed, apply, onEdit, derived],
+    [shown, placed, apply, onEdit, derived, direction],
   );
 
   // A step or service dragged from the palette: on a box, on an arrow or on the canvas (drop.ts);
@@ -332,7 +432,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
   const [dropNote, setDropNote] = useState<string | null>(null);
   const targetAt = (e: DragEvent): DropTarget => {
     const point = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY });
-    return dropTarget(shown, placed, point, ARROW_REACH / flow.getViewport().zoom);
+    return dropTarget(shown, placed, point, ARROW_REACH / flow.getViewport().zoom, direction);
   };
   const onDragOver = (e: DragEvent) => {
     if (readOnly || !e.dataTransfer.types.includes(PALETTE_MIME)) return;
@@ -403,7 +503,8 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
 
   return (
     <FlowActionsContext.Provider value={actions}>
-      <div ref={canvasRef} className="canvas flow-canvas" onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={canvasSize ? "true" : undefined} data-detail={low ? "low" : "full"}>
+     <FlowDirectionContext.Provider value={direction}>
+      <div ref={canvasRef} className="canvas flow-canvas" data-direction={direction} onDragOver={onDragOver} onDragLeave={onDragLeave} onDrop={onDrop} data-readonly={readOnly ? "true" : undefined} data-laid-out={canvasSize ? "true" : undefined} data-detail={low ? "low" : "full"}>
         {canvasSize && (
           <ReactFlow<FlowNode, FlowArrow>
             nodes={rfNodes}
@@ -429,7 +530,11 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
             proOptions={{ hideAttribution: true }}
           >
             <FlowDots gap={18} size={1} />
-            <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ includeHiddenNodes: true }} />
+            <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ includeHiddenNodes: true }}>
+              <ControlButton onClick={turn} className="flow-turn" aria-label={direction === "LR" ? "Lay out top to bottom" : "Lay out left to right"} title={`${direction === "LR" ? "Lay out top to bottom" : "Lay out left to right"}${directionPref === "auto" ? " (the view chose this way for this window)" : ""}`}>
+                <span aria-hidden="true">{direction === "LR" ? "↓" : "→"}</span>
+              </ControlButton>
+            </Controls>
             {boxCount >= 12 && !low && <MiniMap pannable zoomable position="bottom-right" ariaLabel="Minimap" />}
             {scene && <LodLayer scene={scene} onSelect={selectBox} focusSelector={boxFocus} noun="boxes" minimap={boxCount >= 12 ? { width: 200, height: 150 } : null} />}
           </ReactFlow>
@@ -440,6 +545,7 @@ export function FlowCanvas({ state, selection, issues, readOnly, compare, run, o
           </div>
         )}
       </div>
+     </FlowDirectionContext.Provider>
     </FlowActionsContext.Provider>
   );
 }

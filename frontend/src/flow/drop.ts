@@ -6,7 +6,7 @@
  * Pure: positions in flow coordinates.
  */
 import { ROUTER_TYPES, type Position, type RouterType } from "../graph/types";
-import { BOX_SIZES, type FlowLayout } from "./layout";
+import { BOX_SIZES, type FlowDirection, type FlowLayout } from "./layout";
 import type { FlowArrow, FlowBox, FlowModel, InsertPoint } from "./project";
 
 export type DropTarget = { kind: "box"; box: FlowBox } | { kind: "arrow"; arrow: FlowArrow; at: InsertPoint } | { kind: "canvas" };
@@ -20,8 +20,8 @@ export function segmentDistance(p: Position, a: Position, b: Position): number {
   return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
 }
 
-/** An arrow's path as drawn: the layout's route, or straight from its source's right to its target's left. */
-function pathOf(arrow: FlowArrow, boxes: ReadonlyMap<string, FlowBox>, placed: FlowLayout): Position[] {
+/** An arrow's path as drawn: the layout's route, or straight from its source's right to its target's left (bottom to top, top to bottom). */
+function pathOf(arrow: FlowArrow, boxes: ReadonlyMap<string, FlowBox>, placed: FlowLayout, direction: FlowDirection): Position[] {
   const route = placed.routes[arrow.id];
   if (route && route.length >= 2) return route;
   const from = boxes.get(arrow.from);
@@ -29,9 +29,16 @@ function pathOf(arrow: FlowArrow, boxes: ReadonlyMap<string, FlowBox>, placed: F
   const a = placed.boxes[arrow.from];
   const b = placed.boxes[arrow.to];
   if (!from || !to || !a || !b) return [];
+  const f = BOX_SIZES[from.kind];
+  const t = BOX_SIZES[to.kind];
+  if (direction === "TB")
+    return [
+      { x: a.x + f.width / 2, y: a.y + f.height },
+      { x: b.x + t.width / 2, y: b.y },
+    ];
   return [
-    { x: a.x + BOX_SIZES[from.kind].width, y: a.y + BOX_SIZES[from.kind].height / 2 },
-    { x: b.x, y: b.y + BOX_SIZES[to.kind].height / 2 },
+    { x: a.x + f.width, y: a.y + f.height / 2 },
+    { x: b.x, y: b.y + t.height / 2 },
   ];
 }
 
@@ -39,7 +46,7 @@ function pathOf(arrow: FlowArrow, boxes: ReadonlyMap<string, FlowBox>, placed: F
  * What is at `point`: a box of a step under it; else the nearest arrow with a "+" within `reach`
  * (of its path or its label); else the canvas.
  */
-export function dropTarget(model: FlowModel, placed: FlowLayout, point: Position, reach: number): DropTarget {
+export function dropTarget(model: FlowModel, placed: FlowLayout, point: Position, reach: number, direction: FlowDirection = "LR"): DropTarget {
   for (const box of model.boxes) {
     const p = placed.boxes[box.id];
     if (!box.step || !p) continue;
@@ -51,7 +58,7 @@ export function dropTarget(model: FlowModel, placed: FlowLayout, point: Position
   let bestDistance = reach;
   for (const arrow of model.arrows) {
     if (!arrow.insert || arrow.kind === "order") continue;
-    const path = pathOf(arrow, boxes, placed);
+    const path = pathOf(arrow, boxes, placed, direction);
     let d = Infinity;
     for (let i = 1; i < path.length; i++) d = Math.min(d, segmentDistance(point, path[i - 1], path[i]));
     const label = placed.labels[arrow.id];

@@ -198,11 +198,12 @@ export function moveAlong(state: GraphState, ref: StepRef, delta: number): FlowE
 /**
  * Where a box dropped at `at` goes along its chain: the index among its node's steps that the
  * drop point puts it at (by x in a Sequence, which runs left to right; by y among parallel
- * branches, drawn top to bottom), or null when it stays where it is. `centers` holds the centre
+ * branches, drawn top to bottom; the other way round when the flow is `vertical`), or null when
+ * it stays where it is. `centers` holds the centre
  * of every step of the node as drawn, by step index (its box, or the frame of the node it calls).
  */
-export function dropIndex(routerType: string, index: number, at: { x: number; y: number }, centers: ReadonlyMap<number, { x: number; y: number }>): number | null {
-  const axis = routerType === "Sequence" ? "x" : "y";
+export function dropIndex(routerType: string, index: number, at: { x: number; y: number }, centers: ReadonlyMap<number, { x: number; y: number }>, vertical = false): number | null {
+  const axis = (routerType === "Sequence") !== vertical ? "x" : "y";
   let rank = 0;
   for (const [i, c] of centers) if (i !== index && c[axis] < at[axis]) rank++;
   return rank === index ? null : rank;

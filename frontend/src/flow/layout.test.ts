@@ -175,6 +175,81 @@ describe.each(CASES)("flow layout of %s", (_, nodes) => {
   });
 });
 
+describe.each(CASES)("flow layout of %s, top to bottom", (_, nodes) => {
+  const model = project(graphOf(nodes));
+  const layout = autoFlowLayout(model, "TB");
+  const rects = rectsOf(model, layout);
+  const rect = new Map(rects.map((r) => [r.id, r]));
+
+  it("places every box, none on another, and is deterministic", () => {
+    expect(Object.keys(layout.boxes).sort()).toEqual(model.boxes.map((b) => b.id).sort());
+    for (let i = 0; i < rects.length; i++) for (let j = i + 1; j < rects.length; j++) expect(overlaps(rects[i], rects[j], 0), `${rects[i].id} on ${rects[j].id}`).toBe(false);
+    expect(autoFlowLayout(project(graphOf(nodes)), "TB")).toEqual(layout);
+  });
+
+  it("draws each arrow downwards, orthogonal, from its source's bottom to its target's top, past every other box", () => {
+    expect(Object.keys(layout.routes).sort()).toEqual(model.arrows.map((a) => a.id).sort());
+    for (const a of model.arrows) {
+      const route = layout.routes[a.id];
+      const from = rect.get(a.from)!;
+      const to = rect.get(a.to)!;
+      expect(to.y, a.id).toBeGreaterThan(from.y + from.height);
+      const [start, end] = [route[0], route[route.length - 1]];
+      expect(start.y, a.id).toBe(from.y + from.height);
+      expect(start.x > from.x && start.x < from.x + from.width, a.id).toBe(true);
+      expect(end.y, a.id).toBe(to.y);
+      expect(end.x > to.x && end.x < to.x + to.width, a.id).toBe(true);
+      for (let i = 1; i < route.length; i++) {
+        expect(route[i].x === route[i - 1].x || route[i].y === route[i - 1].y, a.id).toBe(true);
+        for (const r of rects) if (r.id !== a.from && r.id !== a.to) expect(crosses(route[i - 1], route[i], r), `${a.id} through ${r.id}`).toBe(false);
+      }
+    }
+  });
+
+  it("puts each label on no box", () => {
+    for (const a of model.arrows) {
+      const size = labelSize(a.label, a.insert !== null && a.kind !== "order");
+      if (!size) continue;
+      const at = layout.labels[a.id];
+      expect(at, a.id).toBeDefined();
+      const box = { x: at.x - size.width / 2, y: at.y - size.height / 2, ...size };
+      for (const r of rects) expect(overlaps(box, r, 0), `${a.id} on ${r.id}`).toBe(false);
+    }
+  });
+
+  it("frames each group around its boxes, its title above them", () => {
+    const frames = groupFrames(model, layout.boxes);
+    for (const g of model.groups) {
+      const f = frames.get(g.id);
+      if (!f) continue;
+      for (const b of model.boxes) {
+        const r = rect.get(b.id)!;
+        const inside = r.x >= f.x && r.y >= f.y && r.x + r.width <= f.x + f.width && r.y + r.height <= f.y + f.height;
+        let within = false;
+        for (let p: string | null = b.group; p; p = model.groups.find((x) => x.id === p)?.parent ?? null) if (p === g.id) within = true;
+        if (within) expect(inside, `${b.id} in ${g.id}`).toBe(true);
+        else expect(overlaps(r, f, 0), `${b.id} on the frame of ${g.id}`).toBe(false);
+      }
+    }
+  });
+});
+
+describe("flow layout: top to bottom", () => {
+  it("lays the demo pipeline out as a column, the parallel models side by side, taller than wide", () => {
+    const model = project(graphOf(FACE_RECOGNITION));
+    const { boxes } = autoFlowLayout(model, "TB");
+    const at = (title: string) => boxes[model.boxes.find((b) => b.title === title)!.id];
+    const order = ["Request", "face-detector", "feature-extractor", "db-employees", "merge", "result-merger", "Response"];
+    for (let i = 1; i < order.length; i++) expect(at(order[i]).y).toBeGreaterThan(at(order[i - 1]).y);
+    expect(at("db-visitors").y).toBe(at("db-employees").y);
+    expect(at("db-visitors").x).toBeGreaterThan(at("db-employees").x);
+    // Boxes along one chain are centred on one line.
+    const centre = (title: string) => at(title).x + BOX_SIZES[model.boxes.find((b) => b.title === title)!.kind].width / 2;
+    expect(centre("face-detector")).toBe(centre("Request"));
+    expect(centre("result-merger")).toBe(centre("Response"));
+  });
+});
+
 describe("flow layout: order and growth", () => {
   it("puts a Sequence's steps left to right and a fan-out's branches one above the other, in order", () => {
     const model = project(graphOf(pipeline(2, 3)));

@@ -1,6 +1,6 @@
 /**
- * Where the Flow view draws its boxes: left to right along the projection's series-parallel shape
- * (autoFlowLayout), groups as frames, orthogonal arrow routes; then the positions the user moved
+ * Where the Flow view draws its boxes: left to right, or top to bottom, along the projection's
+ * series-parallel shape (autoFlowLayout), groups as frames, orthogonal arrow routes; then the positions the user moved
  * (kept in the version's layout under `flow`, apart from the Nodes view's `nodes`) win, and a box
  * that has no stored position is moved to free space when the automatic one would sit on a moved
  * box. Pure: no DOM, no worker.
@@ -16,19 +16,26 @@ export interface Size {
 
 /** Each kind of box has a fixed size (flow.css draws them so), so layout needs no measuring. */
 export const BOX_SIZES: Record<BoxKind, Size> = {
-  request: { width: 120, height: 44 },
-  response: { width: 120, height: 44 },
-  step: { width: 220, height: 70 },
-  ref: { width: 220, height: 70 },
-  call: { width: 220, height: 70 },
-  unknown: { width: 220, height: 70 },
-  empty: { width: 190, height: 56 },
-  switch: { width: 150, height: 60 },
-  splitter: { width: 150, height: 60 },
-  merge: { width: 170, height: 56 },
-  exit: { width: 220, height: 56 },
+  request: { width: 110, height: 36 },
+  response: { width: 110, height: 36 },
+  step: { width: 220, height: 60 },
+  ref: { width: 220, height: 60 },
+  call: { width: 220, height: 60 },
+  unknown: { width: 220, height: 60 },
+  empty: { width: 180, height: 48 },
+  switch: { width: 150, height: 52 },
+  splitter: { width: 150, height: 52 },
+  merge: { width: 160, height: 48 },
+  exit: { width: 220, height: 48 },
   join: { width: 14, height: 14 },
 };
+
+/**
+ * Which way the flow runs: "LR", left to right (a Sequence is a row, branches are stacked), or
+ * "TB", top to bottom (a Sequence is a column, branches side by side), which suits the usual
+ * pipeline on a landscape screen better: a chain of a few models fills the height a row leaves empty.
+ */
+export type FlowDirection = "LR" | "TB";
 
 /** Room around a group's boxes, and for its title bar. */
 export const GROUP_PAD = 16;
@@ -58,7 +65,9 @@ export function labelSize(label: string | null, plus: boolean): Size | null {
 
 /** Room between one column of boxes and the next (the arrows' bend is in its middle). */
 export const COLUMN_GAP = 56;
-/** Room between branches stacked one above the other. */
+/** Top to bottom: room between one row of boxes and the next (a "+" sits beside its arrow there). */
+export const TB_ROW_GAP = 36;
+/** Room between branches stacked one above the other (or side by side, top to bottom). */
 export const ROW_GAP = 36;
 /** Room above a Sequence for an arrow that passes over its first steps. */
 export const LANE = 24;
@@ -87,6 +96,18 @@ interface Item {
   lane: boolean;
   before: number[];
   after: number[];
+}
+
+/**
+ * The layout runs along x with branches stacked along y; top to bottom is the same layout with
+ * the axes swapped (each box's size swapped going in, every position swapped coming out).
+ */
+interface Metrics {
+  tb: boolean;
+  /** Room between an item of a series and the next (the bend is in its middle). */
+  column: number;
+  /** Room between branches. */
+  row: number;
 }
 
 /** A series and the index of one of its items: the gap on that item's left. */
@@ -140,27 +161,31 @@ function passage(from: Item, to: Item): Passage | null {
   return null;
 }
 
-function measure(item: Item): void {
-  for (const c of item.items) measure(c);
+function measure(item: Item, m: Metrics): void {
+  for (const c of item.items) measure(c, m);
   if (item.box) {
-    ({ width: item.width, height: item.height } = BOX_SIZES[item.box.kind]);
+    const size = BOX_SIZES[item.box.kind];
+    item.width = m.tb ? size.height : size.width;
+    item.height = m.tb ? size.width : size.height;
     item.anchor = item.height / 2;
   } else if (item.shape.kind === "group") {
+    // The frame's title bar is above its boxes either way: before them along x when swapped.
     const body = item.items[0];
-    item.width = body.width + 2 * GROUP_PAD;
-    item.height = body.height + 2 * GROUP_PAD + GROUP_HEAD;
-    item.anchor = body.anchor + GROUP_PAD + GROUP_HEAD;
-    body.x = GROUP_PAD;
-    body.y = GROUP_PAD + GROUP_HEAD;
+    const head = m.tb ? [GROUP_HEAD, 0] : [0, GROUP_HEAD];
+    item.width = body.width + 2 * GROUP_PAD + head[0];
+    item.height = body.height + 2 * GROUP_PAD + head[1];
+    item.anchor = body.anchor + GROUP_PAD + head[1];
+    body.x = GROUP_PAD + head[0];
+    body.y = GROUP_PAD + head[1];
   } else if (item.shape.kind === "parallel") {
     let y = 0;
     for (const c of item.items) {
       c.x = 0;
       c.y = y;
-      y += c.height + ROW_GAP;
+      y += c.height + m.row;
       item.width = Math.max(item.width, c.width);
     }
-    item.height = y - ROW_GAP;
+    item.height = y - m.row;
     const first = item.items[0];
     const last = item.items[item.items.length - 1];
     item.anchor = (first.y + first.anchor + last.y + last.anchor) / 2;
@@ -170,7 +195,7 @@ function measure(item: Item): void {
     let x = 0;
     let below = 0;
     item.items.forEach((c, i) => {
-      if (i > 0) x += gapWidth(item, i);
+      if (i > 0) x += gapWidth(item, i, m);
       c.x = x;
       c.y = item.anchor - c.anchor;
       x += c.width;
@@ -181,16 +206,16 @@ function measure(item: Item): void {
   }
 }
 
-function gapWidth(series: Item, i: number): number {
+function gapWidth(series: Item, i: number, m: Metrics): number {
   const room = (w: number | undefined) => (w ? w + LABEL_PAD : 0);
-  return COLUMN_GAP + room(series.before[i]) + room(series.after[i]);
+  return m.column + room(series.before[i]) + room(series.after[i]);
 }
 
 /** The x of the bend of the arrows crossing the gap on the left of item `i` of `series`. */
-function bendX(gap: Gap): number {
+function bendX(gap: Gap, m: Metrics): number {
   const prev = gap.series.items[gap.index - 1];
   const room = gap.series.before[gap.index];
-  return prev.x + prev.width + (room ? room + LABEL_PAD : 0) + COLUMN_GAP / 2;
+  return prev.x + prev.width + (room ? room + LABEL_PAD : 0) + m.column / 2;
 }
 
 function place(item: Item, x: number, y: number): void {
@@ -208,13 +233,25 @@ function place(item: Item, x: number, y: number): void {
  * gets the Sequence's input) runs in a lane above them. A label goes on its arrow's last straight
  * run, or on its first when several labelled arrows meet in one box (a merge), and each gap is
  * widened to hold its labels (labelSize). Deterministic; linear in the size of the model.
+ *
+ * Top to bottom ("TB"), the same with the axes swapped: arrows leave a box at the bottom and enter
+ * the next at the top, branches run side by side (further apart when a label is wider than a
+ * box), a label sits on its arrow (a lone "+" beside it, so that it needs no room of its own).
  */
-export function autoFlowLayout(model: FlowModel): FlowLayout {
+export function autoFlowLayout(model: FlowModel, direction: FlowDirection = "LR"): FlowLayout {
   const boxes = new Map(model.boxes.map((b) => [b.id, b]));
   const leaves = new Map<string, Item>();
   const root = build(model.shape, null, 0, boxes, leaves);
   const out: FlowLayout = { boxes: {}, routes: {}, labels: {} };
   if (!root) return out;
+  const tb = direction === "TB";
+  let widestText = 0;
+  if (tb)
+    for (const a of model.arrows) {
+      const size = a.label ? labelSize(a.label, a.insert !== null && a.kind !== "order") : null;
+      if (size) widestText = Math.max(widestText, size.width);
+    }
+  const m: Metrics = tb ? { tb, column: TB_ROW_GAP, row: Math.max(ROW_GAP, widestText - BOX_SIZES.switch.width + LABEL_PAD) } : { tb, column: COLUMN_GAP, row: ROW_GAP };
   // Which arrows pass over steps, and where each label goes (the room it needs, per gap).
   const outgoing = new Map<string, number>();
   const labelled = new Map<string, number>();
@@ -246,9 +283,11 @@ export function autoFlowLayout(model: FlowModel): FlowLayout {
     if (!size) continue;
     const gap = first ? p.common : (p.deeper[p.deeper.length - 1] ?? p.common);
     const room = first ? gap.series.before : gap.series.after;
-    room[gap.index] = Math.max(room[gap.index] ?? 0, size.width);
+    // Along the flow a label takes its width, or its height top to bottom (a lone "+" none).
+    const along = tb ? (a.label ? size.height : 0) : size.width;
+    if (along) room[gap.index] = Math.max(room[gap.index] ?? 0, along);
   }
-  measure(root);
+  measure(root, m);
   place(root, 0, 0);
   for (const [id, item] of leaves) out.boxes[id] = { x: Math.round(item.x), y: Math.round(item.y) };
   for (const a of model.arrows) {
@@ -262,17 +301,17 @@ export function autoFlowLayout(model: FlowModel): FlowLayout {
     // An arrow from over the steps before its box comes in above the one from the step before.
     const end = { x: to.x, y: to.y + to.anchor - (skips && adjacentInto.has(a.to) ? Math.min(SKIP_ENTRY, to.anchor - 6) : 0) };
     const points: Position[] = [start];
-    let x = bendX({ series: common.series, index: common.fromIndex + 1 });
+    let x = bendX({ series: common.series, index: common.fromIndex + 1 }, m);
     points.push({ x, y: start.y });
     if (common.index > common.fromIndex + 1) {
       const lane = common.series.y + LANE / 2;
-      x = bendX(common);
+      x = bendX(common, m);
       points.push({ x: points[points.length - 1].x, y: lane }, { x, y: lane });
     }
     for (const level of deeper) {
       const lane = level.series.y + LANE / 2;
       points.push({ x, y: lane });
-      x = bendX(level);
+      x = bendX(level, m);
       points.push({ x, y: lane });
     }
     points.push({ x, y: end.y }, end);
@@ -280,11 +319,27 @@ export function autoFlowLayout(model: FlowModel): FlowLayout {
     const size = sizes.get(a.id);
     if (size) {
       const bend = points[1].x;
-      // Above its arrow, on the first straight run (from the source's row) or the last one.
-      out.labels[a.id] = plan.first ? { x: Math.round(bend - COLUMN_GAP / 2 - size.width / 2), y: Math.round(start.y - LABEL_RISE) } : { x: Math.round((x + end.x) / 2), y: Math.round(end.y - LABEL_RISE) };
+      // Left to right: above its arrow, on the first straight run (from the source's row) or the
+      // last one. Top to bottom: on it (a lone "+" beside it).
+      const along = tb ? (a.label ? size.height : 0) : size.width;
+      const rise = tb ? (a.label ? 0 : -(size.width / 2 + 4)) : LABEL_RISE;
+      if (tb && !along) {
+        // A lone "+" top to bottom: beside the arrow, half-way when it runs straight, else just
+        // under the box it leaves (its last run may cross a frame's title).
+        const ahead = start.y === end.y ? (end.x - start.x) / 2 : size.height / 2 + 1;
+        out.labels[a.id] = { x: Math.round(start.x + ahead), y: Math.round(start.y - rise) };
+      } else
+        out.labels[a.id] = plan.first ? { x: Math.round(bend - m.column / 2 - along / 2), y: Math.round(start.y - rise) } : { x: Math.round((x + end.x) / 2), y: Math.round(end.y - rise) };
     }
   }
-  return out;
+  return tb ? transposed(out) : out;
+}
+
+/** The same layout with x and y swapped (the top-to-bottom one from the one computed along x). */
+function transposed(layout: FlowLayout): FlowLayout {
+  const swap = (p: Position): Position => ({ x: p.y, y: p.x });
+  const each = <T,>(record: Record<string, T>, f: (v: T) => T) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
+  return { boxes: each(layout.boxes, swap), routes: each(layout.routes, (r) => r.map(swap)), labels: each(layout.labels, swap) };
 }
 
 /** Rounded points without repeats and without points in the middle of a straight run. */

@@ -19,8 +19,9 @@
  *   itself has several starts (an Ensemble's steps…), their arrows meet in one small join point and
  *   one arrow leaves it for each start: k+m arrows, not k×m. A join has no step, node or outcome.
  *
- * Box ids are the run console's call ids (`root/2>match/1`: step 1 of `match` called by step 2 of
- * root), so run marks and the console line up with the boxes.
+ * Box ids are paths (`root/2>match/1`: step 1 of `match` called by step 2 of root), unique in the
+ * drawing. A run's marks find their box by node and step (marks.ts), not by the run's call ids,
+ * which are short per-run numbers (`match#1/1`) whatever the depth.
  */
 import { isObject } from "../graph/manifest";
 import { incoming, reachable, ROOT, routerTypeOf, stepTarget } from "../graph/queries";

@@ -21,3 +21,26 @@ export function saveView(store: Store | null, view: CanvasView): void {
     /* storage may be full or disabled: the choice then lasts for this page only */
   }
 }
+
+/** Which way the Flow view runs: chosen by the view for each graph ("auto"), or the user's choice. */
+export type DirectionPref = "auto" | "LR" | "TB";
+
+export const DIRECTION_KEY = "inference-graph-studio:flow-direction";
+
+export function loadDirection(store: Store | null): DirectionPref {
+  try {
+    const value = store?.getItem(DIRECTION_KEY);
+    return value === "LR" || value === "TB" ? value : "auto";
+  } catch {
+    return "auto";
+  }
+}
+
+export function saveDirection(store: (Store & Pick<Storage, "removeItem">) | null, pref: DirectionPref): void {
+  try {
+    if (pref === "auto") store?.removeItem(DIRECTION_KEY);
+    else store?.setItem(DIRECTION_KEY, pref);
+  } catch {
+    /* as above: the choice then lasts for this page only */
+  }
+}

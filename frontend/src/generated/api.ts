@@ -16,10 +16,86 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Evaluate a GJSON condition
          * @description Evaluate a GJSON condition against a JSON document exactly as KServe's router does
          *     (`gjson.GetBytes(doc, condition).Exists()`), with the value it found.
          */
         post: operations["conditions_evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deploy-targets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deploy targets you may use
+         * @description The deploy targets you may use: yours and the shared ones (staff: all).
+         */
+        get: operations["deploy_targets_list"];
+        put?: never;
+        /**
+         * Create a deploy target
+         * @description Create a deploy target: a Git repository, a branch, a path template, a mode (`commit` to
+         *     the branch, or `review`: a branch `studio/{name}-v{n}` for a pull request), the commit
+         *     author and write-only credentials. Private to you unless staff shares it; audited.
+         */
+        post: operations["deploy_targets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deploy-targets/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deploy target
+         * @description One deploy target you may use (never its credentials).
+         */
+        get: operations["deploy_targets_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a deploy target
+         * @description Delete a deploy target (its deployments stay, with its name).
+         */
+        delete: operations["deploy_targets_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a deploy target
+         * @description Change a deploy target: its owner while private, or staff. Audited (credentials only as
+         *     changed).
+         */
+        patch: operations["deploy_targets_update"];
+        trace?: never;
+    };
+    "/api/deployments/live/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is live where
+         * @description What is live where: every graph's pushed deployments (one per target), by graph name.
+         */
+        get: operations["deployments_live"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -34,12 +110,14 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List the environments you may use
          * @description The environments you may use for test runs: yours, the shared ones and the system's
          *     default (`local`).
          */
         get: operations["environments_list"];
         put?: never;
         /**
+         * Create an environment
          * @description Create an environment: where test runs send their step calls (service map, URL template),
          *     which client headers they propagate, their timeouts, and the private or loopback networks
          *     they may reach. Private to you unless staff shares it.
@@ -58,19 +136,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description One environment you may use, with its service map, header patterns, timeouts and networks. */
+        /**
+         * Get an environment
+         * @description One environment you may use, with its service map, header patterns, timeouts and networks.
+         */
         get: operations["environments_retrieve"];
         put?: never;
         post?: never;
         /**
+         * Delete an environment
          * @description Delete an environment. The owner (while private) or staff; the system's default cannot be
          *     deleted.
          */
         delete: operations["environments_destroy"];
         options?: never;
         head?: never;
-        /** @description Change an environment. The owner (while private) or staff; every change is audited. */
+        /**
+         * Change an environment
+         * @description Change an environment. The owner (while private) or staff; every change is audited.
+         */
         patch: operations["environments_update"];
+        trace?: never;
+    };
+    "/api/environments/{id}/probe/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test connection: probe each mapped service
+         * @description Test connection: readiness, protocol (v1/v2) and v2 metadata of each service the
+         *     environment maps, through its URL guard, in parallel with short timeouts. Every server's
+         *     failure (refused, blocked, timed out, not a model server) is in its result.
+         */
+        get: operations["environments_probe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/graphs/": {
@@ -80,10 +187,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The graphs, by name, each with a summary of its latest version (never the manifest). */
+        /**
+         * List graphs
+         * @description The graphs, by name, each with a summary of its latest version (never the manifest).
+         */
         get: operations["graphs_list"];
         put?: never;
         /**
+         * Create a graph
          * @description Create a graph from a manifest (its first version). The name comes from `name` or the
          *     manifest's `metadata.name` and must be a KServe name; a manifest KServe would reject is
          *     saved with `valid: false` and its issues.
@@ -103,19 +214,27 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Get a graph with its latest version
          * @description The graph with its latest version (manifest, layout, validity, issues). The `ETag` header
          *     (`"v{n}"`) is the precondition for the next save.
          */
         get: operations["graphs_retrieve"];
         put?: never;
         post?: never;
-        /** @description Archive the graph: it leaves the list, its versions and runs stay readable. */
+        /**
+         * Archive a graph
+         * @description Archive the graph: it leaves the list, its versions and runs stay readable.
+         */
         delete: operations["graphs_archive"];
         options?: never;
         head?: never;
         /**
+         * Change a graph's settings
          * @description Change the graph's settings: `require_passing_tests` (export only versions whose suite
-         *     passed on the current test cases). The owner and editors; audited.
+         *     passed on the current test cases), `gate_environments` (the shared environments whose
+         *     verdicts count; default: the system's) and `latency_budgets` (p95 of the graph and per
+         *     step, in ms, judged by load tests and suite runs). Only verdicts of suite runs started by the owner
+         *     or an editor count. The owner and editors; audited.
          */
         patch: operations["graphs_update"];
         trace?: never;
@@ -128,12 +247,57 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * A graph's audit log
          * @description The graph's audit log, newest first: who created, saved, rolled back, archived and shared
          *     it.
          */
         get: operations["graphs_audit_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/deployments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a graph's deployments, with drift
+         * @description The graph's deployments, newest first: where each version went, which are live, and
+         *     for live ones whether the file at the branch head differs from the deployed version
+         *     (`drift`, with the semantic `diff`). `?refresh=1` reads the branches first.
+         */
+        get: operations["graphs_deployments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/deployments/{id}/import-drift/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a change made in Git as a new version
+         * @description Save the file changed in Git as a new version of the graph (its commit's message and
+         *     author in the version's message) and record it as live at that commit. The owner and
+         *     editors only.
+         */
+        post: operations["graphs_deployments_import_drift"];
         delete?: never;
         options?: never;
         head?: never;
@@ -148,12 +312,41 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Diff two versions
          * @description The semantic diff between versions `from` and `to`: nodes, steps and fields added,
          *     removed and changed.
          */
         get: operations["graphs_diff"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/load-tests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a graph's load tests
+         * @description The graph's load tests, newest first, as summaries (no per-step figures).
+         */
+        get: operations["graphs_load_tests_list"];
+        put?: never;
+        /**
+         * Start a load test of a version
+         * @description Load test a version in an environment: `requests` requests, `concurrency` at a time,
+         *     with `payload` or a saved `test_case`'s request, on the workers. Answers 202 at once;
+         *     follow the events or poll. 400 past LOAD_TEST_MAX_REQUESTS / LOAD_TEST_MAX_CONCURRENCY,
+         *     for an environment you may not use, or secret headers; 429 (with Retry-After) when you
+         *     have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight.
+         */
+        post: operations["graphs_load_tests_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -168,12 +361,16 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List a graph's members
          * @description The graph's members and their roles (`viewer` reads and runs, `editor` also saves and
          *     rolls back).
          */
         get: operations["graphs_members_list"];
         put?: never;
-        /** @description Add a member, or change a member's role. Owner only; an unknown role is 400. */
+        /**
+         * Add a member or change their role
+         * @description Add a member, or change a member's role. Owner only; an unknown role is 400.
+         */
         post: operations["graphs_members_create"];
         delete?: never;
         options?: never;
@@ -191,7 +388,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Remove a member from the graph (they keep read access, as every signed-in user). Owner only. */
+        /**
+         * Remove a member
+         * @description Remove a member from the graph (they keep read access, as every signed-in user). Owner only.
+         */
         delete: operations["graphs_members_destroy"];
         options?: never;
         head?: never;
@@ -207,7 +407,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Bring an archived graph back into the list. Owner only. */
+        /**
+         * Restore an archived graph
+         * @description Bring an archived graph back into the list. Owner only.
+         */
         post: operations["graphs_restore"];
         delete?: never;
         options?: never;
@@ -222,14 +425,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The graph's test runs, newest first, filtered by version, status or environment. */
+        /**
+         * List a graph's runs
+         * @description The graph's test runs, newest first, filtered by version, status or environment.
+         */
         get: operations["graphs_runs_list"];
         put?: never;
         /**
+         * Start a test run
          * @description Start a test run of a version (default: the latest) in an environment you may use
          *     (default: `local`). Answers 202 at once with the queued run; follow it with the event
          *     stream. A version with errors answers 422. An `Idempotency-Key` header makes a retried
-         *     request return the same run.
+         *     request return the same run. 429 (with Retry-After) when you have
+         *     `RUN_MAX_IN_FLIGHT_PER_USER` runs queued or running already.
          */
         post: operations["graphs_runs_create"];
         delete?: never;
@@ -245,13 +453,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The graph's suite runs, newest first, as summaries (counts, no per-case results). */
+        /**
+         * List a graph's suite runs
+         * @description The graph's suite runs, newest first, as summaries (counts, no per-case results).
+         */
         get: operations["graphs_suite_runs_list"];
         put?: never;
         /**
+         * Run the test suite on a version
          * @description Run the graph's test cases (all, or `cases`) against a version: each case becomes a run
          *     on the workers, a few at a time. Answers 202 at once; follow the events or poll the suite
-         *     run. 409 when the graph has no cases; 400 for an unknown version, environment or case id.
+         *     run. 409 when the graph has no cases; 400 for an unknown version, environment or case id;
+         *     429 (with Retry-After) when you have `SUITE_MAX_IN_FLIGHT_PER_USER` suite runs in flight.
          */
         post: operations["graphs_suite_runs_create"];
         delete?: never;
@@ -270,8 +483,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Run the suite on two versions to compare them
          * @description Start suite runs of every case on versions `a` and `b` (one seed, so Splitters draw
          *     alike) and answer 202 with both ids and the URL of their comparison, ready once both end.
+         *     429 (with Retry-After), nothing started, when you may not have two more suite runs in
+         *     flight (`SUITE_MAX_IN_FLIGHT_PER_USER`).
          */
         post: operations["graphs_suite_runs_compare"];
         delete?: never;
@@ -288,12 +504,14 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List a graph's test cases
          * @description The graph's test cases (they outlive versions), by name: request, seed, environment and
          *     expectations.
          */
         get: operations["graphs_tests_list"];
         put?: never;
         /**
+         * Add a test case
          * @description Add a test case. A malformed expectation (bad path, unknown step, wrong operator) is 400
          *     with issues pinned to it. The owner and editors only.
          */
@@ -311,12 +529,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description One test case with its request and expectations (secret headers redacted). */
+        /**
+         * Get a test case
+         * @description One test case with its request and expectations (secret headers redacted). The `ETag`
+         *     header (`"r{revision}"`) is the precondition of the next edit (`If-Match`).
+         */
         get: operations["graphs_tests_retrieve"];
-        /** @description Replace a test case (as created). The owner and editors only. */
+        /**
+         * Replace a test case
+         * @description Replace a test case (as created). The owner and editors only. With `If-Match: "r{n}"`
+         *     (the ETag the edit started from) a case someone changed since is not overwritten: 409 with
+         *     the current `revision` and the case as it is now (`current`); nothing is saved.
+         */
         put: operations["graphs_tests_update"];
         post?: never;
-        /** @description Delete a test case. The owner and editors only. */
+        /**
+         * Delete a test case
+         * @description Delete a test case. The owner and editors only.
+         */
         delete: operations["graphs_tests_destroy"];
         options?: never;
         head?: never;
@@ -330,7 +560,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The graph's cases as one ``kind: InferenceGraphTest`` YAML file, to keep beside the manifest. */
+        /**
+         * Export the test cases as YAML
+         * @description The graph's cases as one ``kind: InferenceGraphTest`` YAML file, to keep beside the manifest.
+         */
         get: operations["graphs_tests_export"];
         put?: never;
         post?: never;
@@ -350,6 +583,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Import a test cases YAML file
          * @description Import a `kind: InferenceGraphTest` YAML file: merge (same-named cases replaced) or
          *     replace, all or nothing; problems are 400 with their case, expectation, line and column.
          */
@@ -367,14 +601,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The graph's versions, newest first, as summaries (no manifests). */
+        /**
+         * List a graph's versions
+         * @description The graph's versions, newest first, as summaries (no manifests).
+         */
         get: operations["graphs_versions_list"];
         put?: never;
         /**
+         * Save a new version (JSON or a YAML file)
          * @description Save a new immutable version. Send the version the edit started from (`If-Match: "v{n}"`
          *     or `base_version`): a stale base answers 409 with the latest number and the diff, and
          *     nothing is saved. Saving a manifest and layout identical to the latest returns that
          *     version (200) instead of a new one (201). Editors and the owner only.
+         *
+         *     With `Content-Type: application/yaml` the body is the manifest itself (a file as
+         *     `kubectl` takes it); `?message=` and `?base_version=` (or `If-Match`) say the rest, the
+         *     latest version's canvas layout is kept, and YAML errors come back with line and column.
          */
         post: operations["graphs_versions_create"];
         delete?: never;
@@ -390,10 +632,62 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description One version: its manifest, layout, hash, validity and issues. */
+        /**
+         * Get a version
+         * @description One version: its manifest, layout, hash, validity and issues.
+         */
         get: operations["graphs_versions_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/versions/{number}/budget-check/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check latency budgets against the version's timeouts
+         * @description The graph's latency budgets (and the p99s its version's newest finished load test
+         *     measured) against the version's own timeouts: `routerTimeouts` (serverRead, serverWrite,
+         *     serviceClient) and `timeout`, along the critical path (a Sequence adds, an Ensemble takes
+         *     its slowest step, a Switch or Splitter its slowest branch). Warnings pinned to the field.
+         */
+        get: operations["graphs_versions_budget_check"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/versions/{number}/deploy/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deploy a version through Git
+         * @description Commit the version's exported YAML (exactly as Export gives it) to the target's
+         *     repository, through a worker: 201 with the deployment once pushed (`pushed`, or `review`
+         *     for a review branch), 202 while still `pending` after DEPLOY_WAIT_SECONDS. The owner and
+         *     editors only; the export gate applies (409 `tests_required` unless `force` with a
+         *     `reason`). When the file on the branch changed since the last deployment: 409 with the
+         *     `diff`, nothing pushed. Git failures answer 502 with `code` (`auth`, `not-found`,
+         *     `rejected`, `network`, `moved`); a host the URL guard refuses answers 400 (`forbidden`).
+         */
+        post: operations["graphs_versions_deploy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -408,14 +702,24 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Export a version as a manifest
          * @description The version as a deployable InferenceGraph, YAML (default) or JSON, ready for `kubectl
          *     apply`. A version with errors KServe would reject answers 422 with its issues. When the
-         *     graph requires passing tests, a version without a passing suite run on the current cases
-         *     answers 409 (`code: tests_required`) unless `force=1&reason=...` (audited).
+         *     graph requires passing tests, a version without a passing suite run the gate trusts (on
+         *     the current cases, in an environment the graph trusts, started by its owner or an editor)
+         *     answers 409 (`code: tests_required`). A GET never writes: forcing the gate is a POST.
          */
         get: operations["graphs_versions_export"];
         put?: never;
-        post?: never;
+        /**
+         * Export a version, recording the gate's decision
+         * @description Export as GET does, recording the gate's decision in the audit log: a gated version
+         *     that a trusted passing suite run opens (`version.export`, with that suite run), or, with
+         *     `force` and a `reason` of at least 8 visible characters, one the gate refuses
+         *     (`version.export_forced`; the owner and editors only, 403 otherwise). Session requests need
+         *     their CSRF token.
+         */
+        post: operations["graphs_versions_export_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -432,10 +736,35 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Roll back to a version
          * @description Create a new version whose manifest and layout equal version `number`'s. Takes the same
          *     precondition as a save (409 with the diff when stale). Editors and the owner only.
          */
         post: operations["graphs_versions_rollback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graphs/{name}/versions/{number}/upgrade-report/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a KServe upgrade changes for a version
+         * @description Every behaviour of this version that changes between KServe release `from` and `to`, as
+         *     the release rules know them (each with the release where it changed and what either
+         *     release does), and what validation says of the version on each release. What the rules do
+         *     not tell, the graph's test suite does: start a comparison of this version with itself,
+         *     `kserve_version_a`/`kserve_version_b` set (`POST /api/graphs/{name}/suite-runs/compare/`).
+         */
+        get: operations["graphs_versions_upgrade_report"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -452,12 +781,99 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Import manifests (YAML or JSON)
          * @description Import one or more InferenceGraph manifests (a YAML stream or JSON). Each document
          *     becomes a graph, or with `?graph=` a new version of that graph. Every field is kept;
          *     problems come back as issues with their line and column. At most a bounded number of
          *     documents per request (413 beyond).
          */
         post: operations["graphs_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/load-tests/{load_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a load test with its percentiles
+         * @description A load test: status, progress, and (once it ran) throughput, error rate by status and
+         *     by step, p50/p95/p99 and a latency histogram for the graph and each step, and its budgets.
+         */
+        get: operations["load_tests_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/load-tests/{load_id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a load test
+         * @description Cancel a load test (202): a queued one at once; a running one starts no more requests
+         *     and ends `cancelled` with what it measured. Its starter, staff, or anyone who may save the
+         *     graph; idempotent.
+         */
+        post: operations["load_tests_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/load-tests/{load_id}/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a load test's progress (SSE)
+         * @description Events: `load.queued` {requests, concurrency}, `load.started` {worker}, `load.progress`
+         *     {progress} about twice a second, `load.finished` {status, progress, budget_passed, error}.
+         */
+        get: operations["load_tests_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/load-tests/compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two load tests step by step
+         * @description Two load tests of one graph side by side (version 3 against version 4): the graph's and
+         *     each step's percentiles, their change, and which steps got slower (p95 up by more than
+         *     10 % and 1 ms).
+         */
+        get: operations["load_tests_compare"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -472,6 +888,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Get a run with its response and trace
          * @description A run: its status, the graph's response (status, content type, body), and the trace of
          *     every step call (request, response, status, latency, route decisions). Secret request
          *     headers are redacted.
@@ -495,6 +912,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Cancel a run
          * @description Cancel a queued or running run (202); its in-flight step calls are cancelled and it ends
          *     `cancelled`. The run's starter, staff, or anyone who may save the graph.
          */
@@ -513,9 +931,11 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Follow a run's events (SSE)
          * @description The run's events as Server-Sent Events: the stored ones after ``Last-Event-ID`` (header, or
          *     ``?last_event_id=``), then live ones, ending after ``run.finished``. With ``?format=json`` (or
-         *     ``Accept: application/json``): the stored ones after it, as one JSON document, at once.
+         *     ``Accept: application/json``): a page of the stored ones after it (or after ``?after=``), at most
+         *     ``?limit=``, as one JSON document, with the URL of the next page in ``next``.
          */
         get: operations["runs_events"];
         put?: never;
@@ -536,8 +956,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Run the same request again
          * @description Run the same request on the same version and environment again, as a new run (202).
-         *     Redacted secret headers are not resent by another user.
+         *     Redacted secret headers are not resent by another user. 429 as for a new run.
          */
         post: operations["runs_rerun"];
         delete?: never;
@@ -556,11 +977,58 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Save a run as a test case
          * @description A new case of the run's graph: its request, seed and environment; expecting its status,
          *     its body (as a subset) and the routes it took, or the ``expectations`` given. With
          *     ``preview`` the answer is the document it would write (200) and nothing is saved.
          */
         post: operations["runs_save_as_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/steps/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a run's steps
+         * @description Every step of a run in trace order (attempt, then the order they began), paged: the
+         *     run's detail embeds only the first ones.
+         */
+        get: operations["runs_steps_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/trace/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a run's trace as OTLP JSON
+         * @description A run's trace as OTLP JSON, loadable into any tracing tool: a span for the run, for each
+         *     node invocation and for each step call, nested as they ran, with the graph, version, node,
+         *     step, target, status, bytes in and out and the route taken as attributes. The trace id is
+         *     the run's id without dashes; a step's span id is the parent id its server received in
+         *     `traceparent`. Derived from the run's stored events, so it is there for every run, also
+         *     one still running (its calls in flight end at the last event, marked unfinished).
+         */
+        get: operations["runs_trace"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -575,6 +1043,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List the services the graphs call
          * @description The services the studio knows, for the editor's palette: the serviceNames the latest
          *     versions of the graphs (not archived) call, with how many graphs call each, and those mapped
          *     in the service maps of the environments you may use, with which environments map each. The
@@ -597,6 +1066,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Get a suite run with its results
          * @description A suite run: status, counts, duration, and each case's outcome with its run and every
          *     failed expectation (expected, actual, JSON diff).
          */
@@ -619,6 +1089,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Cancel a suite run
          * @description Cancel a suite run (202): pending cases are dropped and running ones cancelled; it ends
          *     `cancelled`, and `counts.finished` says how many cases finished before. Its starter, staff,
          *     or anyone who may save the graph.
@@ -638,9 +1109,11 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Follow a suite run's events (SSE)
          * @description Events: `suite.started` {total}, `case.started` {case, name, run}, `case.finished`
          *     {case, name, outcome, run, failures, duration_ms, counts}, `suite.finished` {status, counts,
-         *     duration_ms} (the last one, also after a cancel).
+         *     duration_ms, budgets} (the last one, also after a cancel; budgets: the graph's latency
+         *     budgets judged on the cases, null when it states none).
          */
         get: operations["suite_runs_events"];
         put?: never;
@@ -659,6 +1132,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Compare two suite runs
          * @description Two suite runs of one graph compared case by case and step by step (status, route,
          *     latency, each step's request and response as a JSON diff), with the semantic diff of their
          *     versions. 202 with `status: pending` while either is unfinished.
@@ -667,6 +1141,52 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your API tokens
+         * @description Your personal API tokens, newest first, without their keys.
+         */
+        get: operations["tokens_list"];
+        put?: never;
+        /**
+         * Create an API token (its key is shown once)
+         * @description Create a personal API token. The answer carries its `key`, the only time it is shown:
+         *     send it as `Authorization: Token <key>`. An expiry in the past is 400.
+         */
+        post: operations["tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description Revoke one of your API tokens: the next request with its key is 401. Another user's
+         *     token is 404.
+         */
+        delete: operations["tokens_destroy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -682,9 +1202,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Validate a manifest
          * @description Validate a manifest without saving it: every issue at once, each pinned to its node, step
          *     and field. Errors are what KServe would reject; warnings are what KServe accepts but will
-         *     misbehave on.
+         *     misbehave on, edge contracts among them (``contract.*``: a Sequence step fed an answer it
+         *     cannot take), more precise when ``services`` says what a Test connection found.
          */
         post: operations["validate"];
         delete?: never;
@@ -697,6 +1219,34 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A token just created: the one answer that carries its ``key``. */
+        ApiTokenCreated: {
+            readonly id: number;
+            readonly name: string;
+            /** @description The key's first characters, to tell tokens apart */
+            readonly prefix: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            /** Format: date-time */
+            readonly expires_at: string | null;
+            /** @description Send as `Authorization: Token <key>`; shown this once, never again */
+            readonly key: string;
+        };
+        /** @description A personal API token as listed: never its key (only the SHA-256 of it is stored). */
+        ApiTokenOutput: {
+            readonly id: number;
+            readonly name: string;
+            /** @description The key's first characters, to tell tokens apart */
+            readonly prefix: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            /** Format: date-time */
+            readonly expires_at: string | null;
+        };
         AuditEventOutput: {
             readonly id: number;
             /** Format: date-time */
@@ -706,6 +1256,16 @@ export interface components {
             graph: string;
             version: number | null;
             details: unknown;
+        };
+        BudgetCheck: {
+            /** @description The graph's latency budgets */
+            budgets: unknown;
+            /**
+             * Format: uuid
+             * @description The load test whose p99s were checked too (the version's newest)
+             */
+            measured_by: string | null;
+            issues: unknown[];
         };
         ConditionEvaluateInputRequest: {
             /** @description The JSON document; a string is taken as the raw request text (it may be invalid JSON) */
@@ -718,6 +1278,118 @@ export interface components {
             raw: string | null;
             reason: string | null;
         };
+        CredentialsInputRequest: {
+            username?: string;
+            /** @description A password or token */
+            password?: string;
+        };
+        DeployInputRequest: {
+            /** @description The deploy target's name or id */
+            target: string;
+            /** @default  */
+            message: string;
+            /**
+             * @description Deploy although the test gate is closed (owner, editors)
+             * @default false
+             */
+            force: boolean;
+            /**
+             * @description Why the gate is forced (at least 8 visible characters); the audit log keeps it
+             * @default
+             */
+            reason: string;
+        };
+        DeployTargetInputRequest: {
+            name: string;
+            description?: string;
+            /** @description file://, git://, http(s):// or ssh:// repository URL */
+            url: string;
+            branch?: string;
+            /** @description Path template: {namespace} and {name} are replaced */
+            path?: string;
+            mode?: components["schemas"]["ModeEnum"];
+            author_name?: string;
+            author_email?: string;
+            /** @description Write-only: never answered, never logged, redacted in the audit log */
+            credentials?: components["schemas"]["CredentialsInputRequest"];
+            allow_hosts?: string[];
+            /**
+             * @description private (default): only you (and staff); shared (staff only): everyone
+             *
+             *     * `private` - Private to its owner
+             *     * `shared` - Shared with every user
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+        };
+        DeployTargetOutput: {
+            readonly id: number;
+            name: string;
+            description?: string;
+            /** @description file://, git://, http(s):// or ssh:// repository URL */
+            url: string;
+            branch?: string;
+            /** @description {namespace}, {name} */
+            path?: string;
+            mode?: components["schemas"]["ModeEnum"];
+            author_name?: string;
+            author_email?: string;
+            /** @description Hosts allowed although they resolve to loopback/private addresses */
+            allow_hosts?: unknown;
+            visibility?: components["schemas"]["VisibilityEnum"];
+            /** @description The user name of the credentials (not a secret) */
+            username: string;
+            /** @description Whether credentials are set (they are never answered) */
+            readonly has_credentials: boolean;
+            owner?: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        DeploymentOutput: {
+            readonly id: number;
+            graph: string;
+            version: number;
+            target: string;
+            commit?: string;
+            branch: string;
+            path: string;
+            mode: components["schemas"]["ModeEnum"];
+            status?: components["schemas"]["DeploymentOutputStatusEnum"];
+            gate?: unknown;
+            created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            finished_at?: string | null;
+            message?: string;
+            error?: string;
+            error_kind?: string;
+            /** @description Pushed and not superseded: what the branch holds */
+            readonly live: boolean;
+            drift?: boolean;
+            /** @description When drift: the semantic diff from the deployed version to the file */
+            readonly diff: {
+                [key: string]: unknown;
+            } | null;
+            /** @description When drift: the head commit that holds the change, its author and message */
+            readonly drift_commit: {
+                [key: string]: string;
+            } | null;
+            /** Format: date-time */
+            checked_at?: string | null;
+            /** Format: int64 */
+            drift_imported?: number | null;
+        };
+        /**
+         * @description * `pending` - Being pushed
+         *     * `pushed` - Pushed to the branch
+         *     * `review` - Pushed to a review branch
+         *     * `failed` - Failed
+         *     * `superseded` - Superseded by a later deployment
+         * @enum {string}
+         */
+        DeploymentOutputStatusEnum: "pending" | "pushed" | "review" | "failed" | "superseded";
         EnvironmentInputRequest: {
             name: string;
             description?: string;
@@ -731,10 +1403,14 @@ export interface components {
             step_timeout?: number;
             /** Format: double */
             deadline?: number;
+            /** @description The KServe release whose router runs reproduce: v0.11.2, v0.11.1, v0.12.1, v0.12.0, v0.13.1, v0.13.0, v0.14.1, v0.14.0, v0.15.2, v0.15.1, v0.16.0, v0.17.0, v0.17.1, v0.18.0, v0.18.1, master, v0.19.0, v0.20.0 (aliases name the release with the same router; default master) */
+            kserve_version?: string;
             allow_hosts?: string[];
             allow_networks?: string[];
             allow_loopback?: boolean;
             allow_private?: boolean;
+            /** @description Send a W3C traceparent to every step (default true); false sends none */
+            trace_propagation?: boolean;
             /**
              * @description private (default): only you (and staff) see and use it; shared (staff only): everyone
              *
@@ -768,12 +1444,26 @@ export interface components {
              * @description Seconds for the whole run
              */
             deadline: number;
+            /**
+             * @description The KServe release whose router runs reproduce (and validation checks against)
+             *
+             *     * `master` - master (also v0.19.0, v0.20.0)
+             *     * `v0.16.0` - v0.16.0 (also v0.17.0, v0.17.1, v0.18.0, v0.18.1)
+             *     * `v0.15.2` - v0.15.2 (also v0.15.1)
+             *     * `v0.14.1` - v0.14.1 (also v0.14.0)
+             *     * `v0.13.1` - v0.13.1 (also v0.13.0)
+             *     * `v0.12.1` - v0.12.1 (also v0.12.0)
+             *     * `v0.11.2` - v0.11.2 (also v0.11.1)
+             */
+            kserve_version: components["schemas"]["KserveVersionEnum"];
             /** @description Host names (or *.suffix) allowed although they resolve to loopback/private addresses */
             allow_hosts: string[];
             /** @description CIDRs allowed although private */
             allow_networks: string[];
             allow_loopback: boolean;
             allow_private: boolean;
+            /** @description Send a W3C traceparent to every step, so the model servers' spans nest under the run's */
+            trace_propagation: boolean;
             /**
              * @description private: only the owner (and staff) may see and use it; shared: every user
              *
@@ -791,6 +1481,34 @@ export interface components {
             /** Format: date-time */
             readonly updated_at: string;
         };
+        ExportInputRequest: {
+            /**
+             * @description yaml (default) or json
+             *
+             *     * `yaml` - yaml
+             *     * `json` - json
+             * @default yaml
+             */
+            format: components["schemas"]["FormatEnum"];
+            /**
+             * @description Export although the test gate is closed: the owner and editors, with a reason
+             * @default false
+             */
+            force: boolean;
+            /**
+             * @description Why the gate is forced (at least 8 visible characters); the audit log keeps it
+             * @default
+             */
+            reason: string;
+            /** @description A KServe release (v0.11.2, v0.11.1, v0.12.1, v0.12.0, v0.13.1, v0.13.0, v0.14.1, v0.14.0, v0.15.2, v0.15.1, v0.16.0, v0.17.0, v0.17.1, v0.18.0, v0.18.1, master, v0.19.0, v0.20.0): check and write the manifest for its CRD (default: the newest) */
+            kserve_version?: string;
+        };
+        /**
+         * @description * `yaml` - yaml
+         *     * `json` - json
+         * @enum {string}
+         */
+        FormatEnum: "yaml" | "json";
         GraphCreateInputRequest: {
             name?: string;
             /** @default  */
@@ -821,6 +1539,8 @@ export interface components {
             readonly latest_version: components["schemas"]["VersionBrief"] | null;
             /** @description Export a version only once a suite run of it passed on the current test cases */
             require_passing_tests: boolean;
+            /** @description p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.spec.budgets) */
+            latency_budgets: unknown;
             /** @description The version of the newest passing suite run on the current test cases */
             readonly last_passing_version: number | null;
         };
@@ -840,6 +1560,10 @@ export interface components {
             readonly latest_version: components["schemas"]["VersionOutput"] | null;
             /** @description Export a version only once a suite run of it passed on the current test cases */
             require_passing_tests: boolean;
+            /** @description The shared environments whose suite verdicts open the export gate, by name; empty: the system's default environment */
+            readonly gate_environments: string[];
+            /** @description p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.spec.budgets) */
+            latency_budgets: unknown;
             /** @description The version of the newest passing suite run on the current test cases */
             readonly last_passing_version: number | null;
             /** @description The semantic diff from the last passing version to the latest (null when none passed, or the latest did) */
@@ -856,7 +1580,8 @@ export interface components {
             created: boolean;
         };
         InputRequest: {
-            version?: number;
+            /** @description A version number or `latest` (the default) */
+            version?: number | "latest";
             /** @description Any JSON value; a string is the raw request body */
             payload: unknown;
             /** @description Of a raw string payload (default: JSON if it parses) */
@@ -880,6 +1605,186 @@ export interface components {
             line?: number;
             column?: number;
         };
+        /**
+         * @description * `blocked` - blocked
+         *     * `refused` - refused
+         *     * `unresolved` - unresolved
+         *     * `timeout` - timeout
+         *     * `too-large` - too-large
+         *     * `not-a-model-server` - not-a-model-server
+         *     * `transport` - transport
+         *     * `bad-url` - bad-url
+         * @enum {string}
+         */
+        KindEnum: "blocked" | "refused" | "unresolved" | "timeout" | "too-large" | "not-a-model-server" | "transport" | "bad-url";
+        /**
+         * @description * `master` - master (also v0.19.0, v0.20.0)
+         *     * `v0.16.0` - v0.16.0 (also v0.17.0, v0.17.1, v0.18.0, v0.18.1)
+         *     * `v0.15.2` - v0.15.2 (also v0.15.1)
+         *     * `v0.14.1` - v0.14.1 (also v0.14.0)
+         *     * `v0.13.1` - v0.13.1 (also v0.13.0)
+         *     * `v0.12.1` - v0.12.1 (also v0.12.0)
+         *     * `v0.11.2` - v0.11.2 (also v0.11.1)
+         * @enum {string}
+         */
+        KserveVersionEnum: "master" | "v0.16.0" | "v0.15.2" | "v0.14.1" | "v0.13.1" | "v0.12.1" | "v0.11.2";
+        /** @description One stored load test event, exactly as an SSE ``data:`` line carries it. */
+        LoadEvent: {
+            /** Format: uuid */
+            load_test: string;
+            seq: number;
+            /**
+             * @description declared in execution/eventschema.py
+             *
+             *     * `load.queued` - load.queued
+             *     * `load.started` - load.started
+             *     * `load.progress` - load.progress
+             *     * `load.finished` - load.finished
+             */
+            type: components["schemas"]["LoadEventTypeEnum"];
+            /** Format: date-time */
+            created_at: string | null;
+            data: unknown;
+        };
+        LoadEventLog: {
+            /** Format: uuid */
+            load_test: string;
+            /** @description whether the load test's terminal event is stored */
+            finished: boolean;
+            events: components["schemas"]["LoadEvent"][];
+            /** @description how many events the load test has stored (the last seq) */
+            total: number;
+            /** @description the next page, null on the last page */
+            next: string | null;
+        };
+        /**
+         * @description * `load.queued` - load.queued
+         *     * `load.started` - load.started
+         *     * `load.progress` - load.progress
+         *     * `load.finished` - load.finished
+         * @enum {string}
+         */
+        LoadEventTypeEnum: "load.queued" | "load.started" | "load.progress" | "load.finished";
+        /** @description A load test without its per-step summary. */
+        LoadTest: {
+            /** Format: uuid */
+            readonly id: string;
+            graph: string;
+            version: number;
+            environment: string;
+            test_case: number | null;
+            /**
+             * Format: int64
+             * @description Requests to send
+             */
+            requests: number;
+            /**
+             * Format: int64
+             * @description Requests in flight at once
+             */
+            concurrency: number;
+            status?: components["schemas"]["LoadTestStatusEnum"];
+            /** Format: int64 */
+            completed?: number;
+            /** Format: int64 */
+            errors?: number;
+            /** @description None: no budget to judge */
+            budget_passed?: boolean | null;
+            error?: string;
+            cancel_requested?: boolean;
+            created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** Format: double */
+            duration_ms?: number | null;
+            /** @description completed, elapsed_s, throughput_rps, errors, error_rate, graph and steps ({'node/step': …}), each with count, mean/min/max, p50/p95/p99 (ms), histogram, statuses, errors, error_rate */
+            summary: unknown;
+            /** @description The graph's latency budgets judged: passed (null: none), checks [{target, budget_ms, measured_ms, passed}] */
+            budgets: unknown;
+        };
+        LoadTestComparison: {
+            a: components["schemas"]["LoadTestSummary"];
+            b: components["schemas"]["LoadTestSummary"];
+            /** @description graph and steps side by side: p50/p95/p99 of each, their change (ms, ratio), slower/faster; slower_steps */
+            comparison: unknown;
+        };
+        LoadTestInputRequest: {
+            /** @description A version number or `latest` (the default) */
+            version?: number | "latest";
+            /** @description Id or name of an environment you may use; default: the system's 'local' */
+            environment?: string;
+            /**
+             * Format: int64
+             * @description Requests to send (at most LOAD_TEST_MAX_REQUESTS)
+             */
+            requests: number;
+            /** @description Requests in flight at once (at most LOAD_TEST_MAX_CONCURRENCY) */
+            concurrency: number;
+            /** @description The request: any JSON value; a string is the raw body */
+            payload?: unknown;
+            content_type?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description Send this test case's request instead
+             */
+            test_case?: number;
+            /** Format: int64 */
+            seed?: number;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `finished` - Every request was made
+         *     * `stopped` - Stopped at LOAD_TEST_MAX_SECONDS
+         *     * `cancelled` - Cancelled
+         *     * `failed` - Could not run
+         * @enum {string}
+         */
+        LoadTestStatusEnum: "queued" | "running" | "finished" | "stopped" | "cancelled" | "failed";
+        /** @description A load test without its per-step summary. */
+        LoadTestSummary: {
+            /** Format: uuid */
+            readonly id: string;
+            graph: string;
+            version: number;
+            environment: string;
+            test_case: number | null;
+            /**
+             * Format: int64
+             * @description Requests to send
+             */
+            requests: number;
+            /**
+             * Format: int64
+             * @description Requests in flight at once
+             */
+            concurrency: number;
+            status?: components["schemas"]["LoadTestStatusEnum"];
+            /** Format: int64 */
+            completed?: number;
+            /** Format: int64 */
+            errors?: number;
+            /** @description None: no budget to judge */
+            budget_passed?: boolean | null;
+            error?: string;
+            cancel_requested?: boolean;
+            created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** Format: double */
+            duration_ms?: number | null;
+        };
         MemberAddInputRequest: {
             user: string;
             /**
@@ -897,6 +1802,30 @@ export interface components {
             /** Format: date-time */
             readonly added_at: string;
         };
+        /**
+         * @description * `commit` - Commit to the branch
+         *     * `review` - Push a branch for a pull request
+         * @enum {string}
+         */
+        ModeEnum: "commit" | "review";
+        OtlpTrace: {
+            /** @description OTLP JSON (ExportTraceServiceRequest): one resource, one scope, the run's spans */
+            resourceSpans: {
+                [key: string]: unknown;
+            }[];
+        };
+        Output: {
+            environment: string;
+            services: components["schemas"]["ProbeServiceResult"][];
+        };
+        PaginatedApiTokenOutputList: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["ApiTokenOutput"][];
+        };
         PaginatedAuditEventOutputList: {
             count: number;
             /** Format: uri */
@@ -904,6 +1833,22 @@ export interface components {
             /** Format: uri */
             previous: string | null;
             results: components["schemas"]["AuditEventOutput"][];
+        };
+        PaginatedDeployTargetOutputList: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["DeployTargetOutput"][];
+        };
+        PaginatedDeploymentOutputList: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["DeploymentOutput"][];
         };
         PaginatedEnvironmentOutputList: {
             count: number;
@@ -920,6 +1865,22 @@ export interface components {
             /** Format: uri */
             previous: string | null;
             results: components["schemas"]["GraphListItem"][];
+        };
+        PaginatedLoadTestSummaryList: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["LoadTestSummary"][];
+        };
+        PaginatedRunStepOutputList: {
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            results: components["schemas"]["RunStepOutput"][];
         };
         PaginatedRunSummaryList: {
             count: number;
@@ -953,6 +1914,28 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["VersionSummary"][];
         };
+        PatchedDeployTargetInputRequest: {
+            name?: string;
+            description?: string;
+            /** @description file://, git://, http(s):// or ssh:// repository URL */
+            url?: string;
+            branch?: string;
+            /** @description Path template: {namespace} and {name} are replaced */
+            path?: string;
+            mode?: components["schemas"]["ModeEnum"];
+            author_name?: string;
+            author_email?: string;
+            /** @description Write-only: never answered, never logged, redacted in the audit log */
+            credentials?: components["schemas"]["CredentialsInputRequest"];
+            allow_hosts?: string[];
+            /**
+             * @description private (default): only you (and staff); shared (staff only): everyone
+             *
+             *     * `private` - Private to its owner
+             *     * `shared` - Shared with every user
+             */
+            visibility?: components["schemas"]["VisibilityEnum"];
+        };
         PatchedEnvironmentInputRequest: {
             name?: string;
             description?: string;
@@ -966,10 +1949,14 @@ export interface components {
             step_timeout?: number;
             /** Format: double */
             deadline?: number;
+            /** @description The KServe release whose router runs reproduce: v0.11.2, v0.11.1, v0.12.1, v0.12.0, v0.13.1, v0.13.0, v0.14.1, v0.14.0, v0.15.2, v0.15.1, v0.16.0, v0.17.0, v0.17.1, v0.18.0, v0.18.1, master, v0.19.0, v0.20.0 (aliases name the release with the same router; default master) */
+            kserve_version?: string;
             allow_hosts?: string[];
             allow_networks?: string[];
             allow_loopback?: boolean;
             allow_private?: boolean;
+            /** @description Send a W3C traceparent to every step (default true); false sends none */
+            trace_propagation?: boolean;
             /**
              * @description private (default): only you (and staff) see and use it; shared (staff only): everyone
              *
@@ -982,11 +1969,58 @@ export interface components {
         PatchedGraphSettingsInputRequest: {
             /** @description Export a version only once a suite run of it passed on the current test cases */
             require_passing_tests?: boolean;
+            /** @description The shared environments whose suite verdicts open the export gate, by name; []: the system's default environment */
+            gate_environments?: string[];
+            /** @description p95 budgets in ms that load tests and suite runs judge: {graph_p95_ms, steps: {'node/step name or index': ms}}; {} for none */
+            latency_budgets?: unknown;
         };
         PreviewOutput: {
             /** @description The case as it would be written */
             document: unknown;
         };
+        ProbeError: {
+            kind: components["schemas"]["KindEnum"];
+            message: string;
+        };
+        ProbeServiceResult: {
+            /** @description The serviceName */
+            service: string;
+            /** @description The URL a step calling it would POST to */
+            url: string;
+            protocol: components["schemas"]["ProtocolEnum"];
+            /** @description The model name in the URL (else the service's) */
+            model: string | null;
+            ready: boolean;
+            platform: string | null;
+            versions: string[] | null;
+            /** @description v2 metadata's inputs */
+            inputs: components["schemas"]["ProbeTensor"][] | null;
+            /** @description v2 metadata's outputs */
+            outputs: components["schemas"]["ProbeTensor"][] | null;
+            /**
+             * Format: double
+             * @description The whole probe of this service
+             */
+            latency_ms: number | null;
+            /** @description Null when the server answered as a model server */
+            error: components["schemas"]["ProbeError"] | null;
+            /** @description Each request made: url, and status or error */
+            checked: {
+                [key: string]: unknown;
+            }[];
+        };
+        ProbeTensor: {
+            name: string;
+            datatype: string | null;
+            shape: number[] | null;
+        };
+        /**
+         * @description * `v1` - v1
+         *     * `v2` - v2
+         *     * `unknown` - unknown
+         * @enum {string}
+         */
+        ProtocolEnum: "v1" | "v2" | "unknown";
         /**
          * @description * `viewer` - Viewer
          *     * `editor` - Editor
@@ -1028,8 +2062,8 @@ export interface components {
             data: unknown;
         };
         /**
-         * @description ``GET /api/runs/{id}/events/?format=json``: the stored events in order, and whether the
-         *     run's terminal event is among them.
+         * @description ``GET /api/runs/{id}/events/?format=json``: a page of the stored events in order, whether
+         *     the run's terminal event is stored, how many events are stored and the next page.
          */
         RunEventLog: {
             /** Format: uuid */
@@ -1037,6 +2071,10 @@ export interface components {
             /** @description whether the run's terminal event is stored */
             finished: boolean;
             events: components["schemas"]["RunEvent"][];
+            /** @description how many events the run has stored (the last seq) */
+            total: number;
+            /** @description the next page (the events after this page's last), null on the last page */
+            next: string | null;
         };
         /**
          * @description * `run.queued` - run.queued
@@ -1088,6 +2126,7 @@ export interface components {
                 note?: string;
             };
             error: string;
+            /** @description The first RUN_DETAIL_STEPS steps in trace order (all of them for most runs); `steps_truncated` says whether more exist, `steps_url` pages through all */
             readonly steps: components["schemas"]["RunStepOutput"][];
             /** Format: date-time */
             readonly created_at: string;
@@ -1110,11 +2149,23 @@ export interface components {
             cancel_requested: boolean;
             /** @description The environment settings the run uses (a snapshot taken at creation) */
             config: unknown;
+            /** @description How many steps the run stored */
+            readonly steps_total: number;
+            /** @description Whether `steps` holds only the first ones */
+            readonly steps_truncated: boolean;
+            /** @description How many steps ended each way (outcome -> count) */
+            readonly step_counts: {
+                [key: string]: number;
+            };
+            /** @description Every step, paged */
+            readonly steps_url: string;
+            /** @description How many events the run stored (the `seq` of the last one) */
+            events_total: number;
         };
         RunStepOutput: {
             /** Format: int64 */
             attempt: number;
-            /** @description The engine's path of the call, e.g. root/2>match/0 */
+            /** @description The engine's id of the call, short and unique in the run: root/2, or match#1/0 (step 0 of the first nested call of match) */
             call_id: string;
             parent_call_id: string | null;
             node: string;
@@ -1214,6 +2265,8 @@ export interface components {
             /** Format: uuid */
             rerun_of: string | null;
             cancel_requested: boolean;
+            /** @description How many events the run stored (the `seq` of the last one) */
+            events_total: number;
         };
         SaveAsTestInputRequest: {
             /** @description Default: run <id prefix> */
@@ -1284,18 +2337,16 @@ export interface components {
          */
         SuiteCaseResultOutcomeEnum: "pending" | "running" | "passed" | "failed" | "error" | "cancelled";
         SuiteCompareInputRequest: {
-            /**
-             * Format: int64
-             * @description Version A (the before)
-             */
-            a: number;
-            /**
-             * Format: int64
-             * @description Version B (the after)
-             */
-            b: number;
+            /** @description Version A (the before): a number or `latest` */
+            a: number | "latest";
+            /** @description Version B (the after): a number or `latest` */
+            b: number | "latest";
             /** @description Id or name */
             environment?: string;
+            /** @description Run side A as this KServe release (default: its environment's) */
+            kserve_version_a?: string;
+            /** @description Run side B as this KServe release (default: its environment's) */
+            kserve_version_b?: string;
         };
         SuiteCompareStarted: {
             /** Format: uuid */
@@ -1340,6 +2391,10 @@ export interface components {
             /** @description whether the suite run's terminal event is stored */
             finished: boolean;
             events: components["schemas"]["SuiteEvent"][];
+            /** @description how many events the suite run has stored (the last seq) */
+            total: number;
+            /** @description the next page (the events after this page's last), null on the last page */
+            next: string | null;
         };
         /**
          * @description * `suite.started` - suite.started
@@ -1356,6 +2411,8 @@ export interface components {
             graph: string;
             version: number;
             readonly environment: string | null;
+            /** @description The KServe release every case ran as, instead of its environment's; empty: the environment's */
+            kserve_version?: string;
             status?: components["schemas"]["SuiteRunStatusEnum"];
             readonly counts: components["schemas"]["SuiteCounts"];
             /** @description sha256 of the case set it ran */
@@ -1375,14 +2432,13 @@ export interface components {
             finished_at?: string | null;
             /** Format: double */
             duration_ms?: number | null;
+            /** @description The graph's latency budgets judged on its cases (passed, checks); {} when none */
+            budgets?: unknown;
             readonly results: components["schemas"]["SuiteCaseResult"][];
         };
         SuiteRunInputRequest: {
-            /**
-             * Format: int64
-             * @description The version to test
-             */
-            version: number;
+            /** @description The version to test: a number or `latest` */
+            version: number | "latest";
             /** @description Id or name: every case runs there. Default: each case in its own, else `local` */
             environment?: string;
             /** @description Ids of the cases to run; default: all of the graph's cases */
@@ -1405,6 +2461,8 @@ export interface components {
             graph: string;
             version: number;
             readonly environment: string | null;
+            /** @description The KServe release every case ran as, instead of its environment's; empty: the environment's */
+            kserve_version?: string;
             status?: components["schemas"]["SuiteRunStatusEnum"];
             readonly counts: components["schemas"]["SuiteCounts"];
             /** @description sha256 of the case set it ran */
@@ -1424,6 +2482,8 @@ export interface components {
             finished_at?: string | null;
             /** Format: double */
             duration_ms?: number | null;
+            /** @description The graph's latency budgets judged on its cases (passed, checks); {} when none */
+            budgets?: unknown;
         };
         TestCaseInputRequest: {
             name: string;
@@ -1448,6 +2508,11 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+            /**
+             * Format: int64
+             * @description Counts its changes: its ETag is r{revision}, and a stale If-Match is refused
+             */
+            revision: number;
         };
         TestImportResult: {
             count: number;
@@ -1463,6 +2528,8 @@ export interface components {
             };
             environment: string | null;
             current: boolean;
+            /** @description Whether the export gate trusts this verdict: it ran in an environment the graph trusts and was started by someone who may change the graph */
+            gate: boolean;
             /** Format: date-time */
             finished_at: string | null;
         };
@@ -1476,9 +2543,44 @@ export interface components {
          * @enum {string}
          */
         TestsSummaryStatusEnum: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
+        TokenCreateInputRequest: {
+            /** @description What the token is for, e.g. the script or machine */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When it stops working; none (the default) for never
+             */
+            expires_at?: string | null;
+        };
+        UpgradeReport: {
+            graph: string;
+            version: number;
+            from: {
+                [key: string]: unknown;
+            };
+            to: {
+                [key: string]: unknown;
+            };
+            same_router: boolean;
+            releases: string[];
+            changes: {
+                [key: string]: unknown;
+            }[];
+            issues: {
+                [key: string]: unknown;
+            };
+        };
         ValidateInputRequest: {
             /** @description An InferenceGraph manifest (apiVersion, kind, metadata, spec). */
             manifest: components["schemas"]["InferenceGraph"] | Record<string, unknown>;
+            /** @description What is known of the services (a Test connection's results): serviceName or serviceUrl -> {protocol, inputs, outputs}; edge-contract warnings use it */
+            services?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description A KServe release (v0.11.2, v0.11.1, v0.12.1, v0.12.0, v0.13.1, v0.13.0, v0.14.1, v0.14.0, v0.15.2, v0.15.1, v0.16.0, v0.17.0, v0.17.1, v0.18.0, v0.18.1, master, v0.19.0, v0.20.0): check and write the manifest for its CRD (default: the newest) */
+            kserve_version?: string;
         };
         ValidateResult: {
             valid: boolean;
@@ -1864,7 +2966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,6 +2995,322 @@ export interface operations {
             };
         };
     };
+    deploy_targets_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeployTargetOutputList"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deploy_targets_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeployTargetInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployTargetOutput"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deploy_targets_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployTargetOutput"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deploy_targets_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deploy_targets_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDeployTargetInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployTargetOutput"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeploymentOutputList"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     environments_list: {
         parameters: {
             query?: never;
@@ -1910,7 +3328,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedEnvironmentOutputList"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1960,7 +3378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2008,7 +3426,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvironmentOutput"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2064,7 +3482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2134,7 +3552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2163,6 +3581,66 @@ export interface operations {
             };
             /** @description The database is busy; try again after `Retry-After` seconds. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    environments_probe: {
+        parameters: {
+            query?: {
+                /** @description Probe only this serviceName (mapped, or through the URL template) */
+                service?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Output"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2205,7 +3683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2255,7 +3733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2312,7 +3790,7 @@ export interface operations {
                     "application/json": components["schemas"]["GraphOutput"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2368,7 +3846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2438,7 +3916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2495,7 +3973,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedAuditEventOutputList"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,13 +4002,140 @@ export interface operations {
             };
         };
     };
+    graphs_deployments_list: {
+        parameters: {
+            query?: {
+                /** @description 1: read the file at each live target's branch head now (drift), within DEPLOY_GIT_TIMEOUT per target */
+                refresh?: boolean;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeploymentOutputList"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_deployments_import_drift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionOutput"];
+                };
+            };
+            /** @description The deployment has no change from Git to import (refresh first). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     graphs_diff: {
         parameters: {
             query: {
-                /** @description The version the diff starts from */
-                from: number;
-                /** @description The version the diff ends at */
-                to: number;
+                /** @description The version the diff starts from (a number or `latest`) */
+                from: number | "latest";
+                /** @description The version the diff ends at (a number or `latest`) */
+                to: number | "latest";
             };
             header?: never;
             path: {
@@ -2559,7 +4164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2588,6 +4193,154 @@ export interface operations {
             };
         };
     };
+    graphs_load_tests_list: {
+        parameters: {
+            query?: {
+                /** @description Only this version's load tests */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLoadTestSummaryList"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_load_tests_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoadTestInputRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoadTest"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version has errors KServe would reject; `issues` lists them. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description You have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     graphs_members_list: {
         parameters: {
             query?: never;
@@ -2607,7 +4360,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberOutput"][];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,7 +4421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2734,7 +4487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2800,7 +4553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2878,7 +4631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2942,7 +4695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3029,7 +4782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3090,7 +4843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,7 +4931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3253,7 +5006,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedTestCaseOutputList"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3314,7 +5067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3381,7 +5134,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestCaseOutput"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +5166,10 @@ export interface operations {
     graphs_tests_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag ("r{n}") of the revision the edit started from; 409 if the case changed since */
+                "If-Match"?: string;
+            };
             path: {
                 id: string;
                 name: string;
@@ -3443,7 +5199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +5226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Another case has this name, or the case was deleted meanwhile. */
+            /** @description The case changed since the If-Match revision (`code: test_case.stale`, with `revision`, `base_revision` and `current`: the case as it is now; nothing was saved), another case has this name, or the case was deleted meanwhile. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3518,7 +5274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3575,7 +5331,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +5400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,7 +5466,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedVersionSummaryList"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3741,7 +5497,12 @@ export interface operations {
     };
     graphs_versions_create: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With a YAML body: the version the edit started from (or If-Match) */
+                base_version?: number;
+                /** @description With a YAML body: the version's message */
+                message?: string;
+            };
             header?: {
                 /** @description The ETag ("v{n}") of the version the edit started from */
                 "If-Match"?: string;
@@ -3751,9 +5512,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["VersionSaveInputRequest"];
+                "application/yaml": string;
             };
         };
         responses: {
@@ -3782,7 +5544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3858,7 +5620,7 @@ export interface operations {
                     "application/json": components["schemas"]["VersionOutput"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,18 +5649,173 @@ export interface operations {
             };
         };
     };
+    graphs_versions_budget_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetCheck"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_versions_deploy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeployInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentOutput"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentOutput"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The gate is closed (`code: tests_required`; send `force` and `reason` to override), or the file on the branch changed since the last deployment (`code: drift`, with `diff`; nothing was pushed). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version has errors KServe would reject; `issues` lists them. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Git refused or could not be reached: `code` is auth, not-found, rejected, network, moved, too-large or protocol; `deployment` is the failed deployment. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     graphs_versions_export: {
         parameters: {
             query?: {
-                /** @description Export although the test gate is closed (needs reason) */
-                force?: boolean;
                 /**
-                 * @description * `yaml` - yaml
+                 * @description yaml (default) or json
+                 *
+                 *     * `yaml` - yaml
                  *     * `json` - json
                  */
                 format?: "yaml" | "json";
-                /** @description Why the test gate is forced; the audit log keeps it */
-                reason?: string;
+                /** @description A KServe release (v0.11.2, v0.11.1, v0.12.1, v0.12.0, v0.13.1, v0.13.0, v0.14.1, v0.14.0, v0.15.2, v0.15.1, v0.16.0, v0.17.0, v0.17.1, v0.18.0, v0.18.1, master, v0.19.0, v0.20.0): check and write the manifest for its CRD (default: the newest) */
+                kserve_version?: string;
             };
             header?: never;
             path: {
@@ -3929,7 +5846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3956,7 +5873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The graph requires passing tests and this version has no passing suite run on the current cases (`code: tests_required`, `last_passing_version`); force=1&reason=... overrides. */
+            /** @description The graph requires passing tests and this version has no passing suite run the gate trusts on the current cases (`code: tests_required`, `last_passing_version`); a POST with `force` and `reason` overrides. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3967,6 +5884,98 @@ export interface operations {
             };
             /** @description The version has errors KServe would reject; `issues` lists them. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_versions_export_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ExportInputRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The graph requires passing tests and this version has no passing suite run the gate trusts on the current cases (`code: tests_required`, `last_passing_version`); send `force` and `reason` to override. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The version has errors KServe would reject; `issues` lists them. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4020,7 +6029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4058,6 +6067,69 @@ export interface operations {
             };
             /** @description The database is busy; try again after `Retry-After` seconds. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    graphs_versions_upgrade_report: {
+        parameters: {
+            query: {
+                /** @description The release the cluster runs now (e.g. v0.14.1) */
+                from: string;
+                /** @description The release it would run (default: the newest) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpgradeReport"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4109,7 +6181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,6 +6219,249 @@ export interface operations {
             };
         };
     };
+    load_tests_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                load_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoadTest"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    load_tests_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                load_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoadTest"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    load_tests_events: {
+        parameters: {
+            query?: {
+                /** @description `?format=json`: the same as `last_event_id` */
+                after?: number;
+                /** @description the stored events as JSON, a page at a time (see `after`, `limit` and the answer's `next`) */
+                format?: "json";
+                /** @description Send the events after this one (the Last-Event-ID header wins) */
+                last_event_id?: number;
+                /** @description `?format=json`: the most events a page holds (default RUN_EVENTS_PAGE_SIZE, at most RUN_EVENTS_PAGE_MAX) */
+                limit?: number;
+            };
+            header?: {
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                load_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["LoadEventLog"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many open event streams; close one, or retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    load_tests_compare: {
+        parameters: {
+            query: {
+                /** @description Load test A (the before) */
+                a: string;
+                /** @description Load test B (the after) */
+                b: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoadTestComparison"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     runs_retrieve: {
         parameters: {
             query?: never;
@@ -4166,7 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunOutput"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4223,7 +6538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,10 +6579,14 @@ export interface operations {
     runs_events: {
         parameters: {
             query?: {
-                /** @description the stored events as JSON, at once */
+                /** @description `?format=json`: the same as `last_event_id` */
+                after?: number;
+                /** @description the stored events as JSON, a page at a time (see `after`, `limit` and the answer's `next`) */
                 format?: "json";
                 /** @description Send the events after this one (the Last-Event-ID header wins) */
                 last_event_id?: number;
+                /** @description `?format=json`: the most events a page holds (default RUN_EVENTS_PAGE_SIZE, at most RUN_EVENTS_PAGE_MAX) */
+                limit?: number;
             };
             header?: {
                 "Last-Event-ID"?: number;
@@ -4297,7 +6616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4363,7 +6682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4441,7 +6760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4488,6 +6807,116 @@ export interface operations {
             };
         };
     };
+    runs_steps_list: {
+        parameters: {
+            query?: {
+                /** @description the page (from 1) */
+                page?: number;
+                /** @description steps a page (default 50, at most 500) */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRunStepOutputList"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_trace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpTrace"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     services_list: {
         parameters: {
             query?: never;
@@ -4505,7 +6934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceCatalogOutput"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4544,7 +6973,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuiteRun"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4601,7 +7030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4642,10 +7071,14 @@ export interface operations {
     suite_runs_events: {
         parameters: {
             query?: {
-                /** @description the stored events as JSON, at once */
+                /** @description `?format=json`: the same as `last_event_id` */
+                after?: number;
+                /** @description the stored events as JSON, a page at a time (see `after`, `limit` and the answer's `next`) */
                 format?: "json";
                 /** @description Send the events after this one (the Last-Event-ID header wins) */
                 last_event_id?: number;
+                /** @description `?format=json`: the most events a page holds (default RUN_EVENTS_PAGE_SIZE, at most RUN_EVENTS_PAGE_MAX) */
+                limit?: number;
             };
             header?: {
                 "Last-Event-ID"?: number;
@@ -4675,7 +7108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4756,7 +7189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4767,6 +7200,167 @@ export interface operations {
             };
             /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tokens_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedApiTokenOutputList"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreateInputRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenCreated"];
+                };
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tokens_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: the issues say which field or parameter and why. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (a session request without its CSRF token is refused too). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such graph, version, run, environment or member (or not yours to see). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is busy; try again after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4806,7 +7400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not signed in: send `Authorization: Token <key>` or a session cookie. */
+            /** @description Not signed in, or the token was revoked or expired: send `Authorization: Token <key>` (a personal API token, from /tokens/) or a session cookie. */
             401: {
                 headers: {
                     [name: string]: unknown;

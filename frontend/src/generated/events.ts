@@ -85,15 +85,53 @@ export interface ExpectationFailure {
   diff: unknown[];
 }
 
+/** One latency budget against what was measured (graphs/spec/budgets.py). */
+export interface BudgetCheck {
+  /** `graph`, or the step as `node/step` (its name, else its index) */
+  target: string;
+  /** the p95 the graph states */
+  budget_ms: number;
+  /** the p95 measured (null: the step was never called) */
+  measured_ms: number | null;
+  /** whether it held (null: not measured) */
+  passed: boolean | null;
+}
+
+/** A graph's latency budgets judged on what a suite run measured. */
+export interface BudgetVerdict {
+  /** false when any budget was exceeded (null: none was measured) */
+  passed: boolean | null;
+  /** each budget, the graph's first */
+  checks: BudgetCheck[];
+}
+
+/** How far a load test has come: requests done, errors, elapsed time and the whole graph's latency so far. */
+export interface LoadProgress {
+  /** requests it is to send */
+  requests: number;
+  /** requests answered (any status) */
+  completed: number;
+  /** answers that were not 2xx */
+  errors: number;
+  /** seconds since it started */
+  elapsed_s: number;
+  /** completed requests per second so far */
+  throughput_rps: number | null;
+  /** the whole graph's median latency so far */
+  p50_ms: number | null;
+  /** the whole graph's 95th percentile so far */
+  p95_ms: number | null;
+}
+
 // ---- run: A test run's events, on the channel `run:{id}` and at `/api/runs/{id}/events/`.
 
 /** What every run event from engine carries. */
 export interface RunEventCommon {
   /** the attempt (1, 2, …) that emitted it */
   attempt: number;
-  /** the call path, unique in a run: `root`, `root/1>node1/0` */
+  /** short and unique in a run: a node invocation `root` or `<node>#<n>` (`node1#1`), a step call `<node invocation>/<index>` (`root/1`, `node1#1/0`) */
   call_id: string;
-  /** the `nodeName` step that led into this node */
+  /** the `nodeName` step that led into this node (None at the root): the calls' nesting */
   parent_call_id: string | null;
   /** the node */
   node: string | null;
@@ -119,13 +157,15 @@ export interface RunQueuedData {
   seed: number;
   /** the run this one repeats */
   rerun_of: string | null;
+  /** the KServe release whose router runs it (absent on runs made before releases) */
+  kserve_version?: string;
 }
 
 /** `run.started` (worker): A worker claimed the run (again, for a later attempt). */
 export interface RunStartedData {
   /** the attempt it concerns */
   attempt: number;
-  /** the worker's host name */
+  /** the worker: its host name and process id */
   worker: string;
 }
 
@@ -199,6 +239,8 @@ export interface StepStartedData extends RunEventCommon {
   headers?: [string, string][];
   /** the step's timeout (URL steps) */
   timeout_s?: number | null;
+  /** the call's span in the run's trace, sent in `traceparent` (URL steps, when the environment propagates the trace) */
+  span_id?: string;
 }
 
 /** `step.finished` (engine): A step call ends. */
@@ -386,6 +428,8 @@ export interface SuiteFinishedData {
   counts: SuiteCounts;
   /** from its start to its end */
   duration_ms: number | null;
+  /** the graph's latency budgets judged on the cases (null: the graph states none) */
+  budgets: BudgetVerdict | null;
 }
 
 /** The `data` of each suite event type. */
@@ -417,4 +461,69 @@ export interface SuiteEvent<T extends SuiteEventType = SuiteEventType> {
   type: T;
   created_at: string | null;
   data: SuiteEventDataMap[T];
+}
+
+// ---- load_test: A load test's events: its start on a worker, its progress about twice a second, and its end.
+
+/** `load.queued` (web): The load test was created and sent to the workers. */
+export interface LoadQueuedData {
+  /** requests it is to send */
+  requests: number;
+  /** requests in flight at once */
+  concurrency: number;
+}
+
+/** `load.started` (worker): A worker took the load test and sends its first requests. */
+export interface LoadStartedData {
+  /** the worker's host name */
+  worker: string;
+}
+
+/** `load.progress` (worker): Progress, at most about twice a second while it runs. */
+export interface LoadProgressData {
+  /** how far it has come */
+  progress: LoadProgress;
+}
+
+/** `load.finished` (worker, terminal): The load test ended: the last event (also after a cancel, the time limit or a failure). */
+export interface LoadFinishedData {
+  /** how it ended */
+  status: "finished" | "stopped" | "cancelled" | "failed";
+  /** the final counts */
+  progress: LoadProgress;
+  /** whether the graph's latency budgets held (null: none) */
+  budget_passed: boolean | null;
+  /** why it failed */
+  error: string | null;
+}
+
+/** The `data` of each load_test event type. */
+export interface LoadTestEventDataMap {
+  "load.queued": LoadQueuedData;
+  "load.started": LoadStartedData;
+  "load.progress": LoadProgressData;
+  "load.finished": LoadFinishedData;
+}
+
+export type LoadTestEventType = keyof LoadTestEventDataMap;
+
+/** Every load_test event type, in declaration order (what an SSE client subscribes to). */
+export const LOAD_TEST_EVENT_TYPES = [
+  "load.queued",
+  "load.started",
+  "load.progress",
+  "load.finished",
+] as const satisfies readonly LoadTestEventType[];
+
+/** The event that ends a load_test's stream. */
+export const LOAD_TEST_TERMINAL_EVENT = "load.finished" as const;
+
+/** One stored load_test event, as SSE `data:` and the JSON listing carry it. */
+export interface LoadTestEvent<T extends LoadTestEventType = LoadTestEventType> {
+  run: string;
+  /** The SSE id: 1, 2, 3… per run. */
+  seq: number;
+  type: T;
+  created_at: string | null;
+  data: LoadTestEventDataMap[T];
 }

@@ -2,7 +2,7 @@
  * The key order people write (and the export prints, graphs/spec/export.py) for a manifest the
  * server sends back. The server stores a canonical document with its keys sorted; shown as it
  * is, the YAML panel would read `dependency, name, serviceName` where the export reads `name,
- * serviceName, dependency` (issue 14, item 10). Known keys go first in that order; any others
+ * serviceName, dependency`. Known keys go first in that order; any others
  * follow in the order they came. Nothing is added or dropped.
  */
 import { isObject } from "./manifest";

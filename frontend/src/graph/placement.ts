@@ -1,7 +1,7 @@
 /**
  * Where new cards go: the nearest free space to where they were asked for, so that a card added
  * from the palette, dropped on another card or pasted never lands on top of an existing one
- * (issue 14, item 5). Pure: sizes come from the caller (React Flow's measurements) or from an
+ *. Pure: sizes come from the caller (React Flow's measurements) or from an
  * estimate of a card's height by its rows.
  */
 import type { GraphState, JsonObject, Position } from "./types";

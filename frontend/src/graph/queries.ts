@@ -191,3 +191,15 @@ export function localIssues(state: GraphState): Issue[] {
 export function stepName(step: StepState, index: number): string {
   return typeof step.fields.name === "string" && step.fields.name ? step.fields.name : `#${index}`;
 }
+
+/** The serviceNames the graph's steps call, each once, sorted (for Test connection). */
+export function serviceNames(state: Pick<GraphState, "nodes">): string[] {
+  const names = new Set<string>();
+  for (const node of state.nodes) {
+    for (const step of node.steps) {
+      const name = step.fields.serviceName;
+      if (typeof name === "string" && name !== "") names.add(name);
+    }
+  }
+  return [...names].sort();
+}

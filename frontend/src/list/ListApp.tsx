@@ -1,11 +1,12 @@
 /** The graph list page: search, create, import, archive, open. */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
-import { Api, ApiError, contentTypeFor, type GraphListItem, type StudioConfig, type VersionBrief } from "../api";
+import { Api, ApiError, contentTypeFor, type Deployment, type GraphListItem, type StudioConfig, type VersionBrief } from "../api";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
 import { TestsChip } from "../tests/TestsChip";
+import { liveText } from "../deploys/targetForm";
 
 export function editorUrl(name: string): string {
   return `/graphs/${encodeURIComponent(name)}/`;
@@ -19,6 +20,23 @@ export function nameProblem(name: string): string | null {
     return "Lower-case letters, digits and '-'; start with a letter, end with a letter or digit (e.g. \"my-graph\").";
   }
   return null;
+}
+
+/**
+ * A valid name close to what was typed ("Seed Pipeline" -> "seed-pipeline"), or null when there
+ * is none (nothing but symbols) or the name is valid already.
+ */
+export function suggestName(name: string): string | null {
+  if (!nameProblem(name)) return null;
+  const slug = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^[^a-z]+/, "")
+    .slice(0, 63)
+    .replace(/-+$/, "");
+  return slug && !nameProblem(slug) ? slug : null;
 }
 
 export function ListApp({ config }: { config: StudioConfig }) {
@@ -37,6 +55,19 @@ export function ListApp({ config }: { config: StudioConfig }) {
   const [rename, setRename] = useState("");
   const fileRef = useRef<HTMLInputElement>(null);
   const requestSeq = useRef(0);
+  /** Each graph's live deployments ("v5 live on prod, commit 3f2a9c1"), by graph name. */
+  const [live, setLive] = useState<Record<string, Deployment[]>>({});
+
+  useEffect(() => {
+    api.listLiveDeployments().then(
+      (page) => {
+        const byGraph: Record<string, Deployment[]> = {};
+        for (const d of page.results) (byGraph[d.graph] ??= []).push(d);
+        setLive(byGraph);
+      },
+      () => setLive({}), // the list works without it
+    );
+  }, [api]);
 
   const load = useCallback(
     async (query: string) => {
@@ -135,7 +166,7 @@ export function ListApp({ config }: { config: StudioConfig }) {
 
   return (
     <div className="page">
-      <AppHeader config={config}>
+      <AppHeader config={config} page="graphs">
         <span className="crumb">Graphs</span>
       </AppHeader>
       <main className="list-main">
@@ -191,13 +222,22 @@ export function ListApp({ config }: { config: StudioConfig }) {
                       {g.name}
                     </a>
                     {g.namespace && <span className="muted small"> · {g.namespace}</span>}
+                    {(live[g.name] ?? []).map((d) => (
+                      <div key={d.id} className="small">
+                        <span className={`badge live-chip${d.drift ? " live-drift" : ""}`}>{liveText(d)}</span>
+                      </div>
+                    ))}
                   </td>
                   <td className="desc">{g.description}</td>
                   <td>
                     {g.latest_version ? (
                       <span className="version-cell" title={versionSummary(g.latest_version)}>
                         v{g.latest_version.number}
-                        {g.latest_version.valid === false && <span className="badge badge-error">invalid</span>}{" "}
+                        {g.latest_version.valid === false ? (
+                          <span className="badge badge-error">invalid</span>
+                        ) : (
+                          g.latest_version.issue_counts.warning > 0 && <span className="badge badge-warning">{g.latest_version.issue_counts.warning === 1 ? "1 warning" : `${g.latest_version.issue_counts.warning} warnings`}</span>
+                        )}{" "}
                         <TestsChip tests={g.latest_version.tests} none={null} />
                       </span>
                     ) : (
@@ -298,6 +338,7 @@ function CreateForm({ api, onCancel }: { api: Api; onCancel: () => void }) {
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const problem = nameProblem(name);
+  const suggestion = touched && problem ? suggestName(name) : null;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -338,6 +379,11 @@ function CreateForm({ api, onCancel }: { api: Api; onCancel: () => void }) {
         <div id="new-graph-name-help" className={touched && problem ? "field-error" : "field-help"}>
           {touched && problem ? problem : "KServe name: lower-case letters, digits and '-'."}
         </div>
+        {suggestion && (
+          <button type="button" className="btn btn-small name-suggestion" onClick={() => setName(suggestion)}>
+            Use <span className="mono">{suggestion}</span>
+          </button>
+        )}
       </div>
       <div className="field grow">
         <label htmlFor="new-graph-description">Description</label>

@@ -1,8 +1,10 @@
 /** The version history: open any version read-only, compare two, roll back. */
 import { useCallback, useEffect, useState } from "react";
-import type { Api, Page, VersionSummary } from "../api";
+import type { Api, Deployment, Page, VersionSummary } from "../api";
+import { liveText } from "../deploys/targetForm";
 import { Spinner, errorText, formatTime } from "../common/ui";
 import { TestsChip } from "../tests/TestsChip";
+import { UpgradeReport } from "./UpgradeReport";
 
 function results(page: Page<VersionSummary>): { items: VersionSummary[]; next: string | null } {
   return { items: page.results, next: page.next };
@@ -18,6 +20,8 @@ export function HistoryPanel({
   onView,
   onCompare,
   onRollback,
+  deployments = [],
+  onDeploy,
 }: {
   api: Api;
   graph: string;
@@ -28,6 +32,10 @@ export function HistoryPanel({
   onView: (n: number) => void;
   onCompare: (from: number, to: number) => void;
   onRollback: (n: number) => void;
+  /** The graph's deployments: each version shows where it is live (or was pushed for review). */
+  deployments?: Deployment[];
+  /** Opens the deploy dialog for a version (absent: read-only). */
+  onDeploy?: (n: number) => void;
 }) {
   const [versions, setVersions] = useState<VersionSummary[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -120,6 +128,14 @@ export function HistoryPanel({
               <TestsChip tests={v.tests} />
               {v.parent !== null && v.parent !== undefined && <span className="muted">from v{v.parent}</span>}
             </div>
+            {deployments
+              .filter((d) => d.version === v.number && (d.live || d.status === "review"))
+              .map((d) => (
+                <div key={d.id} className="version-deploy small">
+                  <span className={`badge live-chip${d.drift ? " live-drift" : ""}`}>{d.live ? liveText(d) : `review branch ${d.branch} on ${d.target}`}</span>
+                  {d.drift && <span className="muted"> changed in Git since</span>}
+                </div>
+              ))}
             <div className="version-actions">
               <button type="button" className="btn btn-tiny" aria-label={`View version ${v.number}`} onClick={() => onView(v.number)}>
                 View
@@ -127,6 +143,11 @@ export function HistoryPanel({
               {!readOnly && (
                 <button type="button" className="btn btn-tiny" aria-label={`Roll back to version ${v.number}`} onClick={() => onRollback(v.number)}>
                   Roll back
+                </button>
+              )}
+              {onDeploy && v.valid !== false && (
+                <button type="button" className="btn btn-tiny" aria-label={`Deploy version ${v.number}`} onClick={() => onDeploy(v.number)}>
+                  Deploy
                 </button>
               )}
             </div>
@@ -143,6 +164,7 @@ export function HistoryPanel({
           Older versions
         </button>
       )}
+      <UpgradeReport api={api} graph={graph} versions={versions.map((v) => v.number)} viewing={viewing} />
     </div>
   );
 }

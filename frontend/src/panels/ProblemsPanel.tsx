@@ -1,4 +1,5 @@
 /** Every issue of the working copy; activating one selects the node or step it names. */
+import type { IssueFix } from "../graph/fixes";
 import type { Issue } from "../graph/types";
 
 export function issueLocation(issue: Issue): string {
@@ -7,7 +8,22 @@ export function issueLocation(issue: Issue): string {
   return issue.node;
 }
 
-export function ProblemsPanel({ issues, checking, source, onActivate }: { issues: Issue[]; checking: boolean; source: "server" | "local" | "none"; onActivate: (issue: Issue) => void }) {
+export function ProblemsPanel({
+  issues,
+  checking,
+  source,
+  onActivate,
+  fixFor,
+  onFix,
+}: {
+  issues: Issue[];
+  checking: boolean;
+  source: "server" | "local" | "none";
+  onActivate: (issue: Issue) => void;
+  /** The one-click fix of an issue, if any (none while the page is read-only). */
+  fixFor?: (issue: Issue) => IssueFix | null;
+  onFix?: (fix: IssueFix) => void;
+}) {
   const sorted = [...issues].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1));
   const errors = issues.filter((i) => i.severity === "error").length;
   return (
@@ -45,6 +61,22 @@ export function ProblemsPanel({ issues, checking, source, onActivate }: { issues
                   {issue.code && <span className="muted"> · {issue.code}</span>}
                 </span>
               </span>
+              {(() => {
+                const fix = onFix ? fixFor?.(issue) : null;
+                return fix ? (
+                  <button
+                    type="button"
+                    className="btn btn-small problem-fix"
+                    onClick={(e) => {
+                      e.stopPropagation();
+                      onFix?.(fix);
+                    }}
+                    onKeyDown={(e) => e.stopPropagation()}
+                  >
+                    {fix.label}
+                  </button>
+                ) : null;
+              })()}
             </li>
           ))}
         </ul>

@@ -18,6 +18,8 @@ interface Props {
   api: Api;
   onEdit: EditFn;
   onSelect: (s: Selection) => void;
+  /** The latency budget check's warnings by the field they are pinned to (`spec.routerTimeouts.serverWrite`). */
+  budgetWarnings?: Map<string, string>;
 }
 
 export function PropertiesPanel(props: Props) {
@@ -75,7 +77,8 @@ function Section({ title, children, defaultOpen = true }: { title: string; child
 
 const ANNOTATION_KEYS = ["serving.kserve.io/deploymentMode", "serving.kserve.io/stop", "serving.kserve.io/enable-tag-routing"];
 
-function GraphProperties({ state, readOnly, onEdit, issues }: Props) {
+function GraphProperties({ state, readOnly, onEdit, issues, budgetWarnings }: Props) {
+  const warn = (path: string) => budgetWarnings?.get(path) ?? null;
   const meta = isObject(state.doc.metadata) ? state.doc.metadata : {};
   const spec = isObject(state.doc.spec) ? state.doc.spec : {};
   const rt = isObject(spec.routerTimeouts) ? spec.routerTimeouts : {};
@@ -105,12 +108,12 @@ function GraphProperties({ state, readOnly, onEdit, issues }: Props) {
         <SelectField label="scaleMetric" value={spec.scaleMetric} onChange={set(["spec", "scaleMetric"])} disabled={readOnly} options={["cpu", "memory", "concurrency", "rps"].map((v) => ({ value: v }))} />
       </Section>
       <Section title="Timeouts">
-        <IntField label="timeout (s)" value={spec.timeout} onChange={set(["spec", "timeout"])} min={0} readOnly={readOnly} help="Knative revision timeout; ignored in Standard mode." />
+        <IntField label="timeout (s)" value={spec.timeout} onChange={set(["spec", "timeout"])} min={0} warning={warn("spec.timeout")} readOnly={readOnly} help="Knative revision timeout; ignored in Standard mode." />
         <div className="grid-2">
-          <IntField label="serverRead (s)" value={rt.serverRead} onChange={set(["spec", "routerTimeouts", "serverRead"])} min={0} readOnly={readOnly} placeholder="60" />
-          <IntField label="serverWrite (s)" value={rt.serverWrite} onChange={set(["spec", "routerTimeouts", "serverWrite"])} min={0} readOnly={readOnly} placeholder="60" />
+          <IntField label="serverRead (s)" value={rt.serverRead} onChange={set(["spec", "routerTimeouts", "serverRead"])} min={0} warning={warn("spec.routerTimeouts.serverRead")} readOnly={readOnly} placeholder="60" />
+          <IntField label="serverWrite (s)" value={rt.serverWrite} onChange={set(["spec", "routerTimeouts", "serverWrite"])} min={0} warning={warn("spec.routerTimeouts.serverWrite")} readOnly={readOnly} placeholder="60" />
           <IntField label="serverIdle (s)" value={rt.serverIdle} onChange={set(["spec", "routerTimeouts", "serverIdle"])} min={0} readOnly={readOnly} placeholder="180" />
-          <IntField label="serviceClient (s)" value={rt.serviceClient} onChange={set(["spec", "routerTimeouts", "serviceClient"])} min={0} readOnly={readOnly} placeholder="none" />
+          <IntField label="serviceClient (s)" value={rt.serviceClient} onChange={set(["spec", "routerTimeouts", "serviceClient"])} min={0} warning={warn("spec.routerTimeouts.serviceClient")} readOnly={readOnly} placeholder="none" />
         </div>
       </Section>
       <Section title="Router pod" defaultOpen={false}>

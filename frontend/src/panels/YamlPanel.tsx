@@ -9,10 +9,25 @@ import { bracketMatching, defaultHighlightStyle, foldGutter, indentOnInput, synt
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
 import { Annotation, Compartment, EditorState } from "@codemirror/state";
 import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from "@codemirror/view";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { toManifest } from "../graph/manifest";
 import type { GraphState, Issue, JsonObject } from "../graph/types";
-import { issueProblems, manifestToYaml, parseManifestText, type TextProblem } from "./yamlText";
+import { issueProblems, lineAt, manifestToYaml, parseManifestText, type TextProblem } from "./yamlText";
+
+/** Text that does not parse: the first problem and its line. */
+export interface YamlInvalid {
+  line: number;
+  message: string;
+}
+
+/**
+ * What the editor asks the panel before saving: parse typed text now (not after the typing
+ * delay). "applied": the text changed the document (save after the next render); "invalid": it
+ * does not parse (no save); "same": nothing to apply.
+ */
+export interface YamlControl {
+  flush: () => { status: "same" | "applied" } | { status: "invalid"; invalid: YamlInvalid };
+}
 
 const External = Annotation.define<boolean>();
 const PARSE_DELAY_MS = 300;
@@ -23,12 +38,17 @@ export function YamlPanel({
   readOnly,
   visible,
   onManifest,
+  onInvalid,
+  control,
 }: {
   state: GraphState;
   issues: Issue[];
   readOnly: boolean;
   visible: boolean;
   onManifest: (manifest: JsonObject) => void;
+  /** The text stopped parsing (its first problem) or parses again (null). */
+  onInvalid?: (invalid: YamlInvalid | null) => void;
+  control?: RefObject<YamlControl | null>;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -39,11 +59,27 @@ export function YamlPanel({
   onManifestRef.current = onManifest;
   const issuesRef = useRef(issues);
   issuesRef.current = issues;
-  const [parseProblems, setParseProblems] = useState<TextProblem[]>([]);
+  const [parseProblems, setParseProblemsState] = useState<TextProblem[]>([]);
   const [pending, setPending] = useState(false);
+  const problemsRef = useRef<TextProblem[]>([]);
+  const onInvalidRef = useRef(onInvalid);
+  onInvalidRef.current = onInvalid;
+  const invalidOf = (problems: TextProblem[]): YamlInvalid | null => {
+    const first = problems[0];
+    const text = view.current?.state.doc.toString() ?? "";
+    return first ? { line: lineAt(text, first.from), message: first.message } : null;
+  };
+  const setParseProblems = (problems: TextProblem[]) => {
+    const was = problemsRef.current;
+    problemsRef.current = problems;
+    setParseProblemsState(problems);
+    if (was.length || problems.length) onInvalidRef.current?.(invalidOf(problems));
+  };
 
   const manifest = useMemo(() => toManifest(state), [state]);
   const manifestJson = useMemo(() => JSON.stringify(manifest), [manifest]);
+  const manifestJsonRef = useRef(manifestJson);
+  manifestJsonRef.current = manifestJson;
 
   const publishDiagnostics = (problems: TextProblem[]) => {
     const v = view.current;
@@ -64,22 +100,39 @@ export function YamlPanel({
     v.dispatch(setDiagnostics(v.state, diagnostics));
   };
 
-  const parseNow = () => {
+  const parseNow = (): "same" | "applied" | "invalid" => {
     const v = view.current;
-    if (!v) return;
+    if (!v) return "same";
     setPending(false);
     const parsed = parseManifestText(v.state.doc.toString());
     if (!parsed.ok) {
       setParseProblems(parsed.problems);
       publishDiagnostics(parsed.problems);
-      return;
+      return "invalid";
     }
     setParseProblems([]);
     const json = JSON.stringify(parsed.manifest);
+    const changed = json !== manifestJsonRef.current;
     lastJson.current = json;
     onManifestRef.current(parsed.manifest);
     publishDiagnostics([]);
+    return changed ? "applied" : "same";
   };
+
+  if (control) {
+    control.current = {
+      flush: () => {
+        let status: "same" | "applied" | "invalid" = problemsRef.current.length ? "invalid" : "same";
+        if (timer.current) {
+          clearTimeout(timer.current);
+          timer.current = null;
+          status = parseNow();
+        }
+        const invalid = status === "invalid" ? invalidOf(problemsRef.current) : null;
+        return invalid ? { status: "invalid", invalid } : { status: status === "applied" ? "applied" : "same" };
+      },
+    };
+  }
 
   useEffect(() => {
     if (!host.current) return;
@@ -108,7 +161,10 @@ export function YamlPanel({
             if (!u.docChanged || u.transactions.some((t) => t.annotation(External))) return;
             setPending(true);
             if (timer.current) clearTimeout(timer.current);
-            timer.current = setTimeout(parseNow, PARSE_DELAY_MS);
+            timer.current = setTimeout(() => {
+              timer.current = null;
+              parseNow();
+            }, PARSE_DELAY_MS);
           }),
         ],
       }),
@@ -163,13 +219,16 @@ export function YamlPanel({
 
   const firstProblem = parseProblems[0];
   const line = firstProblem && view.current ? view.current.state.doc.lineAt(Math.min(firstProblem.from, view.current.state.doc.length)).number : null;
+  const unmountInvalid = useRef(onInvalid);
+  unmountInvalid.current = onInvalid;
+  useEffect(() => () => unmountInvalid.current?.(null), []);
 
   return (
     <div className="yaml-panel">
       <div className="yaml-status" role="status">
         {firstProblem ? (
           <span className="text-error">
-            ✕ Line {line}: {firstProblem.message} — the canvas shows the last valid document.
+            ✕ Line {line}: {firstProblem.message} — the canvas shows the last valid document, and Save waits until the YAML is valid.
           </span>
         ) : pending ? (
           <span className="muted">Parsing…</span>

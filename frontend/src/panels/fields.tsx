@@ -5,6 +5,42 @@ import { useEffect, useId, useState, type ReactNode } from "react";
 import { isObject } from "../graph/manifest";
 import type { Json, JsonObject } from "../graph/types";
 
+/** Help longer than this is folded to its first sentence, with a "more" button for the rest. */
+const FOLD_FROM = 90;
+
+/** A help text's first sentence and the rest, or null when it is short enough to show whole. */
+export function foldHelp(text: string): [string, string] | null {
+  if (text.length <= FOLD_FROM) return null;
+  const m = /[.;](\s+)/g;
+  for (let hit = m.exec(text); hit; hit = m.exec(text)) {
+    const end = hit.index + 1;
+    if (end < 20) continue;
+    return text.length - end < 20 ? null : [text.slice(0, end), text.slice(end + hit[1].length)];
+  }
+  return null;
+}
+
+/** A field's help: whole when short; else its first sentence and "more" (the rest on demand). */
+export function HelpText({ help, id }: { help: ReactNode; id?: string }) {
+  const [open, setOpen] = useState(false);
+  const folded = typeof help === "string" ? foldHelp(help) : null;
+  return (
+    <div className="field-help" id={id}>
+      {folded ? (
+        <>
+          {folded[0]}
+          {open && ` ${folded[1]}`}{" "}
+          <button type="button" className="link-button help-more" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? "less" : "more"}
+          </button>
+        </>
+      ) : (
+        help
+      )}
+    </div>
+  );
+}
+
 export function Field({ label, help, error, warning, children, id }: { label: string; help?: ReactNode; error?: string | null; warning?: string | null; children: ReactNode; id: string }) {
   return (
     <div className={`field${error ? " field-has-error" : ""}`}>
@@ -19,9 +55,7 @@ export function Field({ label, help, error, warning, children, id }: { label: st
           {warning}
         </div>
       ) : help ? (
-        <div className="field-help" id={`${id}-msg`}>
-          {help}
-        </div>
+        <HelpText help={help} id={`${id}-msg`} />
       ) : null}
     </div>
   );
@@ -88,6 +122,7 @@ export function IntField({
   onChange,
   help,
   error,
+  warning,
   min,
   readOnly,
   placeholder,
@@ -97,6 +132,8 @@ export function IntField({
   onChange: (value: number | undefined) => void;
   help?: ReactNode;
   error?: string | null;
+  /** Shown under the field (unless there is an error): what the server warns of this field. */
+  warning?: string | null;
   min?: number;
   readOnly?: boolean;
   placeholder?: string;
@@ -112,7 +149,7 @@ export function IntField({
   if (trimmed !== "" && !/^-?\d+$/.test(trimmed)) own = "Must be a whole number.";
   else if (trimmed !== "" && min !== undefined && Number(trimmed) < min) own = `Must be at least ${min}.`;
   return (
-    <Field label={label} help={help} error={own ?? error} id={id}>
+    <Field label={label} help={help} error={own ?? error} warning={warning} id={id}>
       <input
         id={id}
         className={`input mono${own || error ? " input-invalid" : ""}`}
@@ -121,7 +158,7 @@ export function IntField({
         readOnly={readOnly}
         placeholder={placeholder}
         aria-invalid={own || error ? true : undefined}
-        aria-describedby={own || error || help ? `${id}-msg` : undefined}
+        aria-describedby={own || error || warning || help ? `${id}-msg` : undefined}
         onChange={(e) => {
           const t = e.target.value;
           setDraft(t);
@@ -179,7 +216,7 @@ export function CheckField({ label, value, onChange, help, disabled }: { label: 
         {label}
         {value === false && <span className="muted small"> (explicitly false)</span>}
       </label>
-      {help && <div className="field-help">{help}</div>}
+      {help && <HelpText help={help} />}
     </div>
   );
 }
@@ -260,7 +297,7 @@ export function KeyValueField({
         </datalist>
       )}
       {dupes.size > 0 && <div className="field-error">Duplicate key: {[...dupes].join(", ")}</div>}
-      {help && <div className="field-help">{help}</div>}
+      {help && <HelpText help={help} />}
     </div>
   );
 }

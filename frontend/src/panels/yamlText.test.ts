@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { issueProblems, manifestToYaml, parseManifestText, splitIssuePath } from "./yamlText";
+import { issueProblems, lineAt, manifestToYaml, parseManifestText, splitIssuePath } from "./yamlText";
 
 const text = `apiVersion: serving.kserve.io/v1alpha1
 kind: InferenceGraph
@@ -52,5 +52,52 @@ describe("YAML view text", () => {
 
   it("splits dotted issue paths with indices", () => {
     expect(splitIssuePath("spec.nodes.root.steps[1].weight")).toEqual(["spec", "nodes", "root", "steps", 1, "weight"]);
+  });
+});
+
+describe("YAML syntax errors name the line they underline", () => {
+  const manifest = `apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: g
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+        - name: detect
+          serviceName: face-detector
+    match:
+      routerType: Ensemble
+      steps:
+        - serviceName: emb
+`;
+
+  it("puts a mis-indented line's problem on that line, not on the line before it", () => {
+    // Line 8 ("routerType: Sequence") indented three columns less: the parser points at the
+    // line break that ends line 7 and says "line 7".
+    const bad = manifest.replace("      routerType: Sequence", "   routerType: Sequence");
+    const r = parseManifestText(bad);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const p = r.problems[0];
+    expect(lineAt(bad, p.from)).toBe(8);
+    expect(lineAt(bad, p.to - 1)).toBe(8);
+    expect(bad.slice(p.from, p.to)).toBe("routerType: Sequence");
+    expect(p.message).not.toMatch(/line \d+/);
+    expect(p.message).toMatch(/same column/);
+  });
+
+  it("keeps an error that already points inside its line where it is", () => {
+    const bad = manifest.replace("routerType: Sequence", "routerType: [Sequence");
+    const r = parseManifestText(bad);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.every((p) => !/at line \d+/.test(p.message))).toBe(true);
+  });
+
+  it("counts lines from one", () => {
+    expect(lineAt("a\nb\nc", 0)).toBe(1);
+    expect(lineAt("a\nb\nc", 2)).toBe(2);
+    expect(lineAt("a\nb\nc", 4)).toBe(3);
   });
 });

@@ -23,10 +23,7 @@ export type ParseResult = { ok: true; manifest: JsonObject; doc: Document } | { 
 export function parseManifestText(text: string): ParseResult {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length) {
-    return {
-      ok: false,
-      problems: doc.errors.map((e) => ({ from: e.pos[0], to: Math.max(e.pos[1], e.pos[0] + 1), severity: "error", message: e.message.split("\n")[0] })),
-    };
+    return { ok: false, problems: doc.errors.map((e) => syntaxProblem(text, e.pos[0], e.pos[1], e.message)) };
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   const shape = shapeProblems(value ?? {});
@@ -40,6 +37,35 @@ export function parseManifestText(text: string): ParseResult {
     };
   }
   return { ok: true, manifest: (value ?? {}) as JsonObject, doc };
+}
+
+/**
+ * A parse error as a problem on the line at fault. For a mis-indented line the parser points at
+ * the line break that ends the line before it (and its message names that line): the problem
+ * starts at the mis-indented line's first character instead. The parser's "at line N, column M"
+ * is left out of the message; the YAML panel names the line the problem is on.
+ */
+export function syntaxProblem(text: string, from: number, to: number, message: string): TextProblem {
+  let start = Math.min(Math.max(0, from), text.length);
+  let end = Math.max(to, start + 1);
+  if (text[start] === "\n" && start + 1 < text.length) {
+    const lineEnd = text.indexOf("\n", start + 1);
+    const stop = lineEnd < 0 ? text.length : lineEnd;
+    let first = start + 1;
+    while (first < stop && text[first] === " ") first++;
+    start = first < stop ? first : start + 1;
+    end = Math.max(stop, start + 1);
+  }
+  const head = message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+  return { from: start, to: end, severity: "error", message: head };
+}
+
+/** The line (1-based) a text position is on. */
+export function lineAt(text: string, pos: number): number {
+  let line = 1;
+  const stop = Math.min(pos, text.length);
+  for (let i = 0; i < stop; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
 }
 
 /** The text range of the value (or, for a mapping key, the key) at `path`. */

@@ -1,5 +1,5 @@
 /**
- * Helper text meets WCAG AA (issue 14, item 10): the grey of `--muted` and `--text-2` has a
+ * Helper text meets WCAG AA: the grey of `--muted` and `--text-2` has a
  * contrast of at least 4.5:1 on every background the panels use, and so do the status colours on
  * white and on their soft backgrounds (WCAG 2.x, 1.4.3).
  */

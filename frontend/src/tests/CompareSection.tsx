@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 import { type Api, type Environment } from "../api";
 import { Spinner, describeApiError } from "../common/ui";
+import { KSERVE_RELEASES } from "../environments/form";
 import { DiffView } from "../panels/DiffView";
 import { formatMs } from "../panels/run/console";
 import { casesToShow, type CaseComparison, type CompareResult, type StepComparison } from "./compare";
@@ -64,6 +65,29 @@ function CaseDetail({ c }: { c: CaseComparison }) {
   );
 }
 
+/** " on KServe v0.14.1" for a side run as a chosen release; nothing for its environment's. */
+function onRelease(run: { kserve_version?: string }): string {
+  return run.kserve_version ? ` on KServe ${run.kserve_version}` : "";
+}
+
+function ReleaseSelect({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <span className="field-inline">
+      <label htmlFor={id} className="label">
+        {label}
+      </label>
+      <select id={id} className="input input-small" value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">the environment's</option>
+        {KSERVE_RELEASES.map((r) => (
+          <option key={r.value} value={r.value}>
+            {r.value}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
 export function CompareSection({
   api,
   graph,
@@ -84,6 +108,10 @@ export function CompareSection({
   const [a, setA] = useState<number | "">("");
   const [b, setB] = useState<number | "">("");
   const [environment, setEnvironment] = useState("");
+  // The KServe release each side runs as ("": its environment's): the release as the changed variable.
+  const [releaseA, setReleaseA] = useState("");
+  const [releaseB, setReleaseB] = useState("");
+  const differs = a !== "" && b !== "" && (a !== b || releaseA !== releaseB);
   const [pending, setPending] = useState<{ a: SuiteRun; b: SuiteRun } | null>(null);
   const [starting, setStarting] = useState(false);
   const [result, setResult] = useState<CompareResult | null>(null);
@@ -120,7 +148,13 @@ export function CompareSection({
     setSelected(null);
     onSelectCase(null, b);
     try {
-      const ids = await api.startCompare(graph, { a, b, ...(environment ? { environment } : {}) });
+      const ids = await api.startCompare(graph, {
+        a,
+        b,
+        ...(environment ? { environment } : {}),
+        ...(releaseA ? { kserve_version_a: releaseA } : {}),
+        ...(releaseB ? { kserve_version_b: releaseB } : {}),
+      });
       void poll(ids);
     } catch (err) {
       setError(describeApiError(err));
@@ -161,10 +195,12 @@ export function CompareSection({
         <VersionSelect id="cmp-a" label="Version A (before)" value={a} onChange={setA} versions={versions} placeholder="v…" />
         <VersionSelect id="cmp-b" label="Version B (after)" value={b} onChange={setB} versions={versions} placeholder="v…" />
         <EnvironmentSelect id="cmp-environment" value={environment} onChange={setEnvironment} environments={environments} />
+        <ReleaseSelect id="cmp-release-a" label="KServe release A" value={releaseA} onChange={setReleaseA} />
+        <ReleaseSelect id="cmp-release-b" label="KServe release B" value={releaseB} onChange={setReleaseB} />
         <button type="button" className="btn btn-small" onClick={() => void lastGreen()}>
           Last green vs latest
         </button>
-        <button type="button" className="btn btn-primary btn-small" onClick={() => void start()} disabled={a === "" || b === "" || a === b || starting || pending !== null || !hasCases} aria-busy={starting || undefined}>
+        <button type="button" className="btn btn-primary btn-small" onClick={() => void start()} disabled={!differs || starting || pending !== null || !hasCases} aria-busy={starting || undefined}>
           {(starting || pending) && <Spinner decorative />}
           Run both and compare
         </button>
@@ -177,13 +213,17 @@ export function CompareSection({
       )}
       {pending && (
         <p className="small" role="status">
-          Running both suites: v{pending.a.version} {countsText(pending.a.counts)}; v{pending.b.version} {countsText(pending.b.counts)}
+          Running both suites: v{pending.a.version}
+          {onRelease(pending.a)} {countsText(pending.a.counts)}; v{pending.b.version}
+          {onRelease(pending.b)} {countsText(pending.b.counts)}
         </p>
       )}
       {result && (
         <div className="compare-result">
           <p className="small" role="status">
-            v{result.a.version} ({result.a.status}) → v{result.b.version} ({result.b.status}): {changedCount} of {result.cases.length} case{result.cases.length === 1 ? "" : "s"} changed.
+            v{result.a.version}
+            {onRelease(result.a)} ({result.a.status}) → v{result.b.version}
+            {onRelease(result.b)} ({result.b.status}): {changedCount} of {result.cases.length} case{result.cases.length === 1 ? "" : "s"} changed.
           </p>
           <ul className="cmp-cases" aria-label="Cases compared">
             {casesToShow(result.cases).map((c) => (

@@ -4,16 +4,25 @@
  * Cancel, and the results table; a failed case opens its run in the console with its failed
  * expectations on top (`FailureList`).
  */
+import { diffSides, jsonText } from "./diffSides";
 import { useEffect, useState } from "react";
 import type { Environment } from "../api";
 import { Spinner } from "../common/ui";
 import { formatMs } from "../panels/run/console";
-import { countsText, fraction, isTerminalSuite, resultsToShow, type CaseResult, type DiffEntry, type Failure } from "./suite";
+import type { BudgetVerdict } from "../generated/events";
+import { budgetText, countsText, fraction, isTerminalSuite, resultsToShow, type CaseResult, type DiffEntry, type Failure } from "./suite";
 import type { SuiteController } from "./useSuiteRun";
 import { EnvironmentSelect, VersionSelect } from "./pickers";
 
-function json(value: unknown): string {
-  return value === undefined ? "(absent)" : (JSON.stringify(value, null, 2) ?? String(value));
+const json = jsonText;
+
+/** The legend of the marks below: "-" expected (red), "+" actual (green), as in diff tools. */
+function DiffLegend() {
+  return (
+    <div className="diff-legend small">
+      <span className="diff-expected">− expected</span> <span className="diff-actual">+ actual (what the run returned)</span>
+    </div>
+  );
 }
 
 function DiffLine({ entry }: { entry: DiffEntry }) {
@@ -22,15 +31,15 @@ function DiffLine({ entry }: { entry: DiffEntry }) {
       <code className="mono">{entry.path || "$"}</code>{" "}
       {entry.op === "missing" ? (
         <>
-          missing: expected <del className="diff-expected">{json(entry.expected)}</del>
+          missing: <del className="diff-expected">− {json(entry.expected)}</del>
         </>
       ) : entry.op === "unexpected" ? (
         <>
-          unexpected <ins className="diff-actual">{json(entry.actual)}</ins>
+          unexpected: <ins className="diff-actual">+ {json(entry.actual)}</ins>
         </>
       ) : (
         <>
-          <del className="diff-expected">{json(entry.expected)}</del> → <ins className="diff-actual">{json(entry.actual)}</ins>
+          <del className="diff-expected">− {json(entry.expected)}</del> <ins className="diff-actual">+ {json(entry.actual)}</ins>
         </>
       )}
     </li>
@@ -40,11 +49,14 @@ function DiffLine({ entry }: { entry: DiffEntry }) {
 /** A JSON diff as lines: the path, the expected (before) side struck, the actual (after) side. */
 export function DiffLines({ label, entries }: { label: string; entries: DiffEntry[] }) {
   return (
+    <>
+    <DiffLegend />
     <ul className="diff-list mono small" aria-label={label}>
       {entries.map((d, j) => (
         <DiffLine key={j} entry={d} />
       ))}
     </ul>
+    </>
   );
 }
 
@@ -62,21 +74,48 @@ export function FailureList({ failures, error }: { failures: Failure[]; error?: 
             {f.message}
           </div>
           {(f.expected !== undefined || f.actual !== undefined) && (
-            <div className="failure-sides">
-              <div>
-                <div className="small muted">Expected</div>
-                <pre className="code-block diff-expected">{json(f.expected)}</pre>
-              </div>
-              <div>
-                <div className="small muted">Actual</div>
-                <pre className="code-block diff-actual">{json(f.actual)}</pre>
-              </div>
+            <div className="failure-sides" role="group" aria-label={`Expected against actual, expectation ${f.index + 1}`}>
+              <DiffLegend />
+              <pre className="code-block diff-unified">
+                {diffSides(f.expected, f.actual).map((line, k) =>
+                  line.sign === "-" ? (
+                    <del key={k} className="diff-expected">
+                      {`- ${line.text}\n`}
+                    </del>
+                  ) : line.sign === "+" ? (
+                    <ins key={k} className="diff-actual">
+                      {`+ ${line.text}\n`}
+                    </ins>
+                  ) : (
+                    <span key={k}>{`  ${line.text}\n`}</span>
+                  ),
+                )}
+              </pre>
             </div>
           )}
           {f.diff && f.diff.length > 0 && <DiffLines label={`Differences of expectation ${f.index + 1}`} entries={f.diff} />}
         </li>
       ))}
     </ol>
+  );
+}
+
+/** The graph's latency budgets judged on the suite run's cases: one line per budget. */
+function BudgetVerdictList({ verdict }: { verdict: BudgetVerdict }) {
+  const heading = verdict.passed === false ? "Latency budgets: exceeded" : verdict.passed ? "Latency budgets: held" : "Latency budgets: not measured";
+  return (
+    <section className="suite-budgets" aria-label="Latency budgets">
+      <h4 className={`suite-budgets-title small ${verdict.passed === false ? "text-error" : ""}`}>{heading}</h4>
+      <ul className="suite-budget-list small">
+        {verdict.checks.map((c) => (
+          <li key={c.target} className={c.passed === false ? "text-error" : c.passed ? "suite-budget-ok" : "muted"} data-budget={c.target} data-passed={String(c.passed)}>
+            <span aria-hidden="true">{c.passed === false ? "✕ " : c.passed ? "✓ " : "– "}</span>
+            <span className="visually-hidden">{c.passed === false ? "Exceeded: " : c.passed ? "Held: " : "Not measured: "}</span>
+            {budgetText(c)}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -192,6 +231,7 @@ export function SuiteSection({
               </tbody>
             </table>
           )}
+          {p.budgets && <BudgetVerdictList verdict={p.budgets} />}
         </div>
       )}
     </section>

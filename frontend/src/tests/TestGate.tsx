@@ -1,16 +1,25 @@
 /**
- * The export gate: the graph's `require_passing_tests` setting (in the graph's properties), and
- * the dialog that asks for a reason when an export is refused because the version has no passing
- * suite run (the reason goes to the audit log with the forced export).
+ * The export gate: the graph's `require_passing_tests` setting and the environments whose suite
+ * verdicts it trusts (in the graph's properties, above its latency budgets), and the dialog that asks for a reason when an
+ * export is refused because the version has no passing suite run the gate trusts (the forced
+ * export is a POST; the reason goes to the audit log with it).
  */
 import { useEffect, useState } from "react";
-import { type Api } from "../api";
+import { type Api, type Environment, type GraphSummary } from "../api";
 import { Modal, Spinner, describeApiError } from "../common/ui";
+import { lazyComponent } from "../common/lazyChunk";
+import { REASON_MIN_VISIBLE, visibleLength } from "./suite";
 import "./tests.css";
+
+// The budgets' form loads when the graph's settings show.
+const LatencyBudgetsSetting = lazyComponent(() => import("./LatencyBudgets").then((m) => m.LatencyBudgetsSetting), "latency budgets");
 
 export function TestGateSetting({ api, graph, readOnly }: { api: Api; graph: string; readOnly: boolean }) {
   const [on, setOn] = useState<boolean | null>(null);
+  const [trusted, setTrusted] = useState<string[]>([]);
+  const [shared, setShared] = useState<Environment[]>([]);
   const [lastPassing, setLastPassing] = useState<number | null>(null);
+  const [loaded, setLoaded] = useState<GraphSummary | null>(null);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -19,54 +28,85 @@ export function TestGateSetting({ api, graph, readOnly }: { api: Api; graph: str
     api.getGraph(graph).then(
       (g) => {
         if (stale) return;
+        setLoaded(g);
         setOn(!!g.require_passing_tests);
+        setTrusted(g.gate_environments ?? []);
         setLastPassing(g.last_passing_version ?? null);
       },
       (err: unknown) => !stale && setError(describeApiError(err)),
+    );
+    api.listEnvironments().then(
+      (page) => !stale && setShared(page.results.filter((e) => e.visibility === "shared")),
+      () => undefined, // the list of choices only; the setting itself still shows
     );
     return () => {
       stale = true;
     };
   }, [api, graph]);
 
-  const change = async (value: boolean) => {
+  const change = async (patch: { require_passing_tests?: boolean; gate_environments?: string[] }) => {
     setSaving(true);
     setError(null);
-    setOn(value); // shown at once; put back if the server refuses
+    const before = { on, trusted };
+    if (patch.require_passing_tests !== undefined) setOn(patch.require_passing_tests); // shown at once; put back if refused
+    if (patch.gate_environments !== undefined) setTrusted(patch.gate_environments);
     try {
-      const g = await api.updateGraph(graph, { require_passing_tests: value });
+      const g = await api.updateGraph(graph, patch);
       setOn(!!g.require_passing_tests);
+      setTrusted(g.gate_environments ?? []);
       setLastPassing(g.last_passing_version ?? null);
     } catch (err) {
-      setOn(!value);
+      setOn(before.on);
+      setTrusted(before.trusted);
       setError(describeApiError(err));
     } finally {
       setSaving(false);
     }
   };
 
+  const toggle = (name: string, checked: boolean) => {
+    const next = checked ? [...trusted, name] : trusted.filter((n) => n !== name);
+    void change({ gate_environments: next });
+  };
+  const defaultName = shared.find((e) => e.system)?.name ?? "the default environment";
+  const where = trusted.length ? trusted.join(", ") : `${defaultName} (the default)`;
+
   return (
-    <section className="test-gate" aria-label="Tests">
-      <h4 className="props-title">Tests</h4>
-      {on === null && !error ? (
-        <Spinner label="Loading the graph's settings" />
-      ) : (
-        <label>
-          <input type="checkbox" checked={!!on} disabled={readOnly || saving || on === null} onChange={(e) => void change(e.target.checked)} aria-describedby="test-gate-help" />
-          Require a passing suite run to export
-          {saving && <Spinner decorative />}
-        </label>
-      )}
-      <p id="test-gate-help" className="field-help">
-        Exporting a version without a passing suite run on the current cases then asks for a reason, which the audit log keeps.{" "}
-        {lastPassing !== null ? `Last passing version: v${lastPassing}.` : "No version has passed its suite yet."}
-      </p>
-      {error && (
-        <p className="field-error" role="alert">
-          {error}
+    <>
+      <section className="test-gate" aria-label="Tests">
+        <h4 className="props-title">Tests</h4>
+        {on === null && !error ? (
+          <Spinner label="Loading the graph's settings" />
+        ) : (
+          <label>
+            <input type="checkbox" checked={!!on} disabled={readOnly || saving || on === null} onChange={(e) => void change({ require_passing_tests: e.target.checked })} aria-describedby="test-gate-help" />
+            Require a passing suite run to export
+            {saving && <Spinner decorative />}
+          </label>
+        )}
+        <p id="test-gate-help" className="field-help">
+          Exporting a version without a passing suite run on the current cases then asks its owner or an editor for a reason, which the audit log keeps. A suite run counts only when the owner or an editor ran it in a trusted environment: {where}.{" "}
+          {lastPassing !== null ? `Last passing version: v${lastPassing}.` : "No version has passed its suite yet."}
         </p>
-      )}
-    </section>
+        {on && shared.length > 0 && (
+          <fieldset className="test-gate-environments" aria-label="Trusted environments">
+            <legend className="small">Trusted environments (shared ones only; none ticked: {defaultName})</legend>
+            {shared.map((e) => (
+              <label key={e.id} className="small">
+                <input type="checkbox" checked={trusted.includes(e.name)} disabled={readOnly || saving} onChange={(ev) => toggle(e.name, ev.target.checked)} /> {e.name}
+                {e.system ? " (default)" : ""}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+      </section>
+      {loaded && <LatencyBudgetsSetting api={api} graph={loaded} readOnly={readOnly} />}
+    </>
   );
 }
 
@@ -89,8 +129,8 @@ export function ExportGateDialog({ refusal, onClose, onForce }: { refusal: GateR
   }, [refusal]);
 
   const force = async () => {
-    if (!reason.trim()) {
-      setError("Say why this version may go out without passing tests.");
+    if (visibleLength(reason) < REASON_MIN_VISIBLE) {
+      setError(`Say why this version may go out without passing tests (at least ${REASON_MIN_VISIBLE} visible characters).`);
       return;
     }
     setBusy(true);
@@ -122,7 +162,7 @@ export function ExportGateDialog({ refusal, onClose, onForce }: { refusal: GateR
       }
     >
       <p>
-        Version {refusal?.version} has no passing suite run on the current test cases, and this graph requires one to export.{" "}
+        Version {refusal?.version} has no passing suite run that the gate trusts on the current test cases, and this graph requires one to export. Only its owner and editors may export it anyway.{" "}
         {refusal?.lastPassing ? `The last version that passed is v${refusal.lastPassing}.` : "No version has passed yet."}
       </p>
       <p className="small muted">{refusal?.detail}</p>

@@ -7,7 +7,10 @@ export function TestsChip({ tests, none = "no suite run" }: { tests: VersionTest
   if (!tests) return none ? <span className="tests-chip tests-none">{none}</span> : null;
   const label = testsLabel(tests);
   return (
-    <span className={`tests-chip tests-${tests.status}${tests.current ? "" : " tests-stale"}`} title={`Latest suite run: ${label}${tests.current ? "" : " (the cases changed since)"}`}>
+    <span
+      className={`tests-chip tests-${tests.status}${tests.current ? "" : " tests-stale"}${tests.gate === false ? " tests-untrusted" : ""}`}
+      title={`Latest suite run: ${label}${tests.current ? "" : " (the cases changed since)"}${tests.gate === false ? " (the export gate does not count it: not run by the owner or an editor in a trusted environment)" : ""}`}
+    >
       {tests.status === "passed" ? "✓ " : tests.status === "failed" || tests.status === "error" ? "✗ " : ""}
       {label}
     </span>

@@ -13,6 +13,7 @@ import { applyPick, copyName, describeExpectation, emptyDraft, fromDraft, KINDS,
 import { JsonTree, type Picked } from "./JsonTree";
 import { ProblemBanner } from "./ProblemBanner";
 import { SuiteSection } from "./SuiteSection";
+import { caseConflictOf, type CaseConflict } from "./caseConflict";
 import { CompareSection } from "./CompareSection";
 import type { CaseComparison } from "./compare";
 import type { CaseResult } from "./suite";
@@ -32,6 +33,8 @@ const KIND_LABELS: Record<Kind | "json", string> = {
 interface EditorState {
   /** The case being edited; null for a new one. */
   id: number | null;
+  /** Its revision when the edit started (sent as If-Match); null for a new one. */
+  revision: number | null;
   name: string;
   description: string;
   request: string;
@@ -42,11 +45,12 @@ interface EditorState {
 
 let draftKeys = 0;
 
-function editorState(row: TestCaseRow | null, document: JsonObject | null): EditorState {
+function editorState(row: Pick<TestCaseRow, "id" | "revision"> | null, document: JsonObject | null): EditorState {
   const doc = document ?? {};
   const exps = Array.isArray(doc.expectations) ? (doc.expectations as unknown[]) : [];
   return {
     id: row?.id ?? null,
+    revision: row?.revision ?? null,
     name: typeof doc.name === "string" ? doc.name : "",
     description: typeof doc.description === "string" ? doc.description : "",
     request: JSON.stringify(doc.request ?? { payload: { instances: [{}] } }, null, 2),
@@ -291,6 +295,7 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
   const [picking, setPicking] = useState<number | null>(null);
   const [saving, setSaving] = useState(false);
   const [problem, setProblem] = useState<{ message: string; issues: CaseIssue[] } | null>(null);
+  const [conflict, setConflict] = useState<CaseConflict | null>(null);
   const nameRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => nameRef.current?.focus(), []);
@@ -299,7 +304,9 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
   const caseIssue = (field: string) => pinned.rest.filter((i) => (i.path ?? i.field ?? "").split(/[.[]/)[0] === field);
   const setDraft = (i: number, draft: Draft) => setE({ ...e, drafts: e.drafts.map((d, j) => (j === i ? { ...d, draft } : d)) });
 
-  const save = async () => {
+  // `revision`: the precondition (If-Match); the one the edit started from unless the user chose
+  // to save over a newer one. A stale save keeps the form as it is and shows the conflict.
+  const save = async (revision: number | null = e.revision) => {
     const built = documentOf(e);
     if ("issues" in built) {
       setProblem({ message: "Some fields cannot be read; see the marked fields.", issues: built.issues });
@@ -307,14 +314,25 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
     }
     setSaving(true);
     setProblem(null);
+    setConflict(null);
     try {
-      const row = e.id === null ? await api.createTest(graph, built.document) : await api.updateTest(graph, e.id, built.document);
+      const row = e.id === null ? await api.createTest(graph, built.document) : await api.updateTest(graph, e.id, built.document, revision);
       onSaved(row);
     } catch (err) {
-      setProblem({ message: describeApiError(err), issues: err instanceof ApiError ? (err.issues as CaseIssue[]) : [] });
+      const stale = caseConflictOf(err);
+      if (stale) setConflict(stale);
+      else setProblem({ message: describeApiError(err), issues: err instanceof ApiError ? (err.issues as CaseIssue[]) : [] });
     } finally {
       setSaving(false);
     }
+  };
+  const overwrite = (c: CaseConflict) => {
+    setE({ ...e, revision: c.revision });
+    void save(c.revision);
+  };
+  const loadTheirs = (c: CaseConflict) => {
+    setE(editorState({ id: c.current.id, revision: c.current.revision }, c.current.document));
+    setConflict(null);
   };
 
   const fieldErrors = (field: string) =>
@@ -413,6 +431,22 @@ function CaseEditor({ api, graph, shownRun, initial, onSaved, onCancel }: { api:
         </button>
       </fieldset>
       {problem && <ProblemBanner message={problem.message} issues={pinned.rest} />}
+      {conflict && (
+        <div className="case-conflict" role="alert">
+          <p>{conflict.message}</p>
+          <p>
+            Their version (revision {conflict.current.revision}): “{conflict.current.name}”{conflict.current.description ? ` — ${conflict.current.description}` : ""}, {Array.isArray(conflict.current.document.expectations) ? conflict.current.document.expectations.length : 0} expectation(s). Your edit is still in the form above.
+          </p>
+          <div className="case-actions">
+            <button type="button" className="btn btn-small btn-primary" disabled={saving} onClick={() => overwrite(conflict)}>
+              Save mine over theirs
+            </button>
+            <button type="button" className="btn btn-small" disabled={saving} onClick={() => loadTheirs(conflict)}>
+              Load theirs (drop my edit)
+            </button>
+          </div>
+        </div>
+      )}
       <div className="case-actions">
         <button type="submit" className="btn btn-primary btn-small" disabled={saving || !e.name.trim()} aria-busy={saving || undefined}>
           {saving && <Spinner decorative />}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exportNote } from "./useExportNote";
-import { testsLabel, countsText, fraction, isTerminalSuite, progressOf, reduceSuiteEvent, resultsToShow, type SuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
+import { budgetText, budgetVerdict, testsLabel, countsText, fraction, isTerminalSuite, progressOf, reduceSuiteEvent, resultsToShow, visibleLength, type SuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
 
 const QUEUED: SuiteRun = {
   id: "s-1",
@@ -34,6 +34,13 @@ const EVENTS: SuiteEvent[] = [
 const fold = (events: SuiteEvent[], from: SuiteProgress = progressOf(QUEUED)) => events.reduce(reduceSuiteEvent, from);
 
 describe("reduceSuiteEvent", () => {
+  it("suite.finished brings the budget verdict; none stated is null", () => {
+    const verdict = { passed: false, checks: [{ target: "graph", budget_ms: 1, measured_ms: 41.5, passed: false }, { target: "root/bird", budget_ms: 50, measured_ms: null, passed: null }] };
+    const finished = { ...EVENTS[5], data: { ...EVENTS[5].data, budgets: verdict } };
+    expect(fold([...EVENTS.slice(0, 5), finished]).budgets).toEqual(verdict);
+    expect(fold(EVENTS).budgets).toBeNull();
+    expect(fold([...EVENTS.slice(0, 5), { ...EVENTS[5], data: { ...EVENTS[5].data, budgets: null } }]).budgets).toBeNull();
+  });
   it("fills the counts case by case and ends with the suite's status", () => {
     const steps = EVENTS.map((_, i) => fold(EVENTS.slice(0, i + 1)));
     expect(steps.map((s) => s.counts.finished)).toEqual([0, 0, 0, 1, 2, 2]);
@@ -92,6 +99,7 @@ describe("testsLabel", () => {
     expect(testsLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: null, current: false })).toBe("3/3 passed · older cases");
     expect(testsLabel({ status: "cancelled", counts: { ...counts, finished: 1 }, environment: null, current: true })).toBe("cancelled at 1/3");
     expect(testsLabel({ status: "running", counts, environment: null, current: true })).toBe("running");
+    expect(testsLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: "bobs-box", current: true, gate: false })).toBe("3/3 passed · bobs-box · not trusted");
   });
 });
 
@@ -99,7 +107,33 @@ describe("exportNote", () => {
   const counts = { total: 2, passed: 2, failed: 0, error: 0, finished: 2 };
   it("says whether the version passed on the current cases and whether the gate will ask", () => {
     expect(exportNote(3, null, true)).toBe("v3 has no suite run; exporting asks for a reason.");
-    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: "local", current: true, finished_at: null }, true)).toBe("v3 passed its suite (2/2 passed · local)");
-    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: null, current: false, finished_at: null }, false)).toBe("v3 has no passing suite run (latest: 2/2 passed · older cases).");
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: "local", current: true, gate: true, finished_at: null }, true)).toBe("v3 passed its suite (2/2 passed · local)");
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: null, current: false, gate: true, finished_at: null }, false)).toBe("v3 has no passing suite run (latest: 2/2 passed · older cases).");
+  });
+  it("does not call a pass green when the gate does not trust it", () => {
+    expect(exportNote(3, { suite_run: "s", status: "passed", counts, environment: "bobs-box", current: true, gate: false, finished_at: null }, true)).toBe(
+      "v3 has no passing suite run (latest: 2/2 passed · bobs-box · not trusted); exporting asks for a reason.",
+    );
+  });
+});
+
+describe("visibleLength", () => {
+  it("counts what prints, as the server counts a forced export's reason", () => {
+    expect(visibleLength("hotfix #12")).toBe(9);
+    expect(visibleLength("\u200b\u2060\ufeff\u00a0 \u202e\u2066")).toBe(0);
+    expect(visibleLength("x\u200by\u200bz")).toBe(3);
+    expect(visibleLength("e\u0301té")).toBe(3); // a combining accent is not a character of its own
+  });
+});
+
+describe("budgetVerdict", () => {
+  it("reads the stored object's verdict, {} as none, and drops malformed checks", () => {
+    expect(progressOf({ ...QUEUED, budgets: {} }).budgets).toBeNull();
+    expect(budgetVerdict({ passed: true, checks: [{ target: "graph", budget_ms: 250, measured_ms: 12, passed: true }, { target: 3 }, null] })).toEqual({ passed: true, checks: [{ target: "graph", budget_ms: 250, measured_ms: 12, passed: true }] });
+    expect(budgetVerdict("nonsense")).toBeNull();
+  });
+  it("says each budget in a line", () => {
+    expect(budgetText({ target: "root/cat", budget_ms: 120, measured_ms: 41.5, passed: true })).toBe("p95 of root/cat: 41.50 ms, budget 120 ms");
+    expect(budgetText({ target: "root/bird", budget_ms: 50, measured_ms: null, passed: null })).toBe("p95 of root/bird: not measured (never called), budget 50 ms");
   });
 });

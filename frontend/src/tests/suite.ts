@@ -6,7 +6,7 @@
  */
 
 import type { components } from "../generated/api";
-import type { ExpectationFailure, SuiteCounts as GeneratedCounts } from "../generated/events";
+import type { BudgetCheck, BudgetVerdict, ExpectationFailure, SuiteCounts as GeneratedCounts } from "../generated/events";
 
 type Schemas = components["schemas"];
 
@@ -36,7 +36,9 @@ export type CaseResult = Omit<Schemas["SuiteCaseResult"], "outcome" | "failures"
 };
 
 /** A suite run object as the API answers it (`SuiteRun`; summaries lack `results`). */
-export type SuiteRun = Omit<Schemas["SuiteRun"], "status" | "results" | "duration_ms" | "started_at" | "finished_at" | "concurrency" | "created_by"> & {
+export type SuiteRun = Omit<Schemas["SuiteRun"], "status" | "results" | "duration_ms" | "started_at" | "finished_at" | "concurrency" | "created_by" | "budgets"> & {
+  /** The graph's latency budgets judged on the cases (`{}` or absent: none stated, or not finished). */
+  budgets?: unknown;
   status: SuiteStatus;
   duration_ms: number | null;
   started_at: string | null;
@@ -59,6 +61,8 @@ export interface SuiteProgress {
   results: CaseResult[];
   lastSeq: number;
   durationMs: number | null;
+  /** The latency budgets' verdict once the suite run ended (null: the graph states none). */
+  budgets: BudgetVerdict | null;
 }
 
 export const TERMINAL: readonly SuiteStatus[] = ["passed", "failed", "error", "cancelled"];
@@ -68,7 +72,30 @@ export function isTerminalSuite(status: SuiteStatus): boolean {
 }
 
 export function progressOf(run: SuiteRun): SuiteProgress {
-  return { id: run.id, version: run.version, environment: run.environment, status: run.status, counts: { ...run.counts }, results: (run.results ?? []).map((r) => ({ ...r, failures: r.failures ?? [] })), lastSeq: 0, durationMs: run.duration_ms };
+  return { id: run.id, version: run.version, environment: run.environment, status: run.status, counts: { ...run.counts }, results: (run.results ?? []).map((r) => ({ ...r, failures: r.failures ?? [] })), lastSeq: 0, durationMs: run.duration_ms, budgets: budgetVerdict(run.budgets) };
+}
+
+function budgetCheck(v: unknown): BudgetCheck | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  const budget = num(o.budget_ms);
+  if (typeof o.target !== "string" || budget === null) return null;
+  return { target: o.target, budget_ms: budget, measured_ms: num(o.measured_ms), passed: typeof o.passed === "boolean" ? o.passed : null };
+}
+
+/** A budget verdict (`{passed, checks}`) as the API or `suite.finished` gives it; null for none. */
+export function budgetVerdict(v: unknown): BudgetVerdict | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  const checks = Array.isArray(o.checks) ? o.checks.map(budgetCheck).filter((c): c is BudgetCheck => c !== null) : [];
+  if (checks.length === 0) return null;
+  return { passed: typeof o.passed === "boolean" ? o.passed : null, checks };
+}
+
+/** A budget's line: "p95 of root/cat: 41.50 ms, budget 120 ms". */
+export function budgetText(c: BudgetCheck): string {
+  const measured = c.measured_ms === null ? "not measured (never called)" : `${c.measured_ms.toFixed(2)} ms`;
+  return `p95 of ${c.target}: ${measured}, budget ${c.budget_ms} ms`;
 }
 
 function num(v: unknown): number | null {
@@ -116,7 +143,7 @@ export function reduceSuiteEvent(state: SuiteProgress, event: SuiteEvent): Suite
       };
     }
     case "suite.finished":
-      return { ...base, status: (typeof d.status === "string" ? d.status : "error") as SuiteStatus, counts: counts(d.counts, state.counts), durationMs: num(d.duration_ms) };
+      return { ...base, status: (typeof d.status === "string" ? d.status : "error") as SuiteStatus, counts: counts(d.counts, state.counts), durationMs: num(d.duration_ms), budgets: budgetVerdict(d.budgets) };
     default:
       return base;
   }
@@ -141,7 +168,12 @@ export function resultsToShow(results: readonly CaseResult[]): CaseResult[] {
 }
 
 /** A version's green state in a few words: "2/2 passed · local", "1/2 failed", "running". */
-export function testsLabel(tests: { status: SuiteStatus; counts: Record<string, number>; environment: string | null; current: boolean }): string {
+/**
+ * A suite result in a few words: its verdict and counts, where it ran, whether it ran older cases,
+ * and whether the export gate does not trust it (`gate: false`: not run by the graph's owner or an
+ * editor in an environment the graph trusts).
+ */
+export function testsLabel(tests: { status: SuiteStatus; counts: Record<string, number>; environment: string | null; current: boolean; gate?: boolean }): string {
   const c = tests.counts;
   const total = c.total ?? 0;
   const head =
@@ -154,5 +186,13 @@ export function testsLabel(tests: { status: SuiteStatus; counts: Record<string, 
           : tests.status === "cancelled"
             ? `cancelled at ${c.finished ?? 0}/${total}`
             : tests.status;
-  return `${head}${tests.environment ? ` · ${tests.environment}` : ""}${tests.current ? "" : " · older cases"}`;
+  return `${head}${tests.environment ? ` · ${tests.environment}` : ""}${tests.current ? "" : " · older cases"}${tests.gate === false ? " · not trusted" : ""}`;
+}
+
+/** The least a forced export's reason holds, in visible characters (the server's REASON_MIN_VISIBLE). */
+export const REASON_MIN_VISIBLE = 8;
+
+/** The characters of `text` that print (letters, digits, punctuation, symbols), as the server counts them. */
+export function visibleLength(text: string): number {
+  return (text.match(/[\p{L}\p{N}\p{P}\p{S}]/gu) ?? []).length;
 }

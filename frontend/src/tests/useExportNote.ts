@@ -4,11 +4,12 @@ import { testsLabel } from "./suite";
 
 /**
  * What the export menu says about the version it exports, read when the menu opens: its latest
- * suite result, whether that passed on the current cases, and whether the graph's gate will ask
- * for a reason.
+ * suite result, whether that passed on the current cases where the gate trusts it, and whether
+ * the graph's gate will ask for a reason.
  */
 export function exportNote(version: number, tests: VersionTests | null | undefined, gate: boolean): string {
-  const passed = tests?.status === "passed" && tests.current;
+  // A pass the gate does not trust (who ran it, or where) is no pass here; its label says so.
+  const passed = tests?.status === "passed" && tests.current && tests.gate;
   const state = !tests ? `v${version} has no suite run` : passed ? `v${version} passed its suite (${testsLabel(tests)})` : `v${version} has no passing suite run (latest: ${testsLabel(tests)})`;
   return passed ? state : `${state}${gate ? "; exporting asks for a reason" : ""}.`;
 }

@@ -6,10 +6,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from config.exceptions import ApplicationError
+from config.files import FileTooLarge, read_capped
 from graphs.imports import graph_import
 from graphs.spec import Issue, describe_issue
 
@@ -28,7 +30,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         source_name = opts["file"]
         try:
-            text = sys.stdin.buffer.read() if source_name == "-" else Path(source_name).read_bytes()
+            text = read_capped(
+                source_name, settings.STUDIO_MAX_MANIFEST_BYTES, "STUDIO_MAX_MANIFEST_BYTES", sys.stdin.buffer
+            )
+        except FileTooLarge as exc:
+            raise CommandError(str(exc)) from exc
         except OSError as exc:
             raise CommandError(f"Cannot read {source_name}: {exc.strerror}") from exc
         User = get_user_model()

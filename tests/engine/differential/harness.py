@@ -40,6 +40,7 @@ from typing import Any, Final, Literal
 from execution.cli import engine_config
 from execution.engine.server import GraphServer
 from graphs.spec import API_VERSION, KIND, manifest_from_document
+from graphs.spec.releases import DEFAULT_RELEASE, Release
 from tests.engine.differential.generator import Case, Request, materialize, oracle_spec
 
 __all__ = [
@@ -49,10 +50,14 @@ __all__ = [
     "Reply",
     "compare_case",
     "is_deviation_answer",
+    "oracle_binary",
     "with_replays",
 ]
 
-ORACLE_DIR: Final = Path(__file__).resolve().parents[3].parent / "shared" / "oracle"
+# ``$KSERVE_ORACLE_DIR`` overrides the place (a git worktree is not beside ``shared/``).
+ORACLE_DIR: Final = Path(
+    os.environ.get("KSERVE_ORACLE_DIR") or Path(__file__).resolve().parents[3].parent / "shared" / "oracle"
+)
 # Go's default goroutine stack limit is 1 GB; an infinitely recursing graph would take seconds and
 # a gigabyte to crash. 1 MiB still allows hundreds of nested node calls (a level takes under 3 KiB
 # of stack in the oracle's traces), far beyond the dozen of the deepest normal case.
@@ -71,6 +76,10 @@ SAMPLES_CAP: Final = 400
 # that were sampling accidents. A true answer is missed with probability < 1e-4.
 MISS_CHANCE: Final = 1e-4
 MIN_SHARE: Final = 0.04
+# From v0.13 to v0.18 the Splitter draws 0 to 100, and a draw of 100 with weights summing to 100
+# finds no route (KServe crashes): that answer is 1 in 101 likely, and takes more samples to see.
+RARE_SHARE: Final = 1 / 101
+RARE_CAP: Final = 1000
 # A timed case's divergence is run again this many times at most. Stalls long enough to reorder the
 # answers (tens of ms) are rare: the same request diverging on every replay is not a stall.
 REPLAYS: Final = 3
@@ -80,6 +89,7 @@ REPLAYS: Final = 3
 _DEVIATION_CAUSE: Final = re.compile(
     r'cycle detected: \S.*|node ".+" has no steps|node calls nested deeper than \d+ levels \(a loop\?\)'
     r'|step .+ of Splitter node ".+" has no weight'
+    r"|.+ \(KServe \S+ crashes here and closes the connection\)"
 )
 _ERROR_BODY: Final = re.compile(rb'\{"error":"Failed to process request","cause":(".*")\}')
 
@@ -153,6 +163,13 @@ def send(port: int, request: Request, timeout: float = REQUEST_TIMEOUT_S) -> Rep
         conn.close()
 
 
+def oracle_binary(release: Release, oracle_dir: Path = ORACLE_DIR) -> Path:
+    """Where ``release``'s router build is: ``releases/<tag>/kserve-router``, master at the top."""
+    if not release.oracle:
+        return oracle_dir / "kserve-router"
+    return oracle_dir / "releases" / release.oracle / "kserve-router"
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -162,8 +179,10 @@ def _free_port() -> int:
 class Oracle:
     """KServe's router for one graph, restarted on demand after a crash."""
 
-    def __init__(self, binary: Path, spec: dict[str, Any], propagate: str) -> None:
+    def __init__(self, binary: Path, spec: dict[str, Any], propagate: str, *, readyz: bool = True) -> None:
         self._binary = binary
+        # Before v0.15 there is no /readyz (it runs the graph): readiness is a TCP connect.
+        self._readyz = readyz
         self._graph = json.dumps(spec, separators=(",", ":"))
         self._propagate = propagate
         self._proc: subprocess.Popen[bytes] | None = None
@@ -197,6 +216,8 @@ class Oracle:
     def _ready(self) -> bool:
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
+                if not self._readyz:
+                    return True
                 sock.sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 return sock.recv(64).startswith(b"HTTP/1.1 200")
         except OSError:
@@ -214,6 +235,14 @@ class Oracle:
 
     def ask(self, request: Request) -> Reply:
         reply = send(self.port, request)
+        if reply.dropped == "ConnectionRefusedError":
+            # The process was still dying of an earlier request when that one was checked (a TCP
+            # connect, the only probe before v0.15, can still succeed then): this request never
+            # reached it. Start it again and ask once more.
+            self.crashes += 1
+            self.stop()
+            self.start()
+            reply = send(self.port, request)
         if reply.dropped and not self._ready():
             # A fatal stack overflow kills the process (its listener is gone); a panic inside a
             # handler only closes that connection.
@@ -233,7 +262,9 @@ class Oracle:
 class Engine:
     """The studio's engine serving one graph as ``servegraph`` does, on a free loopback port."""
 
-    def __init__(self, case: Case, spec: dict[str, Any], services: dict[str, str], seed: int) -> None:
+    def __init__(
+        self, case: Case, spec: dict[str, Any], services: dict[str, str], seed: int, release: Release
+    ) -> None:
         document = {
             "apiVersion": API_VERSION,
             "kind": KIND,
@@ -247,7 +278,10 @@ class Engine:
             "url_template": None,
         }
         self._server = GraphServer(
-            manifest_from_document(document), engine_config(options), port=0, rng=random.Random(seed)
+            manifest_from_document(document),
+            engine_config(options, release=release),
+            port=0,
+            rng=random.Random(seed),
         )
 
     def start(self) -> None:
@@ -268,6 +302,15 @@ class Environment:
     step_host: str
     refused_host: str
     seed: int
+    release: Release = DEFAULT_RELEASE
+
+    @property
+    def min_share(self) -> float:
+        return RARE_SHARE if self.release.splitter_draw == "0-100" else MIN_SHARE
+
+    @property
+    def samples_cap(self) -> int:
+        return RARE_CAP if self.release.splitter_draw == "0-100" else SAMPLES_CAP
 
 
 Outcome = Literal["match", "divergence", "deviation", "deviation-wrong"]
@@ -312,23 +355,35 @@ def _sample(
     return count
 
 
-def _may_have_missed(mine: dict[Reply, list[Reply]], theirs: dict[Reply, list[Reply]]) -> bool:
+def _may_have_missed(
+    mine: dict[Reply, list[Reply]],
+    theirs: dict[Reply, list[Reply]],
+    min_share: float = MIN_SHARE,
+    cap: int = SAMPLES_CAP,
+) -> bool:
     """True while an answer only the other side gave could still be a sampling accident here."""
     drawn = sum(len(v) for v in mine.values())
-    if drawn >= SAMPLES_CAP or not theirs.keys() - mine.keys():
+    if drawn >= cap or not theirs.keys() - mine.keys():
         return False
-    return (1 - MIN_SHARE) ** drawn > MISS_CHANCE
+    return (1 - min_share) ** drawn > MISS_CHANCE
 
 
-def _compare_random(case: Case, index: int, oracle: Oracle, engine: Engine) -> Comparison:
+def _compare_random(
+    case: Case,
+    index: int,
+    oracle: Oracle,
+    engine: Engine,
+    min_share: float = MIN_SHARE,
+    cap: int = SAMPLES_CAP,
+) -> Comparison:
     request = case.requests[index]
     seen_o: dict[Reply, list[Reply]] = {}
     seen_e: dict[Reply, list[Reply]] = {}
     sent = _sample(oracle, request, SAMPLES_FIRST, seen_o, False)
     sent += _sample(engine, request, SAMPLES_FIRST, seen_e, True)
     while True:
-        need_o = _may_have_missed(seen_o, seen_e)
-        need_e = _may_have_missed(seen_e, seen_o)
+        need_o = _may_have_missed(seen_o, seen_e, min_share, cap)
+        need_e = _may_have_missed(seen_e, seen_o, min_share, cap)
         if not need_o and not need_e:
             break
         if need_o:
@@ -384,15 +439,25 @@ def compare_case(case: Case, env: Environment, indices: Iterable[int] | None = N
     spec = materialize(case.spec, env.step_host, env.refused_host)
     services = materialize(case.services, env.step_host, env.refused_host)
     resolved = Case(case.case_id, case.kind, spec, services, case.propagate, case.requests, case.note)
-    oracle = Oracle(env.oracle, oracle_spec(resolved), case.propagate)
+    oracle = Oracle(env.oracle, oracle_spec(resolved), case.propagate, readyz=env.release.readyz)
     seed = random.Random(f"{env.seed}/{case.case_id}").randrange(2**32)
-    engine = Engine(case, spec, services, seed)
+    engine = Engine(case, spec, services, seed, env.release)
     oracle.start()
     engine.start()
     try:
         chosen = range(len(case.requests)) if indices is None else indices
-        compare = _compare_random if case.random else _compare_once
-        return [with_replays(partial(compare, case, i, oracle, engine), case.timed) for i in chosen]
+        if case.random:
+            compare = partial(
+                _compare_random,
+                case,
+                oracle=oracle,
+                engine=engine,
+                min_share=env.min_share,
+                cap=env.samples_cap,
+            )
+        else:
+            compare = partial(_compare_once, case, oracle=oracle, engine=engine)
+        return [with_replays(partial(compare, index=i), case.timed) for i in chosen]
     finally:
         engine.stop()
         oracle.stop()

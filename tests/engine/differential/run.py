@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from graphs.spec.releases import DEFAULT_RELEASE, Release
 from tests.engine.differential.conditions import ConditionDivergence, check_conditions
 from tests.engine.differential.generator import Case, deviation_cases, normal_cases
-from tests.engine.differential.harness import ORACLE_DIR, Comparison, Environment, compare_case
+from tests.engine.differential.harness import ORACLE_DIR, Comparison, Environment, compare_case, oracle_binary
 from tests.engine.differential.report import (
     DivergenceClass,
     classify,
@@ -57,19 +58,23 @@ def run(
     shrink_budget: int = 40,
     artifacts: Path | None = ARTIFACTS,
     oracle_dir: Path = ORACLE_DIR,
+    release: Release = DEFAULT_RELEASE,
 ) -> RunResult:
     """Compare the engine with KServe's router on ``requests`` generated requests (plus the
     deviation set); shrink one example per divergence class with up to ``shrink_budget`` probes
-    and write them under ``artifacts`` (None: write nothing). Needs ``oracle_dir/kserve-router``.
+    and write them under ``artifacts`` (None: write nothing). The engine runs as ``release`` and is
+    compared with that release's build (:func:`~tests.engine.differential.harness.oracle_binary`);
+    the conditions are checked against Go's gjson once, with the newest release (the others use
+    the same evaluator, or v1.14.4's three differences, which only the router build can show).
     """
     started = time.monotonic()
-    conditions = check_conditions(oracle_dir / "gjson")
+    conditions = check_conditions(oracle_dir / "gjson") if release == DEFAULT_RELEASE else []
     suspects = frozenset(d.condition for d in conditions if d.condition is not None)
     cases: list[Case] = normal_cases(seed, requests)
     if deviations:
         cases += deviation_cases(seed)
     with StepServer() as steps, RefusedPort() as refused:
-        env = Environment(oracle_dir / "kserve-router", steps.host, refused.host, seed)
+        env = Environment(oracle_binary(release, oracle_dir), steps.host, refused.host, seed, release)
         with ThreadPoolExecutor(max_workers=workers) as pool:
             comparisons = [
                 c for batch in pool.map(lambda case: compare_case(case, env), cases) for c in batch
@@ -90,7 +95,7 @@ def run(
         condition_table(conditions)
         + "\n\n"
         + table(classes, comparisons, sent)
-        + f"\n\n{result.seconds:.1f} s, seed {seed}"
+        + f"\n\n{result.seconds:.1f} s, seed {seed}, KServe {release.label}"
     )
     return result
 

@@ -1,3 +1,5 @@
+import type { Deployment } from "../../api";
+import { liveText } from "../../deploys/targetForm";
 import type { View } from "../types";
 
 interface HeaderStatusProps {
@@ -12,18 +14,18 @@ interface HeaderStatusProps {
   checking: boolean;
   errorCount: number;
   warningCount: number;
+  /** The YAML tab holds text that does not parse (its first problem), else null. */
+  yamlInvalid?: { line: number; message: string } | null;
+  /** The graph's live deployments: "v5 live on prod, commit 3f2a9c1". */
+  live?: Deployment[];
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? "s" : ""}`;
 
 /** The header's breadcrumb and status: which version the canvas shows, unsaved changes, validity. */
-export function HeaderStatus({ graphName, description, lockedVersion, view, base, dirty, loaded, checking, errorCount, warningCount }: HeaderStatusProps) {
+export function HeaderStatus({ graphName, description, lockedVersion, view, base, dirty, loaded, checking, errorCount, warningCount, yamlInvalid, live = [] }: HeaderStatusProps) {
   return (
     <>
-      <a href="/" className="crumb-link">
-        Graphs
-      </a>
-      <span className="crumb-sep">/</span>
       <span className="crumb mono" title={description || undefined}>
         {graphName}
       </span>
@@ -50,12 +52,22 @@ export function HeaderStatus({ graphName, description, lockedVersion, view, base
           ● Unsaved changes
         </span>
       )}
-      {loaded && (
+      {loaded && yamlInvalid ? (
+        <span className="valid-chip bad" role="status" aria-live="polite" title={`Line ${yamlInvalid.line}: ${yamlInvalid.message}`}>
+          YAML invalid (line {yamlInvalid.line})
+        </span>
+      ) : loaded && (
         <span className={`valid-chip ${checking ? "checking" : errorCount ? "bad" : warningCount ? "warn" : "ok"}`} role="status" aria-live="polite">
           {checking && !view ? "Checking…" : errorCount ? plural(errorCount, "error") : warningCount ? plural(warningCount, "warning") : "Valid"}
           {!checking && errorCount > 0 && warningCount > 0 && ` · ${plural(warningCount, "warning")}`}
         </span>
       )}
+      {live.map((d) => (
+        <span key={d.id} className={`badge live-chip${d.drift ? " live-drift" : ""}`} title={d.drift ? "The file in Git was changed outside the studio" : `${d.path} on ${d.branch}`}>
+          {liveText(d)}
+          {d.drift ? " · changed in Git" : ""}
+        </span>
+      ))}
     </>
   );
 }

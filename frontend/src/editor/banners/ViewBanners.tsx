@@ -3,7 +3,7 @@ import type { View } from "../types";
 import { TestsChip } from "../../tests/TestsChip";
 
 /** Over the canvas: what is shown read-only (a locked version, a viewed version, a comparison) and the way back. */
-export function ViewBanners({ graphName, lockedVersion, view, onBack, onRollback }: { graphName: string; lockedVersion: number | null; view: View; onBack: () => void; onRollback: (version: number) => void }) {
+export function ViewBanners({ graphName, lockedVersion, base, view, onBack, onRollback }: { graphName: string; lockedVersion: number | null; base?: number | null; view: View; onBack: () => void; onRollback: (version: number) => void }) {
   const marks = view?.kind === "compare" ? [...view.cmp.marks.nodes.values()] : [];
   const count = (mark: string) => marks.filter((m) => m === mark).length;
   return (
@@ -24,7 +24,7 @@ export function ViewBanners({ graphName, lockedVersion, view, onBack, onRollback
           </span>
           <TestsChip tests={view.version.tests} />
           <button type="button" className="btn btn-small" onClick={onBack}>
-            Back to editing
+            Back to editing{base ? ` v${base}` : ""}
           </button>
           {lockedVersion === null && (
             <button type="button" className="btn btn-small" onClick={() => onRollback(view.version.number)}>

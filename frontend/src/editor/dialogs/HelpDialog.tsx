@@ -16,6 +16,7 @@ const SHORTCUTS: [string, string][] = [
   ["Ctrl/Shift+click", "Add a node to the selection"],
   ["Esc", "Clear the selection"],
   ["V", "Switch between the Flow view and the Nodes view"],
+  ["P", "Hide or show the side panel (remembered)"],
   ["← → ↑ ↓", "Flow view: go to the nearest box that way (Enter selects it)"],
   ["Alt+← / Alt+→", "Flow view: move the focused box earlier or later along its chain"],
   ["L", "Auto layout (Flow view: forget moved boxes)"],

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import type { Api } from "../../api";
+import type { Api, ServiceContracts } from "../../api";
 import type { Issue, JsonObject } from "../../graph/types";
 
 const VALIDATE_DELAY_MS = 500;
@@ -7,9 +7,11 @@ const VALIDATE_DELAY_MS = 500;
 /**
  * Live validation: the server checks the working copy's manifest a moment after the last edit
  * (the server decides; the local checks are the fallback while it cannot be reached). An answer
- * that arrives after a newer edit is dropped.
+ * that arrives after a newer edit is dropped. `services` (what the last Test connection found)
+ * makes the edge-contract warnings precise; a new probe checks again. `kserveVersion` (the release of
+ * the environment chosen for runs) adds that release's CRD checks; choosing another checks again.
  */
-export function useLiveValidation(api: Api, manifestJson: string, enabled: boolean) {
+export function useLiveValidation(api: Api, manifestJson: string, enabled: boolean, services?: ServiceContracts, kserveVersion?: string) {
   const [serverIssues, setServerIssues] = useState<Issue[] | null>(null);
   const [validationFailed, setValidationFailed] = useState(false);
   const [checking, setChecking] = useState(false);
@@ -21,7 +23,7 @@ export function useLiveValidation(api: Api, manifestJson: string, enabled: boole
     setChecking(true);
     const t = setTimeout(async () => {
       try {
-        const result = await api.validate(JSON.parse(manifestJson) as JsonObject);
+        const result = await api.validate(JSON.parse(manifestJson) as JsonObject, services, kserveVersion);
         if (seq !== seqRef.current) return;
         setServerIssues(Array.isArray(result.issues) ? result.issues : []);
         setValidationFailed(false);
@@ -34,7 +36,7 @@ export function useLiveValidation(api: Api, manifestJson: string, enabled: boole
       }
     }, VALIDATE_DELAY_MS);
     return () => clearTimeout(t);
-  }, [api, manifestJson, enabled]);
+  }, [api, manifestJson, enabled, services, kserveVersion]);
 
   return { serverIssues, setServerIssues, validationFailed, checking };
 }

@@ -21,6 +21,8 @@ interface SaveOptions {
   setBusy: (busy: Busy) => void;
   /** A new version exists: the History panel reloads. */
   onVersionsChanged: () => void;
+  /** The session ended (401): the editor asks to sign in again, then saves with the same base. */
+  onSignInNeeded?: (baseOverride?: number) => void;
 }
 
 /**
@@ -28,7 +30,7 @@ interface SaveOptions {
  * the server answers 409 and `conflict` holds its answer until the user picks "apply my edits on
  * top" (`rebase`), "overwrite with mine" (`save(conflict.latest_version)`) or keeps editing.
  */
-export function useSaveWithConflict({ api, graphName, editor, dispatch, canSave, base, setServerIssues, setNotice, setBusy, onVersionsChanged }: SaveOptions) {
+export function useSaveWithConflict({ api, graphName, editor, dispatch, canSave, base, setServerIssues, setNotice, setBusy, onVersionsChanged, onSignInNeeded }: SaveOptions) {
   const [saving, setSaving] = useState(false);
   const [message, setMessage] = useState("");
   const [conflict, setConflict] = useState<ConflictBody | null>(null);
@@ -58,6 +60,8 @@ export function useSaveWithConflict({ api, graphName, editor, dispatch, canSave,
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && err.body) {
         setConflict(err.body as unknown as ConflictBody);
+      } else if (err instanceof ApiError && err.status === 401 && onSignInNeeded) {
+        onSignInNeeded(baseOverride);
       } else {
         setNotice({ kind: "error", text: `Save failed: ${describeApiError(err)}` });
       }

@@ -18,6 +18,8 @@ export interface ShortcutActions {
   autoLayout: () => void;
   /** Switch between the Flow and the Nodes view. */
   toggleView: () => void;
+  /** Fold the side panel away, or show it. */
+  togglePanel: () => void;
   readOnly: boolean;
   /** A dialog is open: only Ctrl+S still works (and Ctrl+Enter when `runBlocked` is false). */
   dialogOpen: boolean;
@@ -88,6 +90,8 @@ function handleKey(e: KeyboardEvent, a: ShortcutActions) {
     a.autoLayout();
   } else if (!mod && !e.altKey && key === "v") {
     a.toggleView();
+  } else if (!mod && !e.altKey && key === "p") {
+    a.togglePanel();
   }
 }
 

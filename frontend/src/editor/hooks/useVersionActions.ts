@@ -25,12 +25,15 @@ interface VersionActionsOptions {
 
 /** What the History panel, the view banners and Export/Import do with saved versions. */
 export function useVersionActions({ api, graphName, base, dirty, view, showView, loadVersion, onVersionsChanged, onCompared, setBusy, setNotice, setConfirm, onTestsRequired }: VersionActionsOptions) {
-  const viewVersion = async (n: number) => {
+  /** Shows version `n` read-only; false when it could not be loaded (the notice says why). */
+  const viewVersion = async (n: number): Promise<boolean> => {
     setBusy("view");
     try {
       showView({ kind: "version", version: await api.getVersion(graphName, n) });
+      return true;
     } catch (err) {
       setNotice({ kind: "error", text: `Could not open version ${n}: ${errorText(err)}` });
+      return false;
     } finally {
       setBusy(null);
     }

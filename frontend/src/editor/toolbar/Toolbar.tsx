@@ -1,5 +1,5 @@
 import { useRef, type ReactNode } from "react";
-import { ExportIcon, FitIcon, HistoryIcon, ImportIcon, LayoutIcon, RedoIcon, RunsIcon, UndoIcon } from "../../common/icons";
+import { ExportIcon, FitIcon, HistoryIcon, ImportIcon, LayoutIcon, PanelHideIcon, PanelShowIcon, RedoIcon, RunsIcon, UndoIcon } from "../../common/icons";
 import { Spinner } from "../../common/ui";
 import { ViewToggle } from "../../flow/ViewToggle";
 import type { CanvasView } from "../../flow/viewPref";
@@ -27,6 +27,10 @@ interface ToolbarProps {
   exportOpen: boolean;
   onExportOpen: (open: boolean) => void;
   onExport: (format: "yaml" | "json") => void;
+  /** Copies a curl command that downloads the export (YAML) through the API. */
+  onCopyExportCurl?: () => void;
+  /** Opens the deploy dialog for the exported version (absent: nothing to deploy). */
+  onDeploy?: () => void;
   /** Said in the export menu (the version's test state). */
   exportNote?: ReactNode;
   /** Asked before the file picker opens; calls `pick` when the user goes on. */
@@ -35,6 +39,9 @@ interface ToolbarProps {
   historyActive: boolean;
   onHistory: () => void;
   onRuns: () => void;
+  /** Whether the side panel is shown; the last button folds it away or back. */
+  panelOpen: boolean;
+  onPanelOpen: (open: boolean) => void;
 }
 
 /** The editor's toolbar: undo/redo, layout and view, save with a message, export/import, history and runs. */
@@ -102,6 +109,16 @@ export function Toolbar(p: ToolbarProps) {
                 <button type="button" role="menuitem" onClick={() => p.onExport("json")}>
                   JSON
                 </button>
+                {p.onCopyExportCurl && (
+                  <button type="button" role="menuitem" onClick={p.onCopyExportCurl} title="A curl command that downloads this version as YAML through the API">
+                    Copy as curl
+                  </button>
+                )}
+                {p.onDeploy && (
+                  <button type="button" role="menuitem" onClick={p.onDeploy}>
+                    Deploy to Git…
+                  </button>
+                )}
               </div>
             </div>
           )}
@@ -131,6 +148,17 @@ export function Toolbar(p: ToolbarProps) {
         <button type="button" className="btn btn-tool" onClick={p.onRuns} title="Past test runs of this graph: replay, run again, compare">
           <RunsIcon />
           <span>Runs</span>
+        </button>
+        <button
+          type="button"
+          className="btn btn-tool btn-panel-toggle"
+          onClick={() => p.onPanelOpen(!p.panelOpen)}
+          aria-expanded={p.panelOpen}
+          aria-controls="side-panel"
+          aria-label={p.panelOpen ? "Hide the side panel" : "Show the side panel"}
+          title={`${p.panelOpen ? "Hide" : "Show"} the side panel: more room for the canvas (P)`}
+        >
+          {p.panelOpen ? <PanelHideIcon /> : <PanelShowIcon />}
         </button>
       </div>
     </div>

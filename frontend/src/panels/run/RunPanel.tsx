@@ -15,7 +15,20 @@ import type { CaseResult } from "../../tests/suite";
 export type CaseFailures = CaseResult;
 import { prettyJson } from "./prettyJson";
 import { CloseIcon, RunIcon } from "../../common/icons";
+// The run chunk's styles, in cascade order: the panel and console, the runs dialog, the marks the
+// run draws on the canvas, the images, the waterfall.
 import "./run.css";
+import "./runs-dialog.css";
+import "./run-marks.css";
+import "./run-images.css";
+import "./waterfall.css";
+import type { Api, ProbeResult } from "../../api";
+import { TestConnection } from "../../environments/TestConnection";
+import { ImagePicker } from "./RunImages";
+import type { Sample } from "./samples";
+import { takesImages } from "./images";
+
+type ProbeProps = { api: Api; services: string[]; onProbed?: (results: ProbeResult[], environment: string) => void };
 
 export function RunPanel({
   ctl,
@@ -24,8 +37,14 @@ export function RunPanel({
   onSelectStep,
   saveAsTest,
   caseFailures,
+  probe,
+  metadataSamples = [],
 }: {
   ctl: RunController;
+  /** Sample v2 requests built from the probed services' input metadata (Test connection). */
+  metadataSamples?: Sample[];
+  /** Test connection beside the environment picker: the API and the serviceNames the graph calls. */
+  probe?: ProbeProps;
   /** What the Run button runs, e.g. "version 3" or "version 3 (after saving)". */
   versionLabel: string;
   selection: Selection;
@@ -46,13 +65,13 @@ export function RunPanel({
           <FailureList failures={failures.failures} error={failures.error} />
         </section>
       )}
-      <RunForm ctl={ctl} versionLabel={versionLabel} />
+      <RunForm ctl={ctl} versionLabel={versionLabel} probe={probe} metadataSamples={metadataSamples} />
       <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} saveAsTest={saveAsTest} />
     </div>
   );
 }
 
-function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: string }) {
+function RunForm({ ctl, versionLabel, probe, metadataSamples }: { ctl: RunController; versionLabel: string; probe?: ProbeProps; metadataSamples: Sample[] }) {
   const [sampleName, setSampleName] = useState("");
   const [naming, setNaming] = useState(false);
   const [picked, setPicked] = useState("");
@@ -111,6 +130,12 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
                 setPicked("");
                 return;
               }
+              if (value.startsWith("meta:")) {
+                const sample = metadataSamples.find((x) => x.name === value.slice(5));
+                if (sample) ctl.setPayload(sample.payload);
+                setPicked("");
+                return;
+              }
               if (value.startsWith("graph:")) {
                 const sample = ctl.graphSamples.find((x) => x.name === value.slice(6));
                 if (sample) ctl.setPayload(sample.payload);
@@ -128,6 +153,15 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
               <optgroup label="This graph's samples">
                 {ctl.graphSamples.map((x) => (
                   <option key={x.name} value={`graph:${x.name}`}>
+                    {x.name}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+            {metadataSamples.length > 0 && (
+              <optgroup label="From v2 metadata (Test connection)">
+                {metadataSamples.map((x) => (
+                  <option key={x.name} value={`meta:${x.name}`}>
                     {x.name}
                   </option>
                 ))}
@@ -178,6 +212,14 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
             </button>
           </form>
         )}
+        {takesImages(ctl.payload, ctl.graphSamples) && (
+          <ImagePicker
+            onPayload={(payload) => {
+              ctl.setPayload(payload);
+              setPicked("");
+            }}
+          />
+        )}
         <textarea
           id="run-payload"
           className={`textarea mono payload-editor${ctl.payloadError ? " input-invalid" : ""}`}
@@ -210,6 +252,7 @@ function RunForm({ ctl, versionLabel }: { ctl: RunController; versionLabel: stri
           Manage environments<span className="visually-hidden"> (opens in a new tab)</span>
         </a>
         {ctl.environmentsError && <span className="field-warning">Could not list environments: {ctl.environmentsError}</span>}
+        {probe && <TestConnection api={probe.api} environmentId={ctl.environments.find((e) => e.name === ctl.environment)?.id ?? null} environmentName={ctl.environment} services={probe.services} onProbed={probe.onProbed} idPrefix="run-probe" key={ctl.environment} />}
       </div>
       <fieldset className="field run-headers">
         <legend className="label">Extra headers</legend>

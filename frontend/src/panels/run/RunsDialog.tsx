@@ -10,7 +10,7 @@ import { Modal, Spinner, describeApiError, formatTime } from "../../common/ui";
 import { DiffView } from "../DiffView";
 import { formatMs, showValue } from "./console";
 import { compareRuns, sameResponse } from "./compareRuns";
-import { BodyBlock } from "./RunConsole";
+import { BodyBlock } from "./StepViews";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
@@ -245,6 +245,11 @@ function RunCompare({ api, graph, ids, onBack }: { api: Api; graph: string; ids:
         {head(b, "B")}
       </div>
       <h4>Steps</h4>
+      {(a.steps_truncated || b.steps_truncated) && (
+        <p className="muted small cmp-truncated">
+          Only the first {Math.max(a.steps.length, b.steps.length).toLocaleString("en")} steps of each run are compared (A has {a.steps_total.toLocaleString("en")}, B has {b.steps_total.toLocaleString("en")}).
+        </p>
+      )}
       <table className="cmp-table">
         <thead>
           <tr>
@@ -255,7 +260,7 @@ function RunCompare({ api, graph, ids, onBack }: { api: Api; graph: string; ids:
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={row.callId} className={row.outcomeDiffers || row.outputDiffers ? "differs" : undefined} data-call-id={row.callId}>
+            <tr key={row.position} className={row.outcomeDiffers || row.outputDiffers ? "differs" : undefined} data-call-id={row.callId}>
               <td className="mono">
                 {row.node} › {row.stepName ?? `step ${row.stepIndex}`}
                 {(row.outcomeDiffers || row.outputDiffers) && <div className="differs-tag">{row.outcomeDiffers ? "outcome differs" : "output differs"}</div>}

@@ -1,7 +1,10 @@
 /**
- * Two runs side by side, as pure data: their steps aligned by `call_id` (the same position in the
- * graph, e.g. `root/2>match/1`) with each side's outcome, latency and output, and whether the
- * outputs differ. Only each run's last attempt counts (earlier attempts were abandoned).
+ * Two runs side by side, as pure data: their steps aligned by their position in the graph (the
+ * chain of `nodeName` steps that led to them, read from each step's `parent_call_id`, then its node
+ * and index) with each side's outcome, latency and output, and whether the outputs differ. Call
+ * ids themselves (`match#2/1`) number node invocations in the order they started, which parallel
+ * branches may change from run to run. Only each run's last attempt counts (earlier attempts were
+ * abandoned).
  */
 import type { Run, RunStepRow } from "../../api";
 
@@ -14,6 +17,8 @@ export interface CompareSide {
 }
 
 export interface CompareRow {
+  /** The step's position, the same in both runs (a short key, not for display). */
+  position: string;
   callId: string;
   node: string;
   stepIndex: number | null;
@@ -57,20 +62,44 @@ function lastAttempt(run: Run): RunStepRow[] {
   return steps.filter((s) => s.attempt === attempt);
 }
 
+/**
+ * Each step's position key: a number standing for (its parent step's position, its node, its
+ * index), numbered through `known`, which both runs share, so the same position gets the same key
+ * in both. Steps come in the order they started, so a parent's key is known before its children's.
+ */
+function positions(steps: RunStepRow[], known: Map<string, string>): string[] {
+  const byCall = new Map<string, string>();
+  return steps.map((step) => {
+    const parent = step.parent_call_id === null ? "" : (byCall.get(step.parent_call_id) ?? `?${step.parent_call_id}`);
+    const path = `${parent}|${step.node}/${step.step_index ?? ""}`;
+    let position = known.get(path);
+    if (position === undefined) {
+      position = String(known.size);
+      known.set(path, position);
+    }
+    byCall.set(step.call_id, position);
+    return position;
+  });
+}
+
 export function compareRuns(a: Run, b: Run): CompareRow[] {
   const rows = new Map<string, CompareRow>();
   const order: string[] = [];
-  const add = (step: RunStepRow, which: "a" | "b") => {
-    let row = rows.get(step.call_id);
+  const known = new Map<string, string>();
+  const add = (step: RunStepRow, position: string, which: "a" | "b") => {
+    let row = rows.get(position);
     if (!row) {
-      row = { callId: step.call_id, node: step.node, stepIndex: step.step_index, stepName: step.step_name, a: null, b: null, outputDiffers: false, outcomeDiffers: false };
-      rows.set(step.call_id, row);
-      order.push(step.call_id);
+      row = { position, callId: step.call_id, node: step.node, stepIndex: step.step_index, stepName: step.step_name, a: null, b: null, outputDiffers: false, outcomeDiffers: false };
+      rows.set(position, row);
+      order.push(position);
     }
     row[which] = side(step);
   };
-  for (const s of lastAttempt(a)) add(s, "a");
-  for (const s of lastAttempt(b)) add(s, "b");
+  for (const which of ["a", "b"] as const) {
+    const steps = lastAttempt(which === "a" ? a : b);
+    const keys = positions(steps, known);
+    steps.forEach((s, i) => add(s, keys[i], which));
+  }
   return order.map((id) => {
     const row = rows.get(id)!;
     const outcomeDiffers = (row.a?.outcome ?? null) !== (row.b?.outcome ?? null) || (row.a?.statusCode ?? null) !== (row.b?.statusCode ?? null);

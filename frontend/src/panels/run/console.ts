@@ -9,7 +9,7 @@
  * resend what was already shown) and an event that arrives after a gap waits in `pending` until
  * the missing ones arrive (`hasGap` tells the stream to reopen from `lastSeq`).
  */
-import type { BodyView, RunStatus } from "../../api";
+import type { BodyView, Run, RunStatus } from "../../api";
 import type { RunResponse, SwitchCondition } from "../../generated/events";
 import { issueKey } from "../../graph/queries";
 import { prettyJson } from "./prettyJson";
@@ -132,6 +132,8 @@ export interface ConsoleState {
   attempt: number;
   version: number | null;
   environment: string | null;
+  /** The KServe release whose router runs it (from `run.queued`; null for runs made before releases). */
+  kserveVersion: string | null;
   queuedAt: string | null;
   startedAt: string | null;
   cancelRequested: boolean;
@@ -152,6 +154,7 @@ export function emptyConsole(runId: string | null = null): ConsoleState {
     attempt: 0,
     version: null,
     environment: null,
+    kserveVersion: null,
     queuedAt: null,
     startedAt: null,
     cancelRequested: false,
@@ -216,8 +219,32 @@ export function statusOfOutcome(outcome: string | null): StepStatus {
   return "failed";
 }
 
-function depthOf(callId: string): number {
-  return (callId.match(/>/g) ?? []).length;
+/**
+ * The step call `callId` of `attempt`, if the console has it. Call ids are short and carry no path
+ * (`root/1`, `b#3/0`: trace.py); the nesting is in each call's `parentCallId`, the `nodeName` step
+ * that led into its node.
+ */
+function stepByCallId(s: ConsoleState, attempt: number, callId: string | null): StepLine | null {
+  if (callId === null) return null;
+  const at = s.index[`${attempt}:${callId}`];
+  const line = at !== undefined ? s.lines[at] : undefined;
+  return line && line.kind === "step" ? line : null;
+}
+
+/** How deep a step call nests: one more than the `nodeName` step that led into its node. */
+function depthBelow(s: ConsoleState, attempt: number, parentCallId: string | null): number {
+  const parent = stepByCallId(s, attempt, parentCallId);
+  return parent ? parent.depth + 1 : 0;
+}
+
+/** The `nodeName` steps that led to step call `line`, innermost first. */
+function* callersOf(state: ConsoleState, line: StepLine): Generator<StepLine> {
+  let parent = stepByCallId(state, line.attempt, line.parentCallId);
+  // A parent starts before its children, so the chain ends; the bound only guards odd input.
+  for (let hops = 0; parent && hops <= state.lines.length; hops++) {
+    yield parent;
+    parent = stepByCallId(state, parent.attempt, parent.parentCallId);
+  }
 }
 
 /** A route decision from the `data` of a `route.decided` event (or a RunStep's `route`). */
@@ -297,12 +324,40 @@ export function describeSkip(reason: string | null): string {
 
 // ---- the reducer ------------------------------------------------------------------------------
 
+/**
+ * The arrays and maps that the batch being reduced (`reduceEvents`) made itself, and may therefore
+ * change in place: a state passed in is never changed, but a batch of 30,000 events copies its
+ * lines and maps once, not once per event (which made replaying a long run quadratic).
+ */
+let batchOwned: WeakSet<object> | null = null;
+
+function owned<T extends object>(value: T, copy: (v: T) => T): T {
+  if (batchOwned?.has(value)) return value;
+  const made = copy(value);
+  batchOwned?.add(made);
+  return made;
+}
+
+const copyArray = <T>(a: T[]): T[] => a.slice();
+const copyRecord = <T>(o: Record<string, T>): Record<string, T> => ({ ...o });
+
 function putLine(s: ConsoleState, line: ConsoleLine): ConsoleState {
   const at = s.index[line.key];
-  if (at === undefined) return { ...s, lines: [...s.lines, line], index: { ...s.index, [line.key]: s.lines.length } };
-  const lines = s.lines.slice();
-  lines[at] = line;
-  return { ...s, lines };
+  const lines = owned(s.lines, copyArray);
+  if (at !== undefined) {
+    lines[at] = line;
+    return { ...s, lines };
+  }
+  const index = owned(s.index, copyRecord);
+  index[line.key] = lines.length;
+  lines.push(line);
+  return { ...s, lines, index };
+}
+
+function putRecord<T>(record: Record<string, T>, key: string, value: T): Record<string, T> {
+  const next = owned(record, copyRecord);
+  next[key] = value;
+  return next;
 }
 
 function stepLine(s: ConsoleState, e: RunEventMsg, attempt: number): StepLine {
@@ -322,7 +377,7 @@ function stepLine(s: ConsoleState, e: RunEventMsg, attempt: number): StepLine {
     node: str(d.node) ?? "",
     stepIndex: num(d.step_index),
     stepName: str(d.step_name),
-    depth: depthOf(callId),
+    depth: depthBelow(s, attempt, str(d.parent_call_id)),
     stepKind: "",
     method: null,
     target: str(d.target),
@@ -359,6 +414,18 @@ function closeRunning(s: ConsoleState, status: RunStatus, error: string): Consol
   return { ...s, lines: changed ? lines : s.lines, nodes };
 }
 
+/**
+ * The console title's mention of the KServe release a run used: from its `run.queued` event, else
+ * from the run's config snapshot (`run.config`, as the run API shows it); empty for runs made before
+ * releases (and while neither has arrived).
+ */
+export function releaseTitle(s: ConsoleState, run: { config?: unknown } | null | undefined): string {
+  const config = run?.config;
+  const snapshot = config !== null && typeof config === "object" ? str((config as Record<string, unknown>).kserve_version) : null;
+  const release = s.kserveVersion ?? snapshot;
+  return release ? ` · KServe ${release}` : "";
+}
+
 function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
   const d = e.data ?? {};
   const attempt = num(d.attempt) ?? s.attempt;
@@ -367,8 +434,10 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
       const version = num(d.version);
       const environment = str(d.environment);
       const rerun = str(d.rerun_of);
-      const next = { ...s, status: s.status ?? ("queued" as RunStatus), version, environment, queuedAt: e.created_at ?? null };
-      return note(next, e, "info", `Queued: version ${version ?? "?"} in environment ${environment ?? "?"}${rerun ? ` (again, like run ${rerun.slice(0, 8)})` : ""}.`);
+      const kserveVersion = str(d.kserve_version);
+      const next = { ...s, status: s.status ?? ("queued" as RunStatus), version, environment, kserveVersion, queuedAt: e.created_at ?? null };
+      const release = kserveVersion ? `, as KServe ${kserveVersion}'s router` : "";
+      return note(next, e, "info", `Queued: version ${version ?? "?"} in environment ${environment ?? "?"}${release}${rerun ? ` (again, like run ${rerun.slice(0, 8)})` : ""}.`);
     }
     case "run.started": {
       const retry = s.attempt > 0 && attempt > s.attempt;
@@ -385,7 +454,7 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
     case "node.started": {
       const callId = str(d.call_id) ?? "";
       const node: NodeResult = { callId, node: str(d.node) ?? "", attempt, routerType: str(d.router_type), status: "running", statusCode: null, durationMs: null, error: null, output: null };
-      return { ...s, nodes: { ...s.nodes, [callId]: node } };
+      return { ...s, nodes: putRecord(s.nodes, callId, node) };
     }
     case "node.finished": {
       const callId = str(d.call_id) ?? "";
@@ -403,7 +472,7 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
         error: str(d.error),
         output: bodyView(d.output),
       };
-      return { ...s, nodes: { ...s.nodes, [callId]: node } };
+      return { ...s, nodes: putRecord(s.nodes, callId, node) };
     }
     case "step.started": {
       const line = stepLine(s, e, attempt);
@@ -441,7 +510,7 @@ function apply(s: ConsoleState, e: RunEventMsg): ConsoleState {
       const callId = str(d.call_id) ?? "";
       const node = str(d.node) ?? "";
       const decision = routeDecision(d);
-      const next = { ...s, routes: { ...s.routes, [callId]: decision } };
+      const next = { ...s, routes: putRecord(s.routes, callId, decision) };
       return putLine(next, { kind: "route", key: `route:${e.seq}`, seq: e.seq, attempt, callId, node, decision, text: describeRoute(node, decision) });
     }
     case "run.finished": {
@@ -509,8 +578,15 @@ export function skipGap(state: ConsoleState): ConsoleState {
   return reduceEvents({ ...state, lastSeq: state.pending[0].seq - 1, pending: [] }, state.pending);
 }
 
+/** Applies events in order (as `reduceEvent` one by one would), in time linear in their number. */
 export function reduceEvents(state: ConsoleState, events: readonly RunEventMsg[]): ConsoleState {
-  return events.reduce(reduceEvent, state);
+  if (batchOwned) return events.reduce(reduceEvent, state); // inside a batch already (skipGap)
+  batchOwned = new WeakSet();
+  try {
+    return events.reduce(reduceEvent, state);
+  } finally {
+    batchOwned = null;
+  }
 }
 
 /** Parses an SSE `data:` payload; null for anything that is not an event. */
@@ -530,11 +606,15 @@ export function parseEvent(v: unknown): RunEventMsg | null {
   return { seq: o.seq, type: o.type, run: str(o.run) ?? undefined, created_at: str(o.created_at), data: o.data && typeof o.data === "object" ? (o.data as Record<string, unknown>) : {} };
 }
 
-/** The JSON listing of a run's stored events (`GET /api/runs/{id}/events/?format=json`). */
+/** A page of the JSON listing of a run's stored events (`GET /api/runs/{id}/events/?format=json`). */
 export interface EventLog {
   run: string;
   finished: boolean;
   events: RunEventMsg[];
+  /** How many events the run has stored (null from a server that does not say). */
+  total: number | null;
+  /** Whether another page follows (a `next` link); a server without pages sends every event at once. */
+  more: boolean;
 }
 
 /** Reads the JSON listing; null for anything that is not one. Events that are not events are left out. */
@@ -543,7 +623,25 @@ export function parseEventLog(value: unknown): EventLog | null {
   const o = value as Record<string, unknown>;
   if (typeof o.run !== "string" || typeof o.finished !== "boolean" || !Array.isArray(o.events)) return null;
   const events = o.events.map(parseEvent).filter((e): e is RunEventMsg => e !== null);
-  return { run: o.run, finished: o.finished, events };
+  return { run: o.run, finished: o.finished, events, total: num(o.total), more: typeof o.next === "string" && o.next !== "" };
+}
+
+/**
+ * How a run ended, from its detail (`GET /api/runs/{id}/`) alone: what the console shows of a
+ * finished run while its events are still being read. Null while the run has not ended.
+ */
+export function finishedFromRun(run: Pick<Run, "status" | "error" | "duration_ms" | "response"> | null | undefined): FinishInfo | null {
+  if (!run || !isTerminal(run.status)) return null;
+  const response = runResponse(run.response);
+  return {
+    status: run.status,
+    statusCode: response?.status_code ?? null,
+    contentType: response?.content_type ?? null,
+    error: run.error ?? "",
+    durationMs: run.duration_ms ?? null,
+    response: response && response.status_code !== null ? response : null,
+    warnings: [],
+  };
 }
 
 // The fields of a step's events the step view shows in its own places (the rest it lists as they came).
@@ -594,7 +692,7 @@ export function progress(state: ConsoleState): Progress {
   return p;
 }
 
-/** The call id of the node invocation a step call belongs to (`root/2>match/1` -> `root/2>match`). */
+/** The call id of the node invocation a step call belongs to (`match#2/1` -> `match#2`). */
 export function nodeCallOf(callId: string): string {
   const at = callId.lastIndexOf("/");
   return at < 0 ? callId : callId.slice(0, at);
@@ -764,8 +862,8 @@ export function runMarks(state: ConsoleState): RunMarks {
     const calls = (prev?.calls ?? 0) + 1;
     const status: StepMarkStatus = soft.includes(l) ? "soft-failed" : l.status;
     const keepPrev = prev && prev.calls > 0 && PRIORITY[prev.status] > PRIORITY[status];
-    // Soft failures inside the node this step called (call ids below `<step>>`).
-    const below = soft.filter((x) => x.callId.startsWith(`${l.callId}>`)).length;
+    // Soft failures inside the node this step called, at any depth (l is among their callers).
+    const below = soft.filter((x) => [...callersOf(state, x)].includes(l)).length;
     steps.set(key, {
       status: keepPrev ? prev.status : status,
       durationMs: keepPrev ? prev.durationMs : l.durationMs,
@@ -793,7 +891,10 @@ export const SOFT_NOTE = "failed, but the graph went on (Soft dependency)";
 
 /** Whether step call `line` ran inside an invocation of node `name` (at any depth below it). */
 function isBelowNode(state: ConsoleState, name: string, line: StepLine): boolean {
-  return Object.values(state.nodes).some((n) => n.node === name && n.attempt === line.attempt && line.callId.startsWith(`${n.callId}/`));
+  const invocations = new Set(Object.values(state.nodes).filter((n) => n.node === name && n.attempt === line.attempt).map((n) => n.callId));
+  if (invocations.has(nodeCallOf(line.callId))) return true;
+  for (const caller of callersOf(state, line)) if (invocations.has(nodeCallOf(caller.callId))) return true;
+  return false;
 }
 
 // ---- bodies ---------------------------------------------------------------------------------

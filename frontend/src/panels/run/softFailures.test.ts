@@ -1,5 +1,5 @@
 /**
- * Failure colouring (issue 14, item 8): failures the graph went on from (Soft dependencies) are
+ * Failure colouring: failures the graph went on from (Soft dependencies) are
  * marked apart from failures that stopped it, the summary names the first failure, and what the
  * run never reached is marked as such. The streams are small hand-written ones in the shape of
  * execution/engine/trace.py's events.
@@ -12,10 +12,13 @@ function stream(events: [string, Record<string, unknown>][]): RunEventMsg[] {
   return events.map(([type, data], i) => ({ seq: i + 1, type, data: { attempt: 1, ...data } }));
 }
 
-const started = (call_id: string, node: string, step_index: number, step_name: string): [string, Record<string, unknown>] => ["step.started", { call_id, node, step_index, step_name }];
-const finished = (call_id: string, node: string, step_index: number, status: number): [string, Record<string, unknown>] => [
+const started = (call_id: string, node: string, step_index: number, step_name: string, parent_call_id: string | null = null): [string, Record<string, unknown>] => [
+  "step.started",
+  { call_id, parent_call_id, node, step_index, step_name },
+];
+const finished = (call_id: string, node: string, step_index: number, status: number, parent_call_id: string | null = null): [string, Record<string, unknown>] => [
   "step.finished",
-  { call_id, node, step_index, status, outcome: status < 300 ? "ok" : "http-error", duration_ms: 3 },
+  { call_id, parent_call_id, node, step_index, status, outcome: status < 300 ? "ok" : "http-error", duration_ms: 3 },
 ];
 
 /** root: Sequence [match (nodeName → Ensemble, both members Soft and failing), tail]; `unused` never called. */
@@ -24,12 +27,12 @@ const ENSEMBLE_SOFT = stream([
   ["run.started", { worker: "w" }],
   ["node.started", { call_id: "root", node: "root", router_type: "Sequence" }],
   started("root/0", "root", 0, "match"),
-  ["node.started", { call_id: "root/0>match", node: "match", router_type: "Ensemble" }],
-  started("root/0>match/0", "match", 0, "db-employees"),
-  started("root/0>match/1", "match", 1, "db-visitors"),
-  finished("root/0>match/0", "match", 0, 500),
-  finished("root/0>match/1", "match", 1, 503),
-  ["node.finished", { call_id: "root/0>match", node: "match", status: 200, outcome: "ok" }],
+  ["node.started", { call_id: "match#1", parent_call_id: "root/0", node: "match", router_type: "Ensemble" }],
+  started("match#1/0", "match", 0, "db-employees", "root/0"),
+  started("match#1/1", "match", 1, "db-visitors", "root/0"),
+  finished("match#1/0", "match", 0, 500, "root/0"),
+  finished("match#1/1", "match", 1, 503, "root/0"),
+  ["node.finished", { call_id: "match#1", parent_call_id: "root/0", node: "match", status: 200, outcome: "ok" }],
   finished("root/0", "root", 0, 200),
   started("root/1", "root", 1, "tail"),
   finished("root/1", "root", 1, 200),
@@ -53,7 +56,7 @@ const TWO_FAILURES = stream([
 describe("failures the graph went on from", () => {
   it("marks an Ensemble's failing Soft members apart from a failure that stopped the graph", () => {
     const s = reduceEvents(emptyConsole("r"), ENSEMBLE_SOFT);
-    expect(softFailures(s).map((l) => l.callId)).toEqual(["root/0>match/0", "root/0>match/1"]);
+    expect(softFailures(s).map((l) => l.callId)).toEqual(["match#1/0", "match#1/1"]);
     const marks = runMarks(s);
     expect(marks.steps.get(issueKey("match", 0))?.status).toBe("soft-failed");
     expect(marks.steps.get(issueKey("match", 1))?.status).toBe("soft-failed");

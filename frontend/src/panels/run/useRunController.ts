@@ -23,7 +23,7 @@ export interface StartProblem {
 /** The form's fields as the panel uses them (parsing and remembering stay inside). */
 type FormView = Omit<RunForm, "payloadCheck" | "rememberPayload">;
 /** The run shown, as the panel and the canvas use it. */
-type StreamView = Pick<RunStream, "console" | "run" | "marks" | "connection" | "replay" | "actionError" | "detach">;
+type StreamView = Pick<RunStream, "console" | "run" | "marks" | "connection" | "replay" | "loading" | "actionError" | "detach">;
 
 export interface RunController extends FormView, StreamView {
   starting: boolean;
@@ -132,6 +132,7 @@ export function useRunController({
     marks: stream.marks,
     connection: stream.connection,
     replay: stream.replay,
+    loading: stream.loading,
     actionError: stream.actionError,
     detach: stream.detach,
     starting,

@@ -5,21 +5,35 @@
  * execution/eventschema.py). The browser reconnects by itself sending Last-Event-ID; the reducer
  * drops repeated events and holds back events after a gap, in which case the stream is reopened
  * from the last event applied. The stream is closed after `run.finished`, which carries the
- * graph's answer: nothing is fetched afterwards.
+ * graph's answer: nothing is fetched afterwards. Events that arrive together are folded together
+ * (one render per `LIVE_BATCH_MS`), so a fast run's thousands of events do not cost a render each.
  *
- * Replay: the stored events as JSON (`GET /api/runs/{id}/events/?format=json`) through the same
- * reducer: when a finished run is opened, when the stream fails, and when a gap stays after the
- * stream was reopened (an event whose type the stream was not subscribed to: the console then
- * shows it as unknown instead of losing it).
+ * Replay: the stored events as JSON (`GET /api/runs/{id}/events/?format=json`), a page at a time,
+ * through the same reducer (one render per page, with how far it got in `loading`): when a run is
+ * opened that this tab did not just start (from the list, or after a reload; a stream follows if
+ * it is still going on), when the stream fails, and when a gap stays after the stream was reopened
+ * (an event whose type the stream was not subscribed to: the console then shows it as unknown
+ * instead of losing it). The run's detail is read alongside, so a run that has ended shows so at
+ * once, before its events are read.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Api, Run } from "../../api";
 import { describeApiError } from "../../common/ui";
 import { RUN_EVENT_TYPES } from "../../generated/events";
-import { emptyConsole, hasGap, parseEventData, parseEventLog, reduceEvent, reduceEvents, runMarks, skipGap, type ConsoleState, type RunMarks } from "./console";
+import { emptyConsole, hasGap, parseEventData, parseEventLog, reduceEvents, runMarks, skipGap, type ConsoleState, type RunEventMsg, type RunMarks } from "./console";
+import { readEventPages } from "./eventPages";
 import { rememberRun, rememberedRun, safeStorage } from "./samples";
 
 const RETRY_MS = 2000; // the server's own `retry:` hint
+// Live events arriving within this many ms are folded and rendered together: a run's events come
+// in bursts (an Ensemble's members, a looping graph), and 20 renders a second is smooth enough.
+const LIVE_BATCH_MS = 50;
+
+/** How far the replay of a run's stored events got: events applied, of how many are stored. */
+export interface Loading {
+  loaded: number;
+  total: number | null;
+}
 
 export type Connection = "idle" | "connecting" | "open" | "reconnecting" | "closed";
 
@@ -30,6 +44,8 @@ export interface RunStream {
   marks: RunMarks | null;
   connection: Connection;
   replay: boolean;
+  /** While stored events are being read: how far it got; null otherwise. */
+  loading: Loading | null;
   actionError: string | null;
   setActionError(message: string | null): void;
   /** The id of the run shown, at the moment of the call. */
@@ -45,6 +61,9 @@ interface Live {
   retry: ReturnType<typeof setTimeout> | null;
   reopenedAt: number;
   errors: number;
+  /** Live events waiting to be folded together, and the timer that will. */
+  queued: RunEventMsg[];
+  flush: ReturnType<typeof setTimeout> | null;
 }
 
 export function useRunStream({ api, graph }: { api: Api; graph: string }): RunStream {
@@ -53,9 +72,10 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
   const [run, setRunState] = useState<Run | null>(null);
   const [connection, setConnection] = useState<Connection>("idle");
   const [replay, setReplay] = useState(false);
+  const [loading, setLoading] = useState<Loading | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
 
-  const live = useRef<Live>({ runId: null, source: null, state: emptyConsole(), retry: null, reopenedAt: -1, errors: 0 });
+  const live = useRef<Live>({ runId: null, source: null, state: emptyConsole(), retry: null, reopenedAt: -1, errors: 0, queued: [], flush: null });
 
   const close = useCallback(() => {
     const l = live.current;
@@ -63,6 +83,9 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
     l.source = null;
     if (l.retry) clearTimeout(l.retry);
     l.retry = null;
+    if (l.flush) clearTimeout(l.flush);
+    l.flush = null;
+    l.queued = [];
   }, []);
 
   const commit = useCallback((next: ConsoleState) => {
@@ -83,22 +106,41 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
   );
 
   /**
-   * Feeds the stored events after the last one applied through the reducer. Resolves whether the
-   * run has ended, or null when the events could not be read (the reason is shown).
+   * Feeds the stored events after the last one applied through the reducer, a page at a time
+   * (each page rendered as it comes, with the progress in `loading`). Resolves whether the run
+   * has ended, or null when the events could not be read (the reason is shown) or another run
+   * was opened meanwhile.
    */
   const replayStored = useCallback(
     async (runId: string): Promise<boolean | null> => {
+      const wanted = () => live.current.runId === runId;
       try {
-        const log = parseEventLog(await api.runEventLog(runId, live.current.state.lastSeq));
-        if (live.current.runId !== runId) return null;
-        if (!log) throw new Error("the answer is not a list of events");
-        // The listing holds every stored event: what is still missing was never stored.
-        const next = skipGap(reduceEvents(live.current.state, log.events));
-        commit(next);
-        return next.finished !== null || log.finished;
+        setLoading({ loaded: live.current.state.lastSeq, total: null });
+        const last = await readEventPages(
+          live.current.state.lastSeq,
+          async (after) => {
+            const log = parseEventLog(await api.runEventLog(runId, after));
+            if (!log) throw new Error("the answer is not a list of events");
+            return log;
+          },
+          (page) => {
+            let next = reduceEvents(live.current.state, page.events);
+            // The last page ends the stored events: what is still missing before the events
+            // that wait was never stored.
+            if (!page.more) next = skipGap(next);
+            commit(next);
+            setLoading({ loaded: next.lastSeq, total: page.total });
+            return next.lastSeq;
+          },
+          wanted,
+        );
+        if (!last) return null;
+        return live.current.state.finished !== null || last.finished;
       } catch (err) {
-        if (live.current.runId === runId) setActionError(`Could not load the events of run ${runId.slice(0, 8)}: ${describeApiError(err)}`);
+        if (wanted()) setActionError(`Could not load the events of run ${runId.slice(0, 8)}: ${describeApiError(err)}`);
         return null;
+      } finally {
+        if (wanted()) setLoading(null);
       }
     },
     [api, commit],
@@ -128,12 +170,12 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
         });
       };
 
-      const onEvent = (msg: MessageEvent<string>) => {
-        if (l.source !== source) return;
-        const event = parseEventData(msg.data);
-        if (!event) return;
-        l.errors = 0;
-        const next = reduceEvent(l.state, event);
+      const flush = () => {
+        l.flush = null;
+        const events = l.queued;
+        l.queued = [];
+        if (l.source !== source || !events.length) return;
+        const next = reduceEvents(l.state, events);
         if (next === l.state) return;
         commit(next);
         if (hasGap(next)) {
@@ -151,6 +193,15 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
           close();
           setConnection("closed");
         }
+      };
+
+      const onEvent = (msg: MessageEvent<string>) => {
+        if (l.source !== source) return;
+        const event = parseEventData(msg.data);
+        if (!event) return;
+        l.errors = 0;
+        l.queued.push(event);
+        if (!l.flush) l.flush = setTimeout(flush, LIVE_BATCH_MS);
       };
       for (const type of RUN_EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
       source.onmessage = onEvent; // an event without an `event:` name
@@ -183,8 +234,11 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
       setReplay(!!options.replay);
       setActionError(null);
       rememberRun(session, graph, runId);
-      if (options.replay) {
-        // A run from the list: its stored events first; a stream only if it is still going on.
+      setLoading(null);
+      if (!options.run) {
+        // A run this tab did not just start (from the list, or after a reload): its detail says
+        // at once whether it has ended; its stored events are read a page at a time, and a
+        // stream follows only if it is still going on.
         setConnection("connecting");
         void replayStored(runId).then((finished) => {
           if (live.current.runId !== runId) return;
@@ -206,6 +260,7 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
     setRunState(null);
     setConnection("idle");
     setReplay(false);
+    setLoading(null);
     setActionError(null);
     rememberRun(session, graph, null);
   }, [close, commit, graph, session]);
@@ -230,6 +285,7 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
     marks,
     connection,
     replay,
+    loading,
     actionError,
     setActionError,
     currentRunId: () => live.current.runId,
