@@ -73,11 +73,11 @@ def junit_xml(name: str, summary: Mapping[str, Any], verdict: Mapping[str, Any])
     for label, failure, skip in cases:
         case = ET.SubElement(suite, "testcase", {"name": label, "classname": name, "time": elapsed})
         if skip:
-            ET.SubElement(case, "skipped", {"message": "not measured (the step was never called)"})
+            message = "not measured (the step was never called)"
+            ET.SubElement(case, "skipped", {"message": message, "type": "NotMeasured"})
         elif failure:
-            ET.SubElement(
-                case, "failure", {"message": failure, "type": "LatencyBudgetExceeded"}
-            ).text = failure
+            kind = "LatencyBudgetExceeded" if checks else "NoAnswer"
+            ET.SubElement(case, "failure", {"message": failure, "type": kind}).text = failure
     out = ET.SubElement(suite, "system-out")
     out.text = "\n".join(summary_lines(summary, verdict))
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))

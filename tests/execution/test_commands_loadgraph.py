@@ -100,3 +100,19 @@ def test_invalid_input_exits_2(tmp_path: Path, mock_server: Any, args: list[str]
 
 def test_an_unknown_graph_exits_2(db: Any) -> None:
     assert run("no-such-graph", "--requests", "1", "--concurrency", "1")[0] == 2
+
+
+def test_the_junit_report_of_an_unmeasured_budget_and_of_an_unanswered_load_is_schema_valid() -> None:
+    """CI readers want a ``type`` on every ``<skipped>`` and ``<failure>`` (the JUnit schema
+    ``testgraph --junit`` is held to)."""
+    from execution.loadtests.report import junit_xml
+    from tests.graphtests.junitschema import validate
+
+    summary = {"elapsed_s": 1.5, "completed": 0}
+    unmeasured = {
+        "checks": [{"target": "root/classify", "budget_ms": 50.0, "measured_ms": None, "passed": None}]
+    }
+    validate(junit_xml("one-step", summary, unmeasured))
+    validate(junit_xml("one-step", summary, {"checks": []}))
+    failure = ElementTree.fromstring(junit_xml("one-step", summary, {"checks": []})).find(".//failure")
+    assert failure is not None and failure.get("type") == "NoAnswer"

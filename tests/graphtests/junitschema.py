@@ -1,8 +1,9 @@
 """The part of the JUnit XML schema that CI readers rely on, as XSD, and a small stdlib validator.
 
-The schema is the Ant/Jenkins JUnit report format reduced to what ``testgraph --junit`` writes
-(``testsuites`` > ``testsuite`` > ``testcase`` > ``failure``/``error``/``skipped``), written here
-from the published format. The validator understands exactly the XSD constructs used below:
+The schema is the Ant/Jenkins JUnit report format reduced to what ``testgraph --junit`` and
+``loadgraph --junit`` write (``testsuites`` > ``testsuite`` > ``testcase`` >
+``failure``/``error``/``skipped``, and the suite's ``system-out``), written here from the
+published format. The validator understands exactly the XSD constructs used below:
 ``element`` (by ``type`` or inline ``complexType``, ``minOccurs``/``maxOccurs``), ``sequence``,
 ``choice``, ``attribute`` (``use="required"``), ``simpleContent`` extension, and the simple types
 ``xs:string``, ``xs:int``, ``xs:decimal`` and a pattern-restricted timestamp.
@@ -29,6 +30,11 @@ XSD = """\
       </xs:extension>
     </xs:simpleContent>
   </xs:complexType>
+  <xs:complexType name="output">
+    <xs:simpleContent>
+      <xs:extension base="xs:string"/>
+    </xs:simpleContent>
+  </xs:complexType>
   <xs:complexType name="testcase">
     <xs:choice minOccurs="0" maxOccurs="1">
       <xs:element name="skipped" type="problem"/>
@@ -42,6 +48,7 @@ XSD = """\
   <xs:complexType name="testsuite">
     <xs:sequence>
       <xs:element name="testcase" type="testcase" minOccurs="0" maxOccurs="unbounded"/>
+      <xs:element name="system-out" type="output" minOccurs="0"/>
     </xs:sequence>
     <xs:attribute name="name" type="xs:string" use="required"/>
     <xs:attribute name="tests" type="xs:int" use="required"/>
