@@ -6,13 +6,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from graphs.views import _studio_config
+from graphs.views import studio_config
 
 
 @login_required
 def deploy_targets_page(request: HttpRequest) -> HttpResponse:
     """List, create, change and delete the deploy targets the user may use (the API decides)."""
     user = request.user
-    config = _studio_config(request, isStaff=bool(user.is_staff or user.is_superuser))
+    config = studio_config(request, isStaff=bool(user.is_staff or user.is_superuser))
     context = {"studio_config": config, "bundle": "deploytargets", "page_title": "Deploy targets"}
     return render(request, "graphs/app_shell.html", context)

@@ -15,7 +15,9 @@ from config.params import parse_db_int
 from graphs import selectors
 
 
-def _studio_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+def studio_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+    """What every page's frontend bundle reads at start (the API's base, the user, the CSRF token,
+    the logout URL), with the page's own ``extra`` values; the pages of other apps use it too."""
     return {
         "apiBase": "/api/",
         "user": request.user.get_username(),
@@ -27,7 +29,7 @@ def _studio_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
 
 @login_required
 def graph_list_page(request: HttpRequest) -> HttpResponse:
-    context = {"studio_config": _studio_config(request), "bundle": "list", "page_title": "Graphs"}
+    context = {"studio_config": studio_config(request), "bundle": "list", "page_title": "Graphs"}
     return render(request, "graphs/app_shell.html", context)
 
 
@@ -40,7 +42,7 @@ def editor_page(request: HttpRequest, name: str) -> HttpResponse:
     except NotFound as exc:  # the API's error; a page answers Django's 404 page
         raise Http404(exc.detail) from exc
     version = parse_db_int(request.GET.get("version", ""))
-    config = _studio_config(request, graph=graph.name, version=version)
+    config = studio_config(request, graph=graph.name, version=version)
     context = {"studio_config": config, "bundle": "editor", "page_title": graph.name}
     return render(request, "graphs/app_shell.html", context)
 
@@ -51,7 +53,7 @@ def environments_page(request: HttpRequest) -> HttpResponse:
     (the API decides; the page only mirrors its rules). ``isStaff`` lets the page disable what
     only staff may do (share an environment, change the system default) and say why."""
     user = request.user
-    config = _studio_config(request, isStaff=bool(user.is_staff or user.is_superuser))
+    config = studio_config(request, isStaff=bool(user.is_staff or user.is_superuser))
     context = {"studio_config": config, "bundle": "environments", "page_title": "Environments"}
     return render(request, "graphs/app_shell.html", context)
 
@@ -60,6 +62,6 @@ def environments_page(request: HttpRequest) -> HttpResponse:
 def tokens_page(request: HttpRequest) -> HttpResponse:
     """The API tokens page: create a personal token (its key shown once, with a ready ``curl``
     line), list and revoke them. ``siteUrl`` is this site's address, for that line."""
-    config = _studio_config(request, siteUrl=request.build_absolute_uri("/").rstrip("/"))
+    config = studio_config(request, siteUrl=request.build_absolute_uri("/").rstrip("/"))
     context = {"studio_config": config, "bundle": "tokens", "page_title": "API tokens"}
     return render(request, "graphs/app_shell.html", context)
