@@ -13,15 +13,20 @@ Run it with the models' own virtualenv (``make models-venv``)::
 
 KServe's REST server listens on every interface; this one listens on ``--host`` (loopback unless
 told otherwise), as a demo on a developer's machine should.
+
+With ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) set it exports its
+spans over OTLP/HTTP as ``studio-demo-models``, each request's span a child of the span named in
+its W3C ``traceparent`` (the studio's step call): :func:`configure_tracing`.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from kserve import Model, ModelServer
@@ -31,6 +36,11 @@ from kserve.protocol.infer_type import InferOutput, InferRequest, InferResponse
 from kserve.protocol.rest.server import RESTServer
 
 from models import vision
+
+# The tracing service the model server's spans are reported as (OTEL_SERVICE_NAME overrides it).
+SERVICE_NAME: Final = "studio-demo-models"
+# Either one sends spans; the OTLP exporter reads them itself (the first with /v1/traces appended).
+ENDPOINT_VARIABLES: Final = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
 
 class VisionModel(Model):
@@ -116,12 +126,43 @@ def _listen_on(host: str) -> None:
     kserve_model_server.RESTServer = BoundRESTServer  # type: ignore[misc]
 
 
+def configure_tracing() -> bool:
+    """Export the server's spans over OTLP/HTTP when the standard endpoint variable is set.
+
+    KServe's REST server traces nothing itself, but the FastAPI app it serves makes a SERVER span
+    per request (and spans for the endpoint and serialization under it) as soon as a global tracer
+    provider exists, parented by the request's ``traceparent`` (the API's default propagator is W3C
+    trace context): so setting that provider up is all it takes. Without an endpoint (or with
+    ``OTEL_SDK_DISABLED=true``) nothing is imported, the provider stays the API's no-op one and
+    FastAPI's telemetry stays off: nothing is sent and startup costs nothing more. True when set up.
+    """
+    if not any(os.environ.get(name) for name in ENDPOINT_VARIABLES):
+        return False
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    # Resource.create reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; given attributes win.
+    named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": SERVICE_NAME}
+    provider = TracerProvider(resource=Resource.create(named))
+    # Batched on the SDK's own thread: a slow or absent collector never delays an answer. The
+    # provider flushes what is left when the process exits.
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+    return True
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default loopback)")
     parser.add_argument("--http_port", type=int, default=9020)
     options, _ = parser.parse_known_args(argv)
     _listen_on(options.host)
+    configure_tracing()
     models = build_models()
     ModelServer(http_port=options.http_port, enable_grpc=False, workers=1).start(models)
 

@@ -8,7 +8,7 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -35,8 +35,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def model_server(log: Path) -> Iterator[str]:
-    """KServe's ModelServer with the demo's models, started as `make run` starts it; its URL."""
+def model_server(log: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """KServe's ModelServer with the demo's models, started as `make run` starts it; its URL.
+    ``env`` is added to the test process's environment (the OpenTelemetry variables, say)."""
     python = models_python()
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -44,6 +45,7 @@ def model_server(log: Path) -> Iterator[str]:
         proc = subprocess.Popen(
             [str(python), "-m", "models.server", "--host", "127.0.0.1", "--http_port", str(port)],
             cwd=ROOT,
+            env={**os.environ, **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
