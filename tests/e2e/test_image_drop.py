@@ -101,6 +101,14 @@ def test_dropping_a_photo_shows_its_thumbnail_and_sends_its_bytes_as_b64(run_tab
     assert cancelled(zone, "dragenter", data)
     assert cancelled(zone, "dragover", data)
     expect(zone).to_have_class(DRAG_OVER)
+    # Moving onto the button inside the zone keeps the highlight; leaving the zone drops it.
+    leave = "(el, to) => el.dispatchEvent(new DragEvent('dragleave', { bubbles: true, relatedTarget: to }))"
+    zone.evaluate(leave, zone.locator("label").element_handle())
+    expect(zone).to_have_class(DRAG_OVER)
+    zone.evaluate(leave, page.locator("body").element_handle())
+    expect(zone).not_to_have_class(DRAG_OVER)
+    assert cancelled(zone, "dragover", data)
+    expect(zone).to_have_class(DRAG_OVER)
     assert cancelled(zone, "drop", data)
     expect(zone).not_to_have_class(DRAG_OVER)
 
