@@ -37,6 +37,9 @@ COPY execution/ execution/
 RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates/ templates/
+# The demo's photos (execution/demo.py, PHOTOS): the Run panel's samples and, with the real models,
+# face-recognition's suite. The model server's code is not here: it is the models stage's.
+COPY models/samples/ models/samples/
 COPY --from=frontend /src/frontend/dist frontend/dist
 # Everything the processes read is made here, so they run on a read-only root filesystem
 # (deploy/kubernetes): the static files are collected (collectstatic needs a key but no database;

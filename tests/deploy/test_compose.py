@@ -112,6 +112,13 @@ def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
     )
     assert "collectstatic" in studio
     assert dockerfile.user(studio)[0] > 0, "the image runs as a numeric non-root user"
+    # The demo's photos: `seed_demo` reads them for face-recognition's suite when LOCAL_MODELS_URL
+    # is set, as it is in compose.
+    from execution import demo
+
+    photos = demo.PHOTOS.relative_to(ROOT).as_posix()
+    assert f"COPY {photos}/ {photos}/" in studio
+    assert "COPY models/ " not in studio and "models/server.py" not in studio
 
 
 def test_the_studios_services_build_the_studio_stage_and_the_models_their_own(
