@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -303,6 +304,28 @@ def real_model_urls() -> dict[str, str]:
     return {name: f"{base}/v1/models/{name}:predict" for name in REAL_MODEL_SERVICES}
 
 
+def model_server_hosts() -> list[str]:
+    """The hosts of MOCKMODELS_URL and LOCAL_MODELS_URL that loopback does not cover, by name.
+
+    Under docker-compose the model servers are services (``mockmodels``, ``models``) whose names
+    resolve to the compose network's private addresses, which the guard refuses by default; the
+    operator named these hosts for ``local``, so ``local`` may call them, and no other private host.
+    """
+    hosts = set()
+    for url in (settings.MOCKMODELS_URL, settings.LOCAL_MODELS_URL):
+        host = (urlsplit(url).hostname or "").lower()
+        if host and host != "localhost" and not _is_loopback(host):
+            hosts.add(host)
+    return sorted(hosts)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def local_environment_values() -> dict[str, Any]:
     base = settings.MOCKMODELS_URL.rstrip("/")
     real = real_model_urls()
@@ -321,6 +344,7 @@ def local_environment_values() -> dict[str, Any]:
         "step_timeout": DEFAULT_STEP_TIMEOUT,
         "deadline": DEFAULT_DEADLINE_S,
         "allow_loopback": True,
+        "allow_hosts": model_server_hosts(),
     }
 
 
@@ -335,6 +359,7 @@ def ensure_local_environment() -> tuple[Environment, bool]:
     environment = Environment.objects.filter(system=True).first()
     if environment is not None:
         _follow_mock_server(environment)
+        _follow_model_hosts(environment)
         return environment, False
     try:
         with transaction.atomic():
@@ -404,6 +429,25 @@ def _follow_real_models(environment: Environment) -> None:
     environment.description = values["description"]
     environment.save(update_fields=["service_urls", "description", "updated_at"])
     _environment_audit(None, "environment.update", environment, changes=changes)
+
+
+def _follow_model_hosts(environment: Environment) -> None:
+    """Allow the model servers' hosts a ``local`` calls but was made without (a compose deployment
+    of an earlier release); hosts someone allowed stay, and no host it does not call is added."""
+    calls = {
+        (urlsplit(url).hostname or "").lower()
+        for url in [environment.url_template, *(environment.service_urls or {}).values()]
+        if isinstance(url, str)
+    }
+    current = list(environment.allow_hosts or [])
+    missing = [host for host in model_server_hosts() if host in calls and host not in current]
+    if not missing:
+        return
+    environment.allow_hosts = [*current, *missing]
+    environment.save(update_fields=["allow_hosts", "updated_at"])
+    _environment_audit(
+        None, "environment.update", environment, changes={"allow_hosts": [current, environment.allow_hosts]}
+    )
 
 
 def environment_config(environment: Environment, *, kserve_version: str | None = None) -> dict[str, Any]:

@@ -346,3 +346,74 @@ def test_the_system_environment_follows_the_real_models_and_keeps_a_map_someone_
     Environment.objects.filter(pk=local.pk).update(service_urls=mine)
     settings.LOCAL_MODELS_URL = "http://127.0.0.1:9020"
     assert environments.ensure_local_environment()[0].service_urls == mine
+
+
+def test_the_system_environment_may_call_the_model_servers_compose_names(
+    settings: Any, monkeypatch: Any
+) -> None:
+    """docker-compose.yml: the mock and the real models are services on the compose network, whose
+    names resolve to private addresses. The `local` environment calls them (the operator named
+    them in MOCKMODELS_URL and LOCAL_MODELS_URL) and no other private address."""
+    import socket
+
+    from execution.engine.urlguard import BlockedUrl
+    from execution.services import environments
+
+    network = {"mockmodels": "172.18.0.4", "models": "172.18.0.5", "db": "172.18.0.2"}
+    real_getaddrinfo = socket.getaddrinfo
+
+    def compose_dns(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host in network:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (network[host], int(port)))]
+        return real_getaddrinfo(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", compose_dns)
+    settings.MOCKMODELS_URL = "http://mockmodels:9010"
+    settings.LOCAL_MODELS_URL = "http://models:9020"
+    local, _ = environments.ensure_local_environment()
+    guard = environments.guard_from_config(environments.environment_config(local))
+    guard.check(local.url_template.format(name="sentiment-v1"))
+    guard.check(local.service_urls["face-detector"])
+    guard.check("http://127.0.0.1:9010/v1/models/echo:predict")  # make run's loopback, as before
+    with pytest.raises(BlockedUrl, match="private address"):
+        guard.check("http://db:5432/")
+
+
+def test_the_system_environment_on_loopback_allows_no_host_by_name(settings: Any) -> None:
+    """`make run`: loopback addresses are allowed as a class; no host name is added."""
+    from execution.services import environments
+
+    settings.MOCKMODELS_URL = "http://127.0.0.1:9010"
+    settings.LOCAL_MODELS_URL = "http://localhost:9020"
+    local, _ = environments.ensure_local_environment()
+    assert local.allow_hosts == []
+
+
+def test_a_local_made_before_its_hosts_were_allowed_gets_the_ones_it_calls(settings: Any) -> None:
+    """A compose volume from an earlier release: `local` calls mockmodels with no host allowed."""
+    from execution.services import environments
+
+    settings.MOCKMODELS_URL = "http://mockmodels:9010"
+    settings.LOCAL_MODELS_URL = ""
+    local, _ = environments.ensure_local_environment()
+    Environment.objects.filter(pk=local.pk).update(allow_hosts=[])
+    local, _ = environments.ensure_local_environment()
+    assert local.allow_hosts == ["mockmodels"]
+    settings.LOCAL_MODELS_URL = "http://models:9020"
+    Environment.objects.filter(pk=local.pk).update(allow_hosts=["*.staging.internal"])
+    local, _ = environments.ensure_local_environment()
+    # The service map follows only from a seeded loopback one; this one was empty, so it follows.
+    assert local.service_urls["face-detector"] == "http://models:9020/v1/models/face-detector:predict"
+    assert local.allow_hosts == ["*.staging.internal", "mockmodels", "models"]
+    assert (
+        AuditEvent.objects.filter(
+            action="environment.update", details__changes__allow_hosts__isnull=False
+        ).count()
+        == 2
+    )
+    # Pointed elsewhere by someone: no host of the model servers is added.
+    Environment.objects.filter(pk=local.pk).update(
+        url_template="http://models.internal/{name}", service_urls={}, allow_hosts=[]
+    )
+    settings.LOCAL_MODELS_URL = ""
+    assert environments.ensure_local_environment()[0].allow_hosts == []

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import dockerfile
 import pytest
 import yaml
 from django.core.management import get_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = (ROOT / "config" / "settings.py").read_text()
+stages = dockerfile.stages
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +30,7 @@ def command_words(service: dict[str, Any]) -> list[str]:
 
 
 def test_every_service_the_studio_needs_is_there(compose: dict[str, Any]) -> None:
-    assert set(compose["services"]) >= {"web", "worker", "beat", "db", "redis", "mockmodels"}
+    assert set(compose["services"]) >= {"web", "worker", "beat", "db", "redis", "mockmodels", "models"}
 
 
 def test_web_runs_migrations_then_a_production_server(compose: dict[str, Any]) -> None:
@@ -88,7 +92,7 @@ def test_no_secret_is_written_into_the_file(compose: dict[str, Any]) -> None:
 
 
 def test_long_running_services_have_healthchecks(compose: dict[str, Any]) -> None:
-    for name in ("web", "worker", "db", "redis", "mockmodels"):
+    for name in ("web", "worker", "db", "redis", "mockmodels", "models"):
         assert "healthcheck" in compose["services"][name], name
     for name in ("web", "worker"):
         depends = compose["services"][name]["depends_on"]
@@ -96,13 +100,120 @@ def test_long_running_services_have_healthchecks(compose: dict[str, Any]) -> Non
 
 
 def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
-    dockerfile = (ROOT / "Dockerfile").read_text()
+    built = stages()
+    # The studio's image is the last stage: what `docker build .` makes.
+    assert list(built)[-1] == "studio"
+    studio = built["studio"]
     for folder in ("config/", "graphs/", "execution/", "templates/"):
-        assert f"COPY {folder}" in dockerfile
-    assert "npm run build" in dockerfile and "frontend/dist" in dockerfile
-    assert "collectstatic" in dockerfile
-    user = re.search(r"^USER (\d+)(?::\d+)?$", dockerfile, re.MULTILINE)
-    assert user is not None and int(user.group(1)) > 0, "the image runs as a numeric non-root user"
+        assert f"COPY {folder}" in studio
+    assert (
+        "npm run build" in built["frontend"]
+        and "COPY --from=frontend /src/frontend/dist frontend/dist" in studio
+    )
+    assert "collectstatic" in studio
+    assert dockerfile.user(studio)[0] > 0, "the image runs as a numeric non-root user"
+    # The demo's photos: `seed_demo` reads them for face-recognition's suite when LOCAL_MODELS_URL
+    # is set, as it is in compose.
+    from execution import demo
+
+    photos = demo.PHOTOS.relative_to(ROOT).as_posix()
+    assert f"COPY {photos}/ {photos}/" in studio
+    assert "COPY models/ " not in studio and "models/server.py" not in studio
+
+
+def test_the_studios_services_build_the_studio_stage_and_the_models_their_own(
+    compose: dict[str, Any],
+) -> None:
+    targets = {
+        name: service["build"]["target"]
+        for name, service in compose["services"].items()
+        if "build" in service
+    }
+    assert targets == {
+        "web": "studio",
+        "worker": "studio",
+        "beat": "studio",
+        "mockmodels": "studio",
+        "models": "models",
+    }
+    assert set(targets.values()) <= set(stages())
+
+
+def model_server_options() -> set[str]:
+    """The options models/server.py's argument parser takes (read from its source: the models'
+    packages are not installed beside the studio's)."""
+    tree = ast.parse((ROOT / "models" / "server.py").read_text())
+    return {
+        str(node.args[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add_argument"
+        and isinstance(node.args[0], ast.Constant)
+    }
+
+
+def models_command() -> list[str]:
+    """The models stage's CMD, with the shell's words: ``sh -c "exec python -m models.server …"``."""
+    cmd = re.search(r"^CMD (\[.*\])$", stages()["models"], re.MULTILINE)
+    assert cmd is not None, "the models stage has an exec-form CMD"
+    words = yaml.safe_load(cmd.group(1))
+    assert words[:2] == ["sh", "-c"] and len(words) == 3, "a shell expands MODELS_PORT"
+    return shlex.split(words[2])
+
+
+def test_the_models_stage_runs_kserves_model_server_as_make_run_does() -> None:
+    stage = stages()["models"]
+    assert "pip install --no-cache-dir -r models/requirements.txt" in stage
+    # Every module of the models package the server imports is in the image.
+    tree = ast.parse((ROOT / "models" / "server.py").read_text())
+    imported = {
+        a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and n.module == "models"
+        for a in n.names
+    }
+    copied = re.search(r"^COPY (.+) models/$", stage, re.MULTILINE)
+    assert copied is not None and imported
+    assert {f"models/{name}.py" for name in imported} | {"models/server.py", "models/__init__.py"} <= set(
+        copied.group(1).split()
+    )
+
+    words = models_command()
+    assert words[:4] == ["exec", "python", "-m", "models.server"]
+    options = dict(zip(words[4::2], words[5::2], strict=True))
+    assert set(options) <= model_server_options()
+    # On every interface of the container, on the port the variable names, as scripts/run.sh does.
+    assert options == {"--host": "0.0.0.0", "--http_port": "$MODELS_PORT"}
+    script = (ROOT / "scripts" / "run.sh").read_text()
+    assert '--http_port "$MODELS_PORT"' in script
+    default = re.search(r"MODELS_PORT=\$\{MODELS_PORT:-(\d+)\}", script)
+    assert default is not None
+    assert re.search(rf"^ENV .*\bMODELS_PORT={default.group(1)}\b", stage, re.MULTILINE)
+    assert re.search(rf"^EXPOSE {default.group(1)}$", stage, re.MULTILINE)
+
+
+def test_the_models_image_runs_as_a_numeric_non_root_user() -> None:
+    stage = stages()["models"]
+    uid, gid = dockerfile.user(stage)
+    assert uid > 0 and gid is not None and gid > 0
+    assert re.search(rf"useradd .*--uid {uid}\b", stage), "the user exists in the image"
+    # Nothing after USER runs as root again.
+    assert stage.rindex("USER ") > stage.rindex("RUN ")
+
+
+def test_the_local_environment_points_at_the_models_service(compose: dict[str, Any]) -> None:
+    models = compose["services"]["models"]
+    port = models["environment"]["MODELS_PORT"]
+    url = re.fullmatch(r"\$\{LOCAL_MODELS_URL-(.+)\}", compose["x-studio-env"]["LOCAL_MODELS_URL"])
+    assert url is not None, "LOCAL_MODELS_URL= (empty) turns the real models off, as MODELS=0 does"
+    parts = urlsplit(url.group(1))
+    assert (parts.scheme, parts.hostname, str(parts.port)) == ("http", "models", port)
+    # The healthcheck asks the server itself, on its port, whether its models are ready.
+    check = " ".join(models["healthcheck"]["test"])
+    assert f"http://127.0.0.1:{port}/v2/health/ready" in check
+    # None of the studio's settings (its secret key above all) reach the model server.
+    assert not set(models["environment"]) & set(compose["x-studio-env"])
 
 
 def test_web_threads_outnumber_the_event_streams_a_process_serves(compose: dict[str, Any]) -> None:

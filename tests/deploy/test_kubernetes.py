@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import dockerfile
 import pytest
 import yaml
 from django.core.management import get_commands
@@ -80,9 +81,8 @@ def command(container: dict[str, Any]) -> str:
 
 
 def image_user() -> int:
-    match = re.search(r"^USER (\d+)(?::(\d+))?$", (ROOT / "Dockerfile").read_text(), re.MULTILINE)
-    assert match is not None, "the Dockerfile's USER is numeric"
-    return int(match.group(1))
+    """The studio image's user: the Dockerfile's last stage, what the manifests run."""
+    return dockerfile.user(list(dockerfile.stages().values())[-1])[0]
 
 
 def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:

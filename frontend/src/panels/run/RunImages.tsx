@@ -2,13 +2,16 @@
  * Images in the Run panel: the picker (choose or drop a file: it becomes the payload), the input
  * image with the detector's boxes drawn on it, and thumbnails of the images inside a body.
  */
-import { useState, type DragEvent } from "react";
-import { findImages, imageFileProblem, imagePayload, type Box } from "./images";
+import { useEffect, useState, type DragEvent } from "react";
+import { findImages, imageBytesProblem, imageFileProblem, imagePayload, type Box } from "./images";
 
 export function ImagePicker({ onPayload }: { onPayload: (payload: string) => void }) {
   const [error, setError] = useState<string | null>(null);
   const [picked, setPicked] = useState<{ name: string; src: string } | null>(null);
   const [over, setOver] = useState(false);
+
+  // The thumbnail's object URL holds the file in memory: let it go when another replaces it.
+  useEffect(() => (picked ? () => URL.revokeObjectURL(picked.src) : undefined), [picked]);
 
   const take = async (file: File | undefined) => {
     if (!file) return;
@@ -19,6 +22,11 @@ export function ImagePicker({ onPayload }: { onPayload: (payload: string) => voi
     }
     try {
       const bytes = new Uint8Array(await file.arrayBuffer());
+      const notImage = imageBytesProblem(file.name, bytes);
+      if (notImage) {
+        setError(notImage);
+        return;
+      }
       const payload = imagePayload(bytes);
       setError(null);
       setPicked({ name: file.name, src: URL.createObjectURL(file) });
@@ -28,23 +36,29 @@ export function ImagePicker({ onPayload }: { onPayload: (payload: string) => voi
     }
   };
 
+  // A browser drops only where both dragenter and dragover were cancelled; elsewhere it would
+  // open the file in place of the editor.
+  const accept = (e: DragEvent<HTMLDivElement>) => {
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "copy";
+    setOver(true);
+  };
+
+  const leave = (e: DragEvent<HTMLDivElement>) => {
+    // Moving onto the button or the text inside the zone is no leaving.
+    if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setOver(false);
+  };
+
   const drop = (e: DragEvent<HTMLDivElement>) => {
     e.preventDefault();
     setOver(false);
-    void take(e.dataTransfer.files[0]);
+    const file = e.dataTransfer.files[0];
+    if (file) void take(file);
+    else setError("Drop an image file here: what was dropped is not a file.");
   };
 
   return (
-    <div
-      className={`image-picker${over ? " drag-over" : ""}`}
-      onDragOver={(e) => {
-        e.preventDefault();
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={drop}
-      data-testid="image-drop-zone"
-    >
+    <div className={`image-picker${over ? " drag-over" : ""}`} onDragEnter={accept} onDragOver={accept} onDragLeave={leave} onDrop={drop} data-testid="image-drop-zone">
       <label className="btn btn-small image-pick-button">
         Choose an image…
         <input

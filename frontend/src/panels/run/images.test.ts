@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerBoxes, findImages, imageFileProblem, imagePayload, imageSource, MAX_IMAGE_FILE_BYTES, requestImages, runBoxes, takesImages, toBase64 } from "./images";
+import { answerBoxes, findImages, imageBytesProblem, imageFileProblem, imagePayload, imageSource, MAX_IMAGE_FILE_BYTES, requestImages, runBoxes, takesImages, toBase64 } from "./images";
 
 const JPEG = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgMCAgMDAwMEAwMEBQgFBQQEBQoHBwYIDAoMDAsK";
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk";
@@ -54,6 +54,14 @@ describe("images in runs", () => {
     expect(imageFileProblem({ name: "huge.png", size: MAX_IMAGE_FILE_BYTES + 1, type: "image/png" })).toMatch(/up to 1.5 MB/);
     // The largest file that passes still fits 2 MiB once base64 and the JSON around it are added.
     expect(Math.ceil(MAX_IMAGE_FILE_BYTES / 3) * 4 + 64).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it("refuses bytes that are no image, whatever the file's name says", () => {
+    expect(imageBytesProblem("a.jpg", new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]))).toBeNull();
+    expect(imageBytesProblem("a.png", Uint8Array.from(atob(PNG), (c) => c.charCodeAt(0)))).toBeNull();
+    expect(imageBytesProblem("a.gif", new TextEncoder().encode("GIF89a\x01\x00"))).toBeNull();
+    expect(imageBytesProblem("notes.jpg", new TextEncoder().encode("not a jpeg at all"))).toMatch(/^notes\.jpg is not an image/);
+    expect(imageBytesProblem("empty.png", new Uint8Array())).toMatch(/not an image/);
   });
 
   it("offers the picker to graphs whose payloads carry an image field", () => {

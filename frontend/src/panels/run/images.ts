@@ -136,6 +136,16 @@ export function imageFileProblem(file: { name: string; size: number; type: strin
   return null;
 }
 
+/**
+ * Why a file's bytes are no image the Run panel can show, or null when they are one. Read from the
+ * first bytes, as imageSource reads them (a name or a type can lie: "notes.jpg" may hold text).
+ */
+export function imageBytesProblem(name: string, bytes: Uint8Array): string | null {
+  // 12 bytes are exactly 16 base64 characters: the same prefixes imageSource looks for.
+  const head = toBase64(bytes.subarray(0, 12));
+  return MAGIC.some(([prefix]) => head.startsWith(prefix)) ? null : `${name} is not an image: its bytes are not JPEG, PNG, GIF, WebP or BMP.`;
+}
+
 /** The v1 request that sends an image file's bytes. */
 export function imagePayload(bytes: Uint8Array): string {
   return JSON.stringify({ instances: [{ image: { b64: toBase64(bytes) } }] }, null, 2);
