@@ -168,7 +168,12 @@ def _enqueue(load_id: uuid.UUID) -> None:
         run_load_test_task.delay(str(load_id))
     except Exception:  # the broker is down: the load test cannot wait for it
         logger.exception("load test %s: could not be sent to the workers", load_id)
-        _end(load_id, LoadTest.Status.FAILED, error="The workers could not be reached; start it again.")
+        _end(
+            load_id,
+            LoadTest.Status.FAILED,
+            from_status=LoadTest.Status.QUEUED,
+            error="The workers could not be reached; start it again.",
+        )
 
 
 # --- cancelling ------------------------------------------------------------------------------------

@@ -274,3 +274,24 @@ def test_a_cases_redacted_headers_are_left_out_unless_given_with_their_value(
     assert given["request_headers"] == {"authorization": "Bearer ***", "X-Request-Id": "r-2"}
     assert given["secret_header_names"] == ["authorization"]
     assert secrets_of(given["id"]) == {"authorization": "Bearer n3w"}
+
+
+def test_a_load_test_the_workers_cannot_be_sent_fails_and_forgets_its_secrets(
+    api: APIClient,
+    graph: Any,
+    quick_run_settings: None,
+    local_env: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    def broker_down(load_id: str) -> None:
+        raise ConnectionError("the broker is down")
+
+    monkeypatch.setattr(run_load_test_task, "delay", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = start(api, headers={"Authorization": "Bearer s3cret"})
+    assert response.status_code == 202, response.json()
+    failed = api.get(f"/api/load-tests/{response.json()['id']}/").json()
+    assert failed["status"] == "failed" and "workers could not be reached" in failed["error"]
+    assert secrets_of(failed["id"]) is None
+    assert start(api).status_code != 429  # its slot is free again
