@@ -1,8 +1,10 @@
-"""The Redis bus: the clients, the channels, one listener mechanism for them, and run secrets.
+"""The Redis bus: the clients, the channels, one listener mechanism for them, and secret headers.
 
 Channels: ``run:{id}`` carries a run's events (published by :mod:`execution.events`);
 ``run:{id}:control`` carries a cancel request to the worker executing the run. The real values of
-a run's secret request headers wait for its worker under ``run:{id}:secret-headers``, with a TTL.
+a run's secret request headers wait for its worker under ``run:{id}:secret-headers``, with a TTL;
+a load test's under ``load:{id}:secret-headers`` (its own prefix: a run and a load test of the same
+id could not read or overwrite each other's).
 
 Listening costs one thread and one pub/sub connection per process, Redis URL and channel pattern,
 however many runs are listened to (:class:`ChannelListener`): the event streams of a web process
@@ -24,7 +26,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import redis
 from django.conf import settings
@@ -32,6 +34,9 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 CANCEL_MESSAGE = "cancel"
+
+# Whose secret headers a key holds: a run's or a load test's.
+SecretOwner = Literal["run", "load"]
 
 
 def channel(run_id: uuid.UUID | str) -> str:
@@ -42,8 +47,8 @@ def control_channel(run_id: uuid.UUID | str) -> str:
     return f"run:{run_id}:control"
 
 
-def secret_headers_key(run_id: uuid.UUID | str) -> str:
-    return f"run:{run_id}:secret-headers"
+def secret_headers_key(owner_id: uuid.UUID | str, owner: SecretOwner = "run") -> str:
+    return f"{owner}:{owner_id}:secret-headers"
 
 
 @functools.lru_cache(maxsize=16)
@@ -208,28 +213,40 @@ def publish_cancel(run_id: uuid.UUID | str) -> None:
 # --- secret headers ------------------------------------------------------------------------------
 
 
-def store_secret_headers(run_id: uuid.UUID | str, secrets: dict[str, str]) -> bool:
+def store_secret_headers(
+    owner_id: uuid.UUID | str, secrets: dict[str, str], *, owner: SecretOwner = "run"
+) -> bool:
     """Keep the real values of redacted headers in Redis for the worker (TTL from settings)."""
     if not secrets:
         return True
     try:
         _secrets_redis().set(
-            secret_headers_key(run_id), json.dumps(secrets), ex=settings.RUN_SECRET_HEADERS_TTL
+            secret_headers_key(owner_id, owner), json.dumps(secrets), ex=settings.RUN_SECRET_HEADERS_TTL
         )
         return True
     except redis.RedisError as exc:
-        logger.warning("could not store the secret headers of run %s: %s", run_id, exc)
+        logger.warning("could not store the secret headers of %s %s: %s", owner, owner_id, exc)
         return False
 
 
-def load_secret_headers(run_id: uuid.UUID | str) -> dict[str, str] | None:
-    """The real values stored for a run; None when they expired or Redis cannot be reached."""
+def load_secret_headers(owner_id: uuid.UUID | str, *, owner: SecretOwner = "run") -> dict[str, str] | None:
+    """The real values stored for a run (or load test); None when they expired or Redis cannot be
+    reached."""
     try:
-        raw = _secrets_redis().get(secret_headers_key(run_id))
+        raw = _secrets_redis().get(secret_headers_key(owner_id, owner))
     except redis.RedisError as exc:
-        logger.warning("could not read the secret headers of run %s: %s", run_id, exc)
+        logger.warning("could not read the secret headers of %s %s: %s", owner, owner_id, exc)
         return None
     if raw is None:
         return None
     value = json.loads(raw)
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
+
+
+def delete_secret_headers(owner_id: uuid.UUID | str, *, owner: SecretOwner = "run") -> None:
+    """Forget the real values at once (a load test that ended); should Redis not answer, their TTL
+    still bounds how long they stay."""
+    try:
+        _secrets_redis().delete(secret_headers_key(owner_id, owner))
+    except redis.RedisError as exc:
+        logger.warning("could not delete the secret headers of %s %s: %s", owner, owner_id, exc)

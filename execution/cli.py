@@ -1,4 +1,4 @@
-"""What ``rungraph`` and ``servegraph`` share: reading the graph file and the engine options."""
+"""What ``rungraph``, ``servegraph`` and ``loadgraph`` share: reading the graph file and the engine options."""
 
 from __future__ import annotations
 
@@ -99,6 +99,14 @@ def read_manifest(path: str, stderr: Any, release: Release | None = None) -> spe
     if spec.has_errors(issues):
         raise CommandError(f"{path} has errors KServe would reject.", returncode=EXIT_INVALID)
     return manifest
+
+
+def parse_header(value: str) -> tuple[str, str]:
+    """``--header "Name: value"`` of ``rungraph`` and ``loadgraph``."""
+    name, sep, content = value.partition(":")
+    if not sep or not name.strip():
+        raise CommandError(f'--header takes "Name: value", got {value!r}.', returncode=EXIT_INVALID)
+    return name.strip(), content.strip()
 
 
 def parse_services(values: list[str]) -> dict[str, str]:

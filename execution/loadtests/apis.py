@@ -66,6 +66,8 @@ LOAD_EXAMPLE: dict[str, Any] = {
         "checks": [{"target": "graph", "budget_ms": 50, "measured_ms": 52.8, "passed": False}],
     },
     "budget_passed": False,
+    "request_headers": {"Authorization": "Bearer ***", "Content-Type": "application/json"},
+    "secret_header_names": ["Authorization"],
     "error": "",
     "cancel_requested": False,
     "created_by": "alice",
@@ -119,9 +121,23 @@ class LoadTestSerializer(LoadTestSummarySerializer):
         help_text="The graph's latency budgets judged: passed (null: none), checks [{target, "
         "budget_ms, measured_ms, passed}]"
     )
+    request_headers = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="The headers every request sends, secret values redacted (`Bearer ***`)",
+    )
+    secret_header_names = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The headers sent with values kept in Redis for the worker, never stored or shown",
+    )
 
     class Meta(LoadTestSummarySerializer.Meta):
-        fields = [*LoadTestSummarySerializer.Meta.fields, "summary", "budgets"]
+        fields = [
+            *LoadTestSummarySerializer.Meta.fields,
+            "request_headers",
+            "secret_header_names",
+            "summary",
+            "budgets",
+        ]
 
 
 def _load_response(load: LoadTest, request: Request, code: int = status.HTTP_200_OK) -> Response:
@@ -152,13 +168,19 @@ class LoadTestListCreateApi(APIView):
         )
         content_type = serializers.CharField(required=False, max_length=200)
         headers = serializers.DictField(
-            child=serializers.CharField(max_length=8192, allow_blank=True), required=False
+            child=serializers.CharField(max_length=8192, allow_blank=True),
+            required=False,
+            help_text="Request headers every request sends; with test_case, on top of the case's. "
+            "Secret ones (all but Content-Type, Accept, tracing ids and the like, plus those the "
+            "environment's secret_headers names) are stored and shown redacted, their values kept "
+            "in Redis for the worker (RUN_SECRET_HEADERS_TTL) and deleted when the load test ends",
         )
         test_case = serializers.IntegerField(
             required=False,
             min_value=1,
             max_value=MAX_DB_INT,
-            help_text="Send this test case's request instead",
+            help_text="Send this test case's request instead (its redacted headers are left out "
+            "unless headers gives their values)",
         )
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
 
@@ -201,9 +223,11 @@ class LoadTestListCreateApi(APIView):
     def post(self, request: Request, name: str) -> Response:
         """Load test a version in an environment: `requests` requests, `concurrency` at a time,
         with `payload` or a saved `test_case`'s request, on the workers. Answers 202 at once;
-        follow the events or poll. 400 past LOAD_TEST_MAX_REQUESTS / LOAD_TEST_MAX_CONCURRENCY,
-        for an environment you may not use, or secret headers; 429 (with Retry-After) when you
-        have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight."""
+        follow the events or poll. Secret headers (an Authorization, an API key) are sent with
+        every request and stored redacted, as a run's are; should their values expire before a
+        worker starts it, the load test fails naming them. 400 past LOAD_TEST_MAX_REQUESTS /
+        LOAD_TEST_MAX_CONCURRENCY or for an environment you may not use; 429 (with Retry-After)
+        when you have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight."""
         data = self.LoadTestInput(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data

@@ -1,9 +1,10 @@
 """Load tests: one version in one environment, N requests at concurrency C, on a worker.
 
-Nothing per request is stored: the worker folds every request's latencies into histograms
-(``execution.engine.load``) and stores the running ``summary`` (throughput, statuses, error rate,
-p50/p95/p99 and a histogram for the graph and each step). Its progress is an event log streamed
-like a run's (:class:`LoadTestEvent`). Written only by ``execution.loadtests.services``; registered
+Its request is stored as a run's is: secret header values redacted, their real values in Redis
+for the worker until it ends (``execution.loadtests.services``). Nothing per request is stored:
+the worker folds every request's latencies into histograms (``execution.engine.load``) and stores
+the running ``summary`` (throughput, statuses, error rate, p50/p95/p99 and a histogram for the
+graph and each step). Its progress is an event log streamed like a run's (:class:`LoadTestEvent`). Written only by ``execution.loadtests.services``; registered
 with the ``execution`` app (``execution/models.py`` imports them).
 """
 
@@ -43,7 +44,10 @@ class LoadTest(models.Model):
     )
     request_body = models.TextField()
     request_content_type = models.CharField(max_length=200, default="application/json")
-    request_headers = models.JSONField(default=dict, blank=True)
+    request_headers = models.JSONField(default=dict, blank=True, help_text="Secrets redacted")
+    secret_header_names = models.JSONField(
+        default=list, blank=True, help_text="Headers whose real values wait in Redis for the worker"
+    )
     requests = models.PositiveIntegerField(help_text="Requests to send")
     concurrency = models.PositiveSmallIntegerField(help_text="Requests in flight at once")
     seed = models.BigIntegerField(help_text="Seeds the Splitter draws")

@@ -30,9 +30,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.exceptions import BadRequest
+from execution import bus
 from execution.access import access_environment_for_run
 from execution.engine import make_client
 from execution.engine.config import DEFAULT_DEADLINE_S
+from execution.engine.headers import canonical_header_key
 from execution.engine.load import LoadOutcome, LoadStats, run_load
 from execution.errors import NotPermitted
 from execution.graphtests import TestSpecError, parse_case
@@ -82,6 +84,13 @@ def _case_request(case: TestCase) -> tuple[str, str, dict[str, str]]:
     return body, parsed.request.content_type or "application/json", headers
 
 
+def _merged(case_headers: Mapping[str, str], given: Mapping[str, str]) -> dict[str, str]:
+    """A case's headers with the load test's own on top: a name given (in any case) replaces the
+    case's, so a header the case keeps redacted (and leaves out) is sent with the value given."""
+    names = {name.lower() for name in given}
+    return {**{k: v for k, v in case_headers.items() if k.lower() not in names}, **given}
+
+
 def load_test_start(
     *,
     graph: Graph,
@@ -99,13 +108,16 @@ def load_test_start(
     """Queue a load test of ``version`` in ``environment`` (default: the system's) and send its
     task once the transaction commits.
 
-    The request is ``payload`` (with ``content_type`` and ``headers``) or ``test_case``'s request.
+    The request is ``payload`` (with ``content_type`` and ``headers``) or ``test_case``'s request
+    (its redacted headers left out) with ``headers`` on top. Secret headers are kept as a run's
+    are: stored redacted, their real values in Redis (``RUN_SECRET_HEADERS_TTL``) for the worker,
+    deleted when the load test ends.
     Raises NotDeployable (422) for a version KServe would reject; InvalidInput (400, as for an
     unknown one) for an environment ``user`` may not use; BadRequest (400) for ``requests`` or
-    ``concurrency`` past ``LOAD_TEST_MAX_REQUESTS`` / ``LOAD_TEST_MAX_CONCURRENCY``, for secret
-    headers (a load test stores its request as given and keeps no secrets) and for a test case of
-    another graph; TooManyInFlight (429) when ``user`` has ``LOAD_TEST_MAX_IN_FLIGHT_PER_USER``
-    load tests queued or running already (checked in the transaction that stores this one).
+    ``concurrency`` past ``LOAD_TEST_MAX_REQUESTS`` / ``LOAD_TEST_MAX_CONCURRENCY`` and for a test
+    case of another graph; TooManyInFlight (429) when ``user`` has
+    ``LOAD_TEST_MAX_IN_FLIGHT_PER_USER`` load tests queued or running already (checked in the
+    transaction that stores this one).
     """
     graph_services.ensure_deployable(graph, version, before="load testing it")
     _bounded(requests, "LOAD_TEST_MAX_REQUESTS", "requests")
@@ -113,19 +125,16 @@ def load_test_start(
     if environment is None:
         environment, _ = environments.ensure_local_environment()
     access_environment_for_run(user, environment)
+    given = run_request.check_headers(headers or {})
     if test_case is not None:
         if test_case.graph_id != graph.pk:
             message = f"Graph {graph.name!r} has no test case {test_case.pk}."
             raise BadRequest(message, issues=[_issue("test_case", message, "load.case-unknown")])
-        body, content_type, headers = _case_request(test_case)
+        body, content_type, case_headers = _case_request(test_case)
+        given = _merged(run_request.check_headers(case_headers), given)
     else:
         body, content_type = run_request.payload_text(payload if payload is not None else {}, content_type)
-    clean = run_request.check_headers(headers or {})
-    stored, secret = run_request.split_secret_headers(clean, environment.secret_headers or ())
-    if secret:
-        names = ", ".join(sorted(secret))
-        message = f"A load test keeps no secrets and cannot send {names}: leave them out."
-        raise BadRequest(message, issues=[_issue("headers", message, "load.secret-header")])
+    stored, secrets = run_request.split_secret_headers(given, environment.secret_headers or ())
     with writes.write_turn(), transaction.atomic():
         fairshare.ensure_load_slot(user)
         load = LoadTest.objects.create(
@@ -138,11 +147,15 @@ def load_test_start(
             request_body=body,
             request_content_type=content_type,
             request_headers=stored,
+            secret_header_names=sorted(secrets),
             requests=requests,
             concurrency=concurrency,
             seed=seed if seed is not None else runs.new_seed(),
             created_by=user,
         )
+        if secrets and not bus.store_secret_headers(load.pk, secrets, owner="load"):
+            # Its worker then fails it, naming them: a load test never sends them redacted.
+            logger.warning("load test %s: secret headers could not be stored", load.pk)
         load_events.emit(load.pk, "load.queued", {"requests": requests, "concurrency": concurrency})
         transaction.on_commit(lambda: _enqueue(load.pk))
     return load
@@ -155,7 +168,12 @@ def _enqueue(load_id: uuid.UUID) -> None:
         run_load_test_task.delay(str(load_id))
     except Exception:  # the broker is down: the load test cannot wait for it
         logger.exception("load test %s: could not be sent to the workers", load_id)
-        _end(load_id, LoadTest.Status.FAILED, error="The workers could not be reached; start it again.")
+        _end(
+            load_id,
+            LoadTest.Status.FAILED,
+            from_status=LoadTest.Status.QUEUED,
+            error="The workers could not be reached; start it again.",
+        )
 
 
 # --- cancelling ------------------------------------------------------------------------------------
@@ -205,7 +223,8 @@ def _end(
     graph: Graph | None = None,
 ) -> bool:
     """End a load test once (conditional on ``from_status``), judging its budgets, and write the
-    terminal event in the same transaction. Returns whether this call ended it."""
+    terminal event in the same transaction; then delete its secret headers (whatever way it ended,
+    nothing will send them again). Returns whether this call ended it."""
     now = timezone.now()
     fields: dict[str, Any] = {"status": status, "finished_at": now, "heartbeat_at": None, "error": error}
     verdict: dict[str, Any] = {"passed": None, "checks": []}
@@ -243,6 +262,9 @@ def _end(
             load_events.FINAL_EVENT,
             {"status": status, "progress": final, "budget_passed": verdict["passed"], "error": error or None},
         )
+        has_secrets = bool(load.secret_header_names)
+    if has_secrets:
+        bus.delete_secret_headers(load_id, owner="load")
     return True
 
 
@@ -263,9 +285,10 @@ class _Engine:
     (a new dict: the task's thread reads ``progress`` and never the live histograms); the task's
     thread sets ``stop``."""
 
-    def __init__(self, load: LoadTest, manifest: spec.Manifest) -> None:
+    def __init__(self, load: LoadTest, manifest: spec.Manifest, secrets: Mapping[str, str]) -> None:
         self.load = load
         self.manifest = manifest
+        self.secrets = secrets
         self.stop = threading.Event()
         self.progress: dict[str, Any] | None = None
         self._next_progress = 0.0
@@ -275,7 +298,11 @@ class _Engine:
         self.began = time.monotonic()
 
     def _headers(self) -> list[tuple[str, str]]:
-        pairs = list((self.load.request_headers or {}).items())
+        """The stored headers with the secret ones' real values (every one is there: see
+        :func:`_secrets`)."""
+        pairs = [
+            (name, self.secrets.get(name, value)) for name, value in (self.load.request_headers or {}).items()
+        ]
         if not any(name.lower() == "content-type" for name, _ in pairs):
             pairs.append(("Content-Type", self.load.request_content_type or "application/json"))
         return pairs
@@ -284,8 +311,9 @@ class _Engine:
         load = self.load
         # No bodies in the trace (nothing keeps them) and no trace budget: the events are folded
         # into histograms as they come, so a load test's memory does not grow with its requests.
+        redact = tuple(canonical_header_key(name) for name in load.secret_header_names or ())
         config = dataclasses.replace(
-            environments.engine_config(load.config, graph_namespace=load.graph.namespace),
+            environments.engine_config(load.config, graph_namespace=load.graph.namespace, redact=redact),
             body_cap=0,
             max_event_bytes=None,
         )
@@ -325,6 +353,25 @@ class _Engine:
             self.done.set()
 
 
+def _secrets(load: LoadTest) -> dict[str, str] | None:
+    """The real values of the load test's secret headers; None (the load test failed, naming
+    them) when some are gone: sending them redacted would only load-test the model's 401."""
+    names = load.secret_header_names or []
+    if not names:
+        return {}
+    kept = bus.load_secret_headers(load.pk, owner="load") or {}
+    missing = [name for name in names if name not in kept]
+    if not missing:
+        return kept
+    error = (
+        f"The values of its secret headers {', '.join(missing)} are gone: the workers keep them "
+        f"{settings.RUN_SECRET_HEADERS_TTL:g} s (RUN_SECRET_HEADERS_TTL) after it is started, or "
+        "Redis lost them. Start it again with them."
+    )
+    _end(load.pk, LoadTest.Status.FAILED, error=error)
+    return None
+
+
 def load_test_execute(*, load_id: str) -> str:
     """Claim and run a queued load test; the body of the ``execution.run_load_test`` task.
     Idempotent: a load test that is not queued any more returns ``not-claimed`` at once."""
@@ -336,7 +383,10 @@ def load_test_execute(*, load_id: str) -> str:
     except Exception as exc:
         _end(load.pk, LoadTest.Status.FAILED, error=f"The version's manifest does not read: {exc}")
         return "failed"
-    engine = _Engine(load, manifest)
+    secrets = _secrets(load)
+    if secrets is None:
+        return "failed"
+    engine = _Engine(load, manifest, secrets)
     thread = threading.Thread(target=engine.main, name=f"load-{load.pk}", daemon=True)
     thread.start()
     hard_stop = time.monotonic() + float(settings.LOAD_TEST_MAX_SECONDS) + DEFAULT_DEADLINE_S

@@ -6,7 +6,8 @@ Accept, User-Agent, tracing ids…) and not marked secret by the run's environme
 stored in the database redacted (``Bearer ***``). Their real values go to Redis under
 ``run:{id}:secret-headers`` with a TTL (``RUN_SECRET_HEADERS_TTL``, 1 hour) for the worker to pick
 up; the Celery message carries the run id only. If they have expired when the worker starts (or
-Redis lost them), the redacted headers are not sent at all, and the run's events say so.
+Redis lost them), the redacted headers are not sent at all, and the run's events say so. Load
+tests split their headers the same way (``execution.loadtests.services``), under keys of their own.
 """
 
 from __future__ import annotations

@@ -1,14 +1,19 @@
-"""The load tests API without a worker: what it refuses (bounds, environments, secrets, fair
-share), who may read and cancel, the budgets setting and the static budget check. The real worker
-runs them in tests/integration/test_load_tests_integration.py."""
+"""The load tests API without a worker: what it refuses (bounds, environments, fair share), its
+secret headers (stored redacted, their values in Redis until it ends), who may read and cancel,
+the budgets setting and the static budget check. The real worker runs them in
+tests/integration/test_load_tests_integration.py and test_load_test_secrets_integration.py."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+import redis
 from rest_framework.test import APIClient
 
+from execution import bus
+from execution.loadtests import services
 from execution.loadtests.models import LoadTest, LoadTestEvent
 from execution.models import Environment
 from execution.tasks.loadtests import run_load_test_task
@@ -53,7 +58,6 @@ def test_a_load_test_is_queued_and_sent_once_it_commits(
         ({"requests": 10_001}, "requests", "LOAD_TEST_MAX_REQUESTS"),
         ({"concurrency": 65}, "concurrency", "LOAD_TEST_MAX_CONCURRENCY"),
         ({"requests": 0}, "requests", "greater than or equal to 1"),
-        ({"headers": {"Authorization": "Bearer x"}}, "headers", "keeps no secrets"),
         ({"test_case": 999}, "test_case", "no test case 999"),
         ({"environment": "nowhere"}, "environment", "nowhere"),
     ],
@@ -125,8 +129,6 @@ def test_only_its_starter_or_an_editor_may_cancel_and_a_queued_one_ends_at_once(
     final = LoadTestEvent.objects.filter(load_test_id=load_id, type="load.finished")
     assert final.count() == 1 and final[0].data["status"] == "cancelled"
     # The worker receiving it now claims nothing.
-    from execution.loadtests import services
-
     assert services.load_test_execute(load_id=load_id) == "not-claimed"
 
 
@@ -172,13 +174,124 @@ def test_a_load_test_whose_worker_died_is_failed_by_the_reaper(
 
     from django.utils import timezone
 
-    from execution.loadtests import services
-
-    load_id = start(api).json()["id"]
+    load_id = start(api, headers={"Authorization": "Bearer s3cret"}).json()["id"]
     silent = timezone.now() - datetime.timedelta(seconds=settings.RUN_HEARTBEAT_TIMEOUT + 5)
     LoadTest.objects.filter(pk=load_id).update(status="running", started_at=silent, heartbeat_at=silent)
     assert services.load_reap() == [load_id]
     reaped = api.get(f"/api/load-tests/{load_id}/").json()
     assert reaped["status"] == "failed" and "stopped answering" in reaped["error"]
     assert services.load_reap() == []  # once
+    assert secrets_of(load_id) is None  # nobody will send them now
     assert start(api).status_code == 202  # its slot is free again
+
+
+# --- secret headers ---------------------------------------------------------------------------------
+
+
+def secrets_of(load_id: str) -> dict[str, str] | None:
+    """What Redis holds for the load test's worker (through the settings' URL, the test Redis)."""
+    return bus.load_secret_headers(load_id, owner="load")
+
+
+def test_secret_headers_are_stored_redacted_and_their_values_wait_in_redis_until_it_ends(
+    api: APIClient, graph: Any, sent: list[str], redis_url: str, settings: Any
+) -> None:
+    Environment.objects.filter(name="local").update(secret_headers=["accept"])
+    headers = {"Authorization": "Bearer s3cret", "X-Api-Key": "k3y", "Accept": "application/x-s3cret"}
+    response = start(api, headers=headers)
+    assert response.status_code == 202, response.json()
+    body = response.json()
+    assert body["request_headers"] == {"Authorization": "Bearer ***", "X-Api-Key": "***", "Accept": "***"}
+    assert body["secret_header_names"] == ["Accept", "Authorization", "X-Api-Key"]
+    load = LoadTest.objects.get(pk=body["id"])
+    assert load.request_headers == body["request_headers"] and load.secret_header_names == [
+        "Accept",
+        "Authorization",
+        "X-Api-Key",
+    ]
+    assert "s3cret" not in json.dumps(
+        [body, api.get(f"/api/load-tests/{body['id']}/events/?format=json").json()]
+    )
+    # Under a key of their own (a run of the same id could not read or overwrite them), with the
+    # runs' TTL.
+    raw = redis.Redis.from_url(redis_url)
+    key = bus.secret_headers_key(body["id"], owner="load")
+    assert key != bus.secret_headers_key(body["id"]) and raw.exists(bus.secret_headers_key(body["id"])) == 0
+    assert json.loads(raw.get(key) or b"null") == headers
+    assert 0 < raw.ttl(key) <= settings.RUN_SECRET_HEADERS_TTL
+    # Cancelled while queued: it ended, so its secrets are deleted at once.
+    assert api.post(f"/api/load-tests/{body['id']}/cancel/").json()["status"] == "cancelled"
+    assert raw.exists(key) == 0
+
+
+def test_a_load_test_whose_secrets_are_gone_fails_naming_them_and_sends_nothing(
+    api: APIClient, graph: Any, sent: list[str], mock_server: Any
+) -> None:
+    load_id = start(
+        api, headers={"Authorization": "Bearer s3cret", "Content-Type": "application/json"}
+    ).json()["id"]
+    assert secrets_of(load_id) == {"Authorization": "Bearer s3cret"}
+    bus.delete_secret_headers(load_id, owner="load")  # expired, or Redis lost them
+    assert services.load_test_execute(load_id=load_id) == "failed"
+    failed = api.get(f"/api/load-tests/{load_id}/").json()
+    assert failed["status"] == "failed" and failed["completed"] == 0 and failed["summary"] == {}
+    assert "Authorization" in failed["error"] and "RUN_SECRET_HEADERS_TTL" in failed["error"]
+    final = LoadTestEvent.objects.get(load_test_id=load_id, type="load.finished")
+    assert final.data["status"] == "failed" and "Authorization" in final.data["error"]
+    assert not LoadTestEvent.objects.filter(load_test_id=load_id, type="load.progress").exists()
+
+
+def test_a_cases_redacted_headers_are_left_out_unless_given_with_their_value(
+    api: APIClient, graph: Any, sent: list[str], settings: Any
+) -> None:
+    settings.LOAD_TEST_MAX_IN_FLIGHT_PER_USER = 3
+    case = {
+        "name": "with a token",
+        "request": {
+            "payload": {"instances": [1]},
+            "headers": {"Authorization": "Bearer s3cret", "X-Request-Id": "r-1"},
+        },
+        "expectations": [{"status": 200}],
+    }
+    created = api.post("/api/graphs/model-chainer/tests/", case, format="json")
+    assert created.status_code == 201, created.json()
+    case_id = created.json()["id"]
+    url = "/api/graphs/model-chainer/load-tests/"
+    alone = api.post(url, {"requests": 1, "concurrency": 1, "test_case": case_id}, format="json").json()
+    assert alone["request_headers"] == {"X-Request-Id": "r-1"} and alone["secret_header_names"] == []
+    assert secrets_of(alone["id"]) is None
+    given = api.post(
+        url,
+        {
+            "requests": 1,
+            "concurrency": 1,
+            "test_case": case_id,
+            "headers": {"authorization": "Bearer n3w", "X-Request-Id": "r-2"},
+        },
+        format="json",
+    ).json()
+    # The load test's own headers win over the case's, whatever their case.
+    assert given["request_headers"] == {"authorization": "Bearer ***", "X-Request-Id": "r-2"}
+    assert given["secret_header_names"] == ["authorization"]
+    assert secrets_of(given["id"]) == {"authorization": "Bearer n3w"}
+
+
+def test_a_load_test_the_workers_cannot_be_sent_fails_and_forgets_its_secrets(
+    api: APIClient,
+    graph: Any,
+    quick_run_settings: None,
+    local_env: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    def broker_down(load_id: str) -> None:
+        raise ConnectionError("the broker is down")
+
+    monkeypatch.setattr(run_load_test_task, "delay", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = start(api, headers={"Authorization": "Bearer s3cret"})
+    assert response.status_code == 202, response.json()
+    failed = api.get(f"/api/load-tests/{response.json()['id']}/").json()
+    assert failed["status"] == "failed" and "workers could not be reached" in failed["error"]
+    assert secrets_of(failed["id"]) is None
+    assert start(api).status_code != 429  # its slot is free again

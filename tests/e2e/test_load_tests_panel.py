@@ -1,10 +1,12 @@
 """Load tests in the editor, in a real browser against the real stack (live server, Redis, a Celery
 worker, the mock model server): a 1,000-request load test of face-recognition at concurrency 16
 started from the Load tab with its progress bar moving live, its per-step results, a
-comparison with a slower load test, and the budget warning pinned to the timeout in Properties.
+comparison with a slower load test, a secret header typed in the form sent with the real value
+and stored redacted, and the budget warning pinned to the timeout in Properties.
 
 Selectors: the "Load" tab (load tests); its fields "Requests", "Concurrency", "Environment", "Request",
-"Payload (JSON)"; the "Start load test…" and "Cancel load test" buttons; the progress bar "Load test
+"Payload (JSON)", the "Headers" rows ("Load header N name"/"value", "+ Add header"); the "Start
+load test…" and "Cancel load test" buttons; the progress bar "Load test
 progress" (``data-testid=load-progress`` carries ``data-completed``); the status
 (``data-testid=load-status``); the results table (rows ``data-step``); the history's A/B radios and
 "Compare A and B".
@@ -22,6 +24,7 @@ from canvaskit import open_tab
 from playwright.sync_api import Page, expect
 
 from execution import demo
+from execution.loadtests.models import LoadTest
 from execution.models import Environment
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -93,6 +96,23 @@ def test_a_load_test_from_the_browser_shows_live_progress_results_and_a_comparis
     compare = page.get_by_role("table", name="p95 latency of load test A against B")
     expect(compare.locator("tr[data-step='root/face-detector']")).to_contain_text("slower")
     expect(history).to_contain_text("Slower in B:")
+
+
+def test_a_secret_header_typed_in_the_load_form_is_sent_and_stored_redacted(
+    face_graph: Any, user_page: Page, open_editor: Any
+) -> None:
+    page = user_page
+    open_editor(page, "face-recognition")
+    open_tab(page, "Load")
+    expect(page.get_by_role("group", name="Headers")).to_contain_text("stored and shown redacted")
+    page.get_by_role("button", name="+ Add header").click()
+    page.get_by_label("Load header 1 name").fill("Authorization")
+    page.get_by_label("Load header 1 value").fill("Bearer browser-s3cret")
+    start_load(page, "slow5", 4, 2)
+    expect(page.get_by_test_id("load-status")).to_have_text("finished", timeout=LOAD_TIMEOUT_MS)
+    load = LoadTest.objects.get()
+    assert load.request_headers == {"Authorization": "Bearer ***"}
+    assert load.secret_header_names == ["Authorization"] and load.completed == 4 and load.errors == 0
 
 
 def test_a_budget_that_the_timeouts_cannot_hold_is_pinned_to_the_field(

@@ -1,5 +1,6 @@
 """``manage.py loadgraph``: a load in this process against the real mock model server on loopback,
-its summary, its JUnit report, and its exit status (1 when a budget is exceeded, for CI)."""
+its summary, its JUnit report, its exit status (1 when a budget is exceeded, for CI), and a
+``--header`` sent with every request to a step server that records what it got."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
+
+from tests.stepserver import Reply, StepServer
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +119,33 @@ def test_the_junit_report_of_an_unmeasured_budget_and_of_an_unanswered_load_is_s
     validate(junit_xml("one-step", summary, {"checks": []}))
     failure = ElementTree.fromstring(junit_xml("one-step", summary, {"checks": []})).find(".//failure")
     assert failure is not None and failure.get("type") == "NoAnswer"
+
+
+def test_header_goes_with_every_request_and_into_no_report(tmp_path: Path) -> None:
+    """``--header`` as ``rungraph``'s: a model behind an auth header load tested from CI; the value
+    reaches every step call (forwarded by ``--propagate-headers``) and no output holds it."""
+    secret = "Bearer cli-s3cret-token"
+    with StepServer() as server:
+        server.route("/m", Reply(json={"predictions": [1]}))
+        doc = {
+            "apiVersion": "serving.kserve.io/v1alpha1",
+            "kind": "InferenceGraph",
+            "metadata": {"name": "guarded"},
+            "spec": {
+                "nodes": {"root": {"routerType": "Sequence", "steps": [{"serviceUrl": server.url("/m")}]}}
+            },
+        }
+        path = tmp_path / "graph.yaml"
+        path.write_text(yaml.safe_dump(doc))
+        junit, summary = tmp_path / "load.xml", tmp_path / "load.json"
+        code, out = run(
+            str(path), "--requests", "6", "--concurrency", "2", "--header", f"Authorization: {secret}",
+            "--propagate-headers", "^Authorization$", "--junit", str(junit), "--json", str(summary),
+        )  # fmt: skip
+        received = server.received("/m")
+    assert code == 0, out
+    assert [got.header("Authorization") for got in received] == [[secret]] * 6
+    assert all(got.header("Content-Type") == ["application/json"] for got in received)
+    for text in (out, junit.read_text(), summary.read_text()):
+        assert "cli-s3cret" not in text
+    assert run(str(path), "--requests", "1", "--concurrency", "1", "--header", "no colon")[0] == 2

@@ -8,6 +8,10 @@
 version (default: the latest) in an environment (default: the system's), with the graph's own
 latency budgets (``--budget`` overrides them one by one); reads the database only.
 
+``--header "Name: value"`` (repeatable, as ``rungraph``'s): sent with every request (an
+Authorization, an API key); steps get it as ``--propagate-headers`` (or the stored graph's
+environment) forward it. Nothing this command writes holds a header.
+
 ``--kserve-version RELEASE``: the KServe release whose router to reproduce and whose CRD to validate
 against; a file defaults to the newest release, a stored graph to its environment's.
 
@@ -31,7 +35,14 @@ from typing import Any, Final
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from execution.cli import EXIT_INVALID, add_engine_options, engine_config, read_manifest, release_option
+from execution.cli import (
+    EXIT_INVALID,
+    add_engine_options,
+    engine_config,
+    parse_header,
+    read_manifest,
+    release_option,
+)
 from execution.engine import EngineConfig, make_client
 from execution.engine.load import LoadOutcome, run_load
 from execution.loadtests.report import junit_xml, summary_lines
@@ -55,6 +66,13 @@ class Command(BaseCommand):
         data = parser.add_mutually_exclusive_group()
         data.add_argument("--data", default="{}", help="Request body (JSON; default {})")
         data.add_argument("--data-file", help="Read the request body from this file ('-' for stdin)")
+        parser.add_argument(
+            "--header",
+            action="append",
+            default=[],
+            metavar='"Name: value"',
+            help="A request header sent with every request (repeatable)",
+        )
         parser.add_argument(
             "--budget",
             action="append",
@@ -86,6 +104,9 @@ class Command(BaseCommand):
                     f"--{option} must be between 1 and {cap} ({setting}).", returncode=EXIT_INVALID
                 )
         body = self._body(opts)
+        headers = [parse_header(value) for value in opts["header"]]
+        if not any(name.lower() == "content-type" for name, _ in headers):
+            headers.append(("Content-Type", "application/json"))
         target = opts["target"]
         if (
             Path(target).suffix.lower() in (".yaml", ".yml", ".json")
@@ -106,7 +127,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc), returncode=EXIT_INVALID) from exc
         self.stderr.write(f"Load testing {name} as KServe {config.release.name}'s router.")
         outcome = asyncio.run(
-            _load(manifest, body, config, requests, concurrency, random.Random(opts["seed"]))
+            _load(manifest, body, headers, config, requests, concurrency, random.Random(opts["seed"]))
         )
         summary = outcome.stats.summary(outcome.elapsed_s)
         verdict = judge(budgets, summary)
@@ -202,7 +223,13 @@ def _override(budgets: Budgets, values: list[str]) -> Budgets:
 
 
 async def _load(
-    manifest: Manifest, body: bytes, config: EngineConfig, requests: int, concurrency: int, rng: random.Random
+    manifest: Manifest,
+    body: bytes,
+    headers: list[tuple[str, str]],
+    config: EngineConfig,
+    requests: int,
+    concurrency: int,
+    rng: random.Random,
 ) -> LoadOutcome:
     config = dataclasses.replace(config, body_cap=0, max_event_bytes=None)
     async with make_client(
@@ -210,6 +237,6 @@ async def _load(
         max_connections=256,
     ) as client:  # fmt: skip
         return await run_load(
-            manifest, body, [("Content-Type", "application/json")], config=config, client=client,
+            manifest, body, headers, config=config, client=client,
             requests=requests, concurrency=concurrency, max_seconds=float(settings.LOAD_TEST_MAX_SECONDS), rng=rng,
         )  # fmt: skip

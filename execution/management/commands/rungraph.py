@@ -15,15 +15,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from execution.cli import EXIT_INVALID, add_engine_arguments, engine_config, read_manifest, release_option
+from execution.cli import (
+    EXIT_INVALID,
+    add_engine_arguments,
+    engine_config,
+    parse_header,
+    read_manifest,
+    release_option,
+)
 from execution.engine import is_valid_json, run_graph_sync
-
-
-def parse_header(value: str) -> tuple[str, str]:
-    name, sep, content = value.partition(":")
-    if not sep or not name.strip():
-        raise CommandError(f'--header takes "Name: value", got {value!r}.', returncode=EXIT_INVALID)
-    return name.strip(), content.strip()
 
 
 class Command(BaseCommand):

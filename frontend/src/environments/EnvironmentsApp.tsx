@@ -312,7 +312,7 @@ function EnvironmentEditor({ api, env, user, isStaff, onCancel, onSaved }: { api
               </>
             }
           />
-          <RowsField field="secret_headers" label="Secret headers" itemLabel="Secret header" placeholder="x-api-key" rows={form.secret_headers} issues={issues} onChange={(rows) => set("secret_headers", rows)} help="Header names (any case) whose values runs store redacted, on top of the usual ones (Authorization, Cookie, …)." />
+          <RowsField field="secret_headers" label="Secret headers" itemLabel="Secret header" placeholder="x-api-key" rows={form.secret_headers} issues={issues} onChange={(rows) => set("secret_headers", rows)} help="Header names (any case) whose values runs and load tests store redacted, on top of the usual ones (Authorization, Cookie, …)." />
           <Check id="env-trace-propagation" label="Send a trace context (traceparent) to every step" checked={form.trace_propagation} onChange={(v) => set("trace_propagation", v)} errors={issues.get("trace_propagation")} />
           <p className="field-help">Each step call gets a W3C <span className="mono">traceparent</span> header naming its own span in the run's trace, so the spans of model servers that honour it (KServe's do) nest under the step call. It replaces a <span className="mono">traceparent</span> the patterns above would forward. Off: none is sent.</p>
         </Section>

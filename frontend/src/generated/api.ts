@@ -342,9 +342,11 @@ export interface paths {
          * Start a load test of a version
          * @description Load test a version in an environment: `requests` requests, `concurrency` at a time,
          *     with `payload` or a saved `test_case`'s request, on the workers. Answers 202 at once;
-         *     follow the events or poll. 400 past LOAD_TEST_MAX_REQUESTS / LOAD_TEST_MAX_CONCURRENCY,
-         *     for an environment you may not use, or secret headers; 429 (with Retry-After) when you
-         *     have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight.
+         *     follow the events or poll. Secret headers (an Authorization, an API key) are sent with
+         *     every request and stored redacted, as a run's are; should their values expire before a
+         *     worker starts it, the load test fails naming them. 400 past LOAD_TEST_MAX_REQUESTS /
+         *     LOAD_TEST_MAX_CONCURRENCY or for an environment you may not use; 429 (with Retry-After)
+         *     when you have LOAD_TEST_MAX_IN_FLIGHT_PER_USER load tests in flight.
          */
         post: operations["graphs_load_tests_create"];
         delete?: never;
@@ -1701,6 +1703,12 @@ export interface components {
             finished_at?: string | null;
             /** Format: double */
             duration_ms?: number | null;
+            /** @description The headers every request sends, secret values redacted (`Bearer ***`) */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** @description The headers sent with values kept in Redis for the worker, never stored or shown */
+            secret_header_names: string[];
             /** @description completed, elapsed_s, throughput_rps, errors, error_rate, graph and steps ({'node/step': …}), each with count, mean/min/max, p50/p95/p99 (ms), histogram, statuses, errors, error_rate */
             summary: unknown;
             /** @description The graph's latency budgets judged: passed (null: none), checks [{target, budget_ms, measured_ms, passed}] */
@@ -1727,12 +1735,13 @@ export interface components {
             /** @description The request: any JSON value; a string is the raw body */
             payload?: unknown;
             content_type?: string;
+            /** @description Request headers every request sends; with test_case, on top of the case's. Secret ones (all but Content-Type, Accept, tracing ids and the like, plus those the environment's secret_headers names) are stored and shown redacted, their values kept in Redis for the worker (RUN_SECRET_HEADERS_TTL) and deleted when the load test ends */
             headers?: {
                 [key: string]: string;
             };
             /**
              * Format: int64
-             * @description Send this test case's request instead
+             * @description Send this test case's request instead (its redacted headers are left out unless headers gives their values)
              */
             test_case?: number;
             /** Format: int64 */

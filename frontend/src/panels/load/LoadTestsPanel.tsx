@@ -1,6 +1,7 @@
 /**
  * The Load tab (load tests): start a load test of a version (N requests, C at a time, in an environment,
- * with a JSON payload or a saved test case's request), follow its progress live (the load test's
+ * with a JSON payload or a saved test case's request, and headers: secret ones stored redacted as a
+ * run's are), follow its progress live (the load test's
  * Server-Sent Events; a stream that cannot be read falls back to reading it every second), cancel
  * it, read its results (throughput, errors, p50/p95/p99 and a latency histogram for the graph and
  * each step, the budgets), and compare two of the graph's load tests side by side.
@@ -10,7 +11,8 @@ import type { Api, Environment, LoadTest, LoadTestSummary, TestCaseRow } from ".
 import { describeApiError, Spinner } from "../../common/ui";
 import { LOAD_TEST_EVENT_TYPES } from "../../generated/events";
 import { parseEventData } from "../run/console";
-import { loadLastPayload, safeStorage } from "../run/samples";
+import { headersObject, loadLastPayload, safeStorage } from "../run/samples";
+import { LoadHeaders } from "./LoadHeaders";
 import { fractionDone, isTerminalLoad, liveOf, ms, percent, reduceLoadEvent, seriesRows, summaryOf, type BudgetCheckRow, type Comparison, type CompareRow, type HistogramBin, type LiveLoad } from "./loadTest";
 import "./load.css";
 
@@ -210,6 +212,12 @@ function LoadHistory({ history, pick, onPick, onShow, onCompare, compared }: { h
   );
 }
 
+/** The `headers` field of a load test's start, when any row is named. */
+function withHeaders(rows: [string, string][]): { headers?: Record<string, string> } {
+  const headers = headersObject(rows);
+  return Object.keys(headers).length ? { headers } : {};
+}
+
 export function LoadTestsPanel({ api, graph, version, environments, readOnly }: Props) {
   const [requests, setRequests] = useState(1000);
   const [concurrency, setConcurrency] = useState(16);
@@ -217,6 +225,7 @@ export function LoadTestsPanel({ api, graph, version, environments, readOnly }: 
   const [caseId, setCaseId] = useState<number | "">("");
   // The last payload the Run tab sent for this graph, if any: what the user was trying.
   const [payload, setPayload] = useState(() => loadLastPayload(safeStorage("local"), graph) ?? "{}");
+  const [headers, setHeaders] = useState<[string, string][]>([]);
   const [cases, setCases] = useState<TestCaseRow[]>([]);
   const [history, setHistory] = useState<LoadTestSummary[]>([]);
   const [shown, setShown] = useState<LoadTest | null>(null);
@@ -343,6 +352,7 @@ export function LoadTestsPanel({ api, graph, version, environments, readOnly }: 
         concurrency,
         ...(environment ? { environment } : {}),
         ...(caseId !== "" ? { test_case: caseId } : { payload: body }),
+        ...withHeaders(headers),
       });
       follow(load);
       refreshHistory();
@@ -419,6 +429,7 @@ export function LoadTestsPanel({ api, graph, version, environments, readOnly }: 
             <textarea id="load-payload" className="input mono small" rows={3} value={payload} onChange={(e) => setPayload(e.target.value)} />
           </div>
         )}
+        <LoadHeaders rows={headers} onChange={setHeaders} />
         <div className="load-actions">
           <button type="button" className="btn btn-primary btn-small" onClick={() => void start()} disabled={readOnly || busy !== null || running} aria-busy={busy === "start" || undefined}>
             {busy === "start" && <Spinner decorative />}
