@@ -34,6 +34,7 @@ COPY pyproject.toml ./
 COPY config/ config/
 COPY graphs/ graphs/
 COPY execution/ execution/
+COPY deploys/ deploys/
 RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates/ templates/
@@ -47,7 +48,7 @@ COPY --from=frontend /src/frontend/dist frontend/dist
 # PYTHONDONTWRITEBYTECODE nothing is written later). Writable at run time: /tmp only (Celery beat's
 # schedule file, gunicorn's worker heartbeats, the workers' liveness file).
 RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0 \
-    && python -m compileall -q config graphs execution
+    && python -m compileall -q config graphs execution deploys
 RUN groupadd --gid 10001 studio && useradd --create-home --uid 10001 --gid 10001 studio
 # Numeric, so that Kubernetes can check runAsNonRoot against the image itself.
 USER 10001:10001

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import tomllib
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -104,8 +105,19 @@ def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
     # The studio's image is the last stage: what `docker build .` makes.
     assert list(built)[-1] == "studio"
     studio = built["studio"]
-    for folder in ("config/", "graphs/", "execution/", "templates/"):
-        assert f"COPY {folder}" in studio
+    # Every package pyproject.toml installs and every app of the project's own that Django loads
+    # (a new app that the image lacks fails only when the image starts).
+    from django.conf import settings
+
+    included = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    packages = {pattern.rstrip("*") for pattern in included["include"]}
+    apps = {app.split(".")[0] for app in settings.INSTALLED_APPS if (ROOT / app.split(".")[0]).is_dir()}
+    install = studio.index("RUN pip install")
+    for folder in sorted(packages | apps):
+        assert f"COPY {folder}/ {folder}/" in studio[:install], f"the studio image lacks {folder}/"
+    compiled = re.search(r"compileall -q (.+)$", studio, re.MULTILINE)
+    assert compiled is not None and set(compiled.group(1).split()) >= packages
+    assert "COPY templates/ templates/" in studio
     assert (
         "npm run build" in built["frontend"]
         and "COPY --from=frontend /src/frontend/dist frontend/dist" in studio
@@ -227,3 +239,19 @@ def test_web_threads_outnumber_the_event_streams_a_process_serves(compose: dict[
     script = (ROOT / "scripts" / "run.sh").read_text()
     default = re.search(r"WEB_THREADS=\$\{WEB_THREADS:-(\d+)\}", script)
     assert default is not None and int(default.group(1)) > settings.RUN_SSE_MAX_STREAMS
+
+
+def test_the_build_context_leaves_out_what_the_checkout_makes_and_its_secrets() -> None:
+    """Everything .gitignore names (virtualenvs, node_modules, the built frontend, the database,
+    .env) stays out of `docker build`'s context: a local node_modules would otherwise be copied over
+    the image's own, and .env and the database would be baked into the image."""
+    ignored = {
+        line.strip().lstrip("/").rstrip("/")
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for line in (ROOT / ".gitignore").read_text().splitlines():
+        name = line.strip().lstrip("/").rstrip("/")
+        if name and not line.startswith("#"):
+            assert name in ignored or f"**/{name}" in ignored, f".dockerignore lacks {line.strip()}"
+    assert ".git" in ignored
