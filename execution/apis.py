@@ -24,6 +24,7 @@ from config.params import MAX_DB_INT, DbIntegerField, VersionRefField, parse_db_
 from config.types import AuthedRequest as Request
 from execution import events, selectors, tracing
 from execution.engine.conditions import evaluate_condition
+from execution.eventlogs import OwnedEventLog
 from execution.models import Run
 from execution.serializers import (
     RunEventLogSerializer,
@@ -371,6 +372,21 @@ def next_page_url(request: Request, last_seq: int) -> str:
     """The URL of the event page after ``last_seq``: this one's, with ``after`` moved on."""
     url = remove_query_param(request.build_absolute_uri(), "last_event_id")
     return replace_query_param(url, "after", last_seq)
+
+
+def event_log_page(
+    request: Request, log: OwnedEventLog[Any], owner_id: uuid.UUID, after: int, limit: int | None
+) -> dict[str, Any]:
+    """One page of a suite run's or load test's stored events after ``after`` (as a run's:
+    ``next`` moves on), with whether it has finished and how many it stored."""
+    size = selectors.page_size(limit)
+    page = list(log.stored_after(owner_id, after, limit=size + 1))
+    return {
+        "finished": log.is_finished(owner_id),
+        "events": [event.payload() for event in page[:size]],
+        "total": log.total(owner_id),
+        "next": next_page_url(request, page[size - 1].seq) if len(page) > size else None,
+    }
 
 
 def event_log_response(

@@ -19,7 +19,7 @@ from config.pagination import paginate, paginated
 from config.params import MAX_DB_INT, DbIntegerField, VersionRef, VersionRefField
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
-from execution.apis import EventStreamRenderer, _given, event_log_response, event_log_schema, next_page_url
+from execution.apis import EventStreamRenderer, _given, event_log_page, event_log_response, event_log_schema
 from execution.eventschema import LOAD_EVENTS
 from execution.loadtests import events as load_events
 from execution.loadtests import selectors, services
@@ -327,21 +327,11 @@ class LoadTestEventsApi(APIView):
             request,
             stream=lambda last: load_events.open_stream(load_id, last, user_id=request.user.pk),
             listing=lambda last, limit: (
-                LoadEventLogSerializer(_event_log(load_id, request, last, limit)).data
+                LoadEventLogSerializer(
+                    {"load_test": load_id, **event_log_page(request, load_events.LOG, load_id, last, limit)}
+                ).data
             ),
         )
-
-
-def _event_log(load_id: uuid.UUID, request: Request, after: int, limit: int | None) -> dict[str, Any]:
-    size = run_selectors.page_size(limit)
-    page = list(load_events.stored_after(load_id, after, limit=size + 1))
-    return {
-        "load_test": load_id,
-        "finished": load_events.is_finished(load_id),
-        "events": [event.payload() for event in page[:size]],
-        "total": LoadTest.objects.filter(pk=load_id).values_list("event_seq", flat=True).first() or 0,
-        "next": next_page_url(request, page[size - 1].seq) if len(page) > size else None,
-    }
 
 
 class LoadTestCompareApi(APIView):

@@ -25,7 +25,7 @@ from config.pagination import paginate, paginated
 from config.params import MAX_DB_INT, DbIntegerField, VersionRef, VersionRefField
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
-from execution.apis import EventStreamRenderer, _given, event_log_response, event_log_schema, next_page_url
+from execution.apis import EventStreamRenderer, _given, event_log_page, event_log_response, event_log_schema
 from execution.eventschema import SUITE_EVENTS
 from execution.models import Environment
 from execution.suites import events as suite_events
@@ -314,22 +314,11 @@ class SuiteRunEventsApi(APIView):
             request,
             stream=lambda last: suite_events.open_stream(suite_id, last, user_id=request.user.pk),
             listing=lambda last, limit: (
-                SuiteEventLogSerializer(_suite_event_log(suite_id, request, last, limit)).data
+                SuiteEventLogSerializer(
+                    {"suite": suite_id, **event_log_page(request, suite_events.LOG, suite_id, last, limit)}
+                ).data
             ),
         )
-
-
-def _suite_event_log(suite_id: uuid.UUID, request: Request, after: int, limit: int | None) -> dict[str, Any]:
-    """One page of a suite run's stored events after ``after`` (as a run's: ``next`` moves on)."""
-    size = run_selectors.page_size(limit)
-    page = list(suite_events.stored_after(suite_id, after, limit=size + 1))
-    return {
-        "suite": suite_id,
-        "finished": suite_events.is_finished(suite_id),
-        "events": [event.payload() for event in page[:size]],
-        "total": SuiteRun.objects.filter(pk=suite_id).values_list("event_seq", flat=True).first() or 0,
-        "next": next_page_url(request, page[size - 1].seq) if len(page) > size else None,
-    }
 
 
 COMPARE_STARTED_EXAMPLE = {
