@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 from execution.services import engineloop
+
+T = TypeVar("T")
 
 
 async def which_thread() -> str:
@@ -14,8 +18,8 @@ async def which_thread() -> str:
     return threading.current_thread().name
 
 
-def in_new_thread(work):  # type: ignore[no-untyped-def]
-    out: list[object] = []
+def in_new_thread(work: Callable[[], T]) -> T:
+    out: list[T] = []
     thread = threading.Thread(target=lambda: out.append(work()))
     thread.start()
     thread.join(10)
