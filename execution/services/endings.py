@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from execution import bodies, events
+from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.eventschema import RUN_EVENTS
 from execution.models import Run, RunStep
+from graphs import spec
 
 
 def finished_data(
@@ -54,3 +57,16 @@ def close_pending_steps(run: Run, attempt: int, status: str, error: str) -> None
     RunStep.objects.filter(run=run, attempt=attempt, outcome=RunStep.Outcome.PENDING).update(
         outcome=outcome, error=error, finished_at=timezone.now()
     )
+
+
+def deadline_source(manifest: spec.Manifest, config: dict[str, Any]) -> str:
+    """What set a run's deadline (the tighter of the environment's and the graph's
+    ``routerTimeouts.serverWrite``, else KServe's default), as its error names it."""
+    timeouts = manifest.spec.router_timeouts
+    server_write = float(timeouts.server_write) if timeouts and timeouts.server_write else None
+    chosen = config.get("deadline")
+    if server_write is not None and (chosen is None or server_write <= float(chosen)):
+        return "the graph's routerTimeouts.serverWrite"
+    if chosen is not None:
+        return f"the environment's deadline, at most RUN_MAX_DEADLINE ({settings.RUN_MAX_DEADLINE:g} s)"
+    return f"KServe's default of {DEFAULT_DEADLINE_S:g} s"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
@@ -30,7 +31,7 @@ from execution.engine.runstate import event_weight
 from execution.engine.tracecontext import TraceContext
 from execution.eventschema import RUN_EVENTS
 from execution.models import DEFAULT_STEP_TIMEOUT, Run, RunEvent
-from execution.services import endings, environments, memory, recall, writes
+from execution.services import endings, engineloop, environments, memory, recall, writes
 from execution.services.steps import StepRecorder
 from graphs import spec
 
@@ -87,8 +88,9 @@ class _Clock:
 
 @dataclass
 class _Execution:
-    """One attempt of one run on this worker: the engine on its own thread and event loop, this
-    (the task's) thread persisting its events, beating the heartbeat and watching for a cancel.
+    """One attempt of one run on this worker: the engine a task of this thread's engine loop (its
+    own thread: :mod:`~execution.services.engineloop`), this (the task's) thread persisting its
+    events, beating the heartbeat and watching for a cancel.
 
     All database work stays on the task's thread; the engine thread only runs the event loop.
     """
@@ -103,6 +105,7 @@ class _Execution:
     loop: asyncio.AbstractEventLoop | None = None
     task: asyncio.Task[Any] | None = None
     started: threading.Event = field(default_factory=threading.Event)
+    engine_reported: bool = False  # the engine reported its outcome: it no longer holds its loop
     cancel_reason: str | None = None
     unsaved: list[TraceEvent] = field(default_factory=list)  # the engine's last events, for _finish
     window: float = _BATCH_WINDOW  # how long the events that follow a first one are gathered
@@ -118,21 +121,32 @@ class _Execution:
 
     # -- engine thread ------------------------------------------------------------------------------
 
-    def _engine_main(
+    async def _engine(
         self, manifest: spec.Manifest, body: bytes, headers: list[tuple[str, str]], config: EngineConfig
     ) -> None:
-        async def main() -> GraphResult:
-            self.loop = asyncio.get_running_loop()
-            self.task = asyncio.current_task()
-            self.started.set()
-            # One client per run (docs/architecture.md): its pool is reused by every step of this run.
-            async with make_client(
+        """The run's engine, a task of this worker thread's engine loop: reports each event, then
+        its outcome, and only then closes its client (its connections' closing is no part of the
+        run's time)."""
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        self.started.set()
+        try:
+            # One client per run (docs/architecture.md): its pool is reused by every step of this
+            # run, and its byte budget is the run's.
+            client = make_client(
                 timeout=config.step_timeout or DEFAULT_STEP_TIMEOUT,
                 guard=config.guard,
                 max_response_bytes=config.max_response_bytes,
                 max_run_bytes=config.max_run_bytes,
-            ) as client:
-                return await run_graph(
+            )
+        except BaseException as exc:
+            self.engine_reported = True
+            self._report(_Outcome("crashed", error=exc))
+            return
+        try:
+            outcome = _Outcome(
+                "done",
+                await run_graph(
                     manifest,
                     body,
                     headers,
@@ -142,16 +156,18 @@ class _Execution:
                     rng=random.Random(self.run.seed),
                     clock=time.time,
                     keep_trace=False,
-                )
-
-        try:
-            self._report(_Outcome("done", asyncio.run(main())))
+                ),
+            )
         except asyncio.CancelledError:
-            self._report(_Outcome("cancelled"))
+            outcome = _Outcome("cancelled")
         except BaseException as exc:
-            self._report(_Outcome("crashed", error=exc))
-        finally:
-            self.started.set()
+            outcome = _Outcome("crashed", error=exc)
+        self.engine_reported = True
+        self._report(outcome)
+        try:
+            await client.aclose()
+        except Exception:  # the run has ended: a connection that fails to close is not its error
+            logger.warning("run %s: its client did not close cleanly", self.run.pk, exc_info=True)
 
     def _report(self, item: Any) -> None:
         """Hand ``item`` to the task thread; while its queue is full, wait (the engine is ahead of
@@ -183,7 +199,8 @@ class _Execution:
 
     def execute(self) -> None:
         """Run the engine to its end (or its deadline, or a cancel), storing what it reports as it
-        goes, then record how the run ended. Returns once the engine thread is done or abandoned."""
+        goes, then record how the run ended. Returns once the engine has reported its outcome or
+        been abandoned."""
         run = self.run
         manifest = self.manifest = recall.manifest_of(run)
         headers, redact, missing = self._headers()
@@ -193,7 +210,7 @@ class _Execution:
             redact=redact,
             trace=TraceContext(trace_id=run.pk.hex, salt=str(run.attempt)),
         )
-        self.deadline_source = deadline_source(manifest, run.config or {})
+        self.deadline_source = endings.deadline_source(manifest, run.config or {})
         if missing:
             events.emit(
                 run.pk,
@@ -207,14 +224,11 @@ class _Execution:
         cancel_watch = listener.add(run.pk, lambda _message: self._cancel_seen())
         if not listener.wait_connected(2.0):
             logger.warning("run %s: no live cancel listener; a cancel is seen by the heartbeat poll", run.pk)
-        thread = threading.Thread(
-            target=self._engine_main,
-            name=f"run-{run.pk}",
-            args=(manifest, run.request_body.encode("utf-8"), headers, config),
-            daemon=True,
-        )
-        thread.start()
+        engine = engineloop.for_this_thread()
         clock = _Clock.starting(deadline=float(config.deadline or DEFAULT_DEADLINE_S))
+        ran = engine.submit(
+            self._engine(manifest, run.request_body.encode("utf-8"), headers, config), name=f"run-{run.pk}"
+        )
         outcome: _Outcome | None = None
         try:
             if Run.objects.filter(pk=run.pk, cancel_requested=True).exists():
@@ -227,7 +241,10 @@ class _Execution:
                 # graph nobody records is never still calling models when the run is retried.
                 self.cancel_engine("lost")
             self.abandoned.set()  # nobody reads the queue now: an engine still going must not wait
-        thread.join(timeout=1.0)
+            if not self.engine_reported:  # it may still hold the loop: give it a moment, then up
+                concurrent.futures.wait([ran], timeout=1.0)
+                if not ran.done():
+                    engineloop.give_up_this_threads()
         self._finish(outcome)
 
     def _follow(self, clock: _Clock) -> _Outcome:
@@ -453,19 +470,6 @@ class _Execution:
         if self.engine_finished and self.engine_finished.get("duration_ms") is not None:
             fields["duration_ms"] = self.engine_finished["duration_ms"]
         return fields
-
-
-def deadline_source(manifest: spec.Manifest, config: dict[str, Any]) -> str:
-    """What set a run's deadline (the tighter of the environment's and the graph's
-    ``routerTimeouts.serverWrite``, else KServe's default), as its error names it."""
-    timeouts = manifest.spec.router_timeouts
-    server_write = float(timeouts.server_write) if timeouts and timeouts.server_write else None
-    chosen = config.get("deadline")
-    if server_write is not None and (chosen is None or server_write <= float(chosen)):
-        return "the graph's routerTimeouts.serverWrite"
-    if chosen is not None:
-        return f"the environment's deadline, at most RUN_MAX_DEADLINE ({settings.RUN_MAX_DEADLINE:g} s)"
-    return f"KServe's default of {DEFAULT_DEADLINE_S:g} s"
 
 
 # The runs this process is executing (run id -> attempt), for :func:`worker_stopping`.
