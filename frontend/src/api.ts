@@ -231,13 +231,7 @@ export class Api extends ApiTransport {
 
   /** Every case of the graph (all pages; a graph holds at most 1,000). */
   async listTests(graph: string): Promise<TestCaseRow[]> {
-    let page: Page<TestCaseRow> = await this.json("GET", `graphs/${encodeURIComponent(graph)}/tests/`);
-    const rows = [...page.results];
-    while (page.next) {
-      page = await this.nextPage<TestCaseRow>(page.next);
-      rows.push(...page.results);
-    }
-    return rows;
+    return this.allPages(await this.json<Page<TestCaseRow>>("GET", `graphs/${encodeURIComponent(graph)}/tests/`));
   }
 
   /** Adds a case (201); 400 with issues pinned to the expectation and field, 409 for a taken name. */

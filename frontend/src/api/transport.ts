@@ -104,6 +104,17 @@ export class ApiTransport {
     return (await response.json()) as T;
   }
 
+  /** Every row of a paginated list: `first`'s, then each next page's, in order. */
+  async allPages<T>(first: Page<T>): Promise<T[]> {
+    const rows = [...first.results];
+    let page = first;
+    while (page.next) {
+      page = await this.nextPage<T>(page.next);
+      rows.push(...page.results);
+    }
+    return rows;
+  }
+
   /** Follows a `next` link of a paginated list (an absolute or root-relative URL). */
   async nextPage<T>(next: string): Promise<Page<T>> {
     const url = new URL(next, window.location.href);

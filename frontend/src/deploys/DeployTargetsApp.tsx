@@ -5,8 +5,9 @@
  * issues are shown beside the field their `path` names.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
-import { Api, ApiError, type DeployTarget, type Page, type StudioConfig } from "../api";
+import { Api, ApiError, type DeployTarget, type StudioConfig } from "../api";
 import { ConfirmDialog } from "../common/ConfirmDialog";
+import { Notice, useNotice } from "../common/Notice";
 import { AppHeader, ErrorBanner, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { DEFAULT_PATH, emptyTargetForm, formFromTarget, targetInput, targetIssues, type TargetForm } from "./targetForm";
 
@@ -21,22 +22,12 @@ export function DeployTargetsApp({ config }: { config: StudioConfig }) {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<DeployTarget | null>(null);
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  const noticeRef = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    if (notice) noticeRef.current?.focus();
-  }, [notice]);
+  const { notice, setNotice, noticeRef } = useNotice();
 
   const load = useCallback(async () => {
     setLoading(true);
     try {
-      let page: Page<DeployTarget> = await api.listDeployTargets();
-      let all = page.results;
-      while (page.next) {
-        page = await api.nextPage<DeployTarget>(page.next);
-        all = [...all, ...page.results];
-      }
+      const all = await api.allPages(await api.listDeployTargets());
       setTargets(all);
       setError(null);
     } catch (err) {
@@ -89,11 +80,7 @@ export function DeployTargetsApp({ config }: { config: StudioConfig }) {
           A deploy target is a Git repository that Argo CD or Flux applies to a cluster. Deploying a version commits its exported YAML there (to the branch, or to a review branch for a pull request); the studio then shows what is live and notices when the file is changed in Git by hand.
         </p>
         <ErrorBanner error={error} onDismiss={() => setError(null)} />
-        {notice && (
-          <div className="env-notice" role="status" ref={noticeRef} tabIndex={-1}>
-            {notice}
-          </div>
-        )}
+        <Notice notice={notice} noticeRef={noticeRef} />
         {editing && (
           <TargetEditor
             key={editing.kind === "edit" ? editing.target.id : "new"}

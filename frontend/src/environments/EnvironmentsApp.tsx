@@ -5,8 +5,9 @@
  * the reason beside it (the rules of `execution.services`, mirrored by `changeBlocker`).
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
-import { Api, ApiError, type Environment, type Page, type StudioConfig } from "../api";
+import { Api, ApiError, type Environment, type StudioConfig } from "../api";
 import { ConfirmDialog } from "../common/ConfirmDialog";
+import { Notice, useNotice } from "../common/Notice";
 import { AppHeader, ErrorBanner, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import type { Issue } from "../graph/types";
 import { TestConnection } from "./TestConnection";
@@ -28,23 +29,12 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<Environment | null>(null);
   const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  const noticeRef = useRef<HTMLDivElement>(null);
-
-  // Keyboard users land on the outcome: the form they were in is gone once saved or deleted.
-  useEffect(() => {
-    if (notice) noticeRef.current?.focus();
-  }, [notice]);
+  const { notice, setNotice, noticeRef } = useNotice();
 
   const load = useCallback(async (): Promise<Environment[]> => {
     setLoading(true);
     try {
-      let page: Page<Environment> = await api.listEnvironments();
-      let all = page.results;
-      while (page.next) {
-        page = await api.nextPage<Environment>(page.next);
-        all = [...all, ...page.results];
-      }
+      const all = await api.allPages(await api.listEnvironments());
       setEnvironments(all);
       setError(null);
       return all;
@@ -103,11 +93,7 @@ export function EnvironmentsApp({ config }: { config: StudioConfig }) {
           An environment says where a test run sends each step's call, which of the request's headers go along, how long steps and runs may take, and which private networks they may reach. Runs that name none use <strong className="mono">local</strong>, the system's default.
         </p>
         <ErrorBanner error={error} onDismiss={() => setError(null)} />
-        {notice && (
-          <div className="env-notice" role="status" ref={noticeRef} tabIndex={-1}>
-            {notice}
-          </div>
-        )}
+        <Notice notice={notice} noticeRef={noticeRef} />
         {editing && (
           <EnvironmentEditor
             key={editing.kind === "edit" ? editing.env.id : "new"}

@@ -4,7 +4,7 @@
  * keeps only a hash of each key, so a key not copied now cannot be shown again.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
-import { Api, ApiError, type ApiToken, type ApiTokenCreated, type Page, type StudioConfig } from "../api";
+import { Api, ApiError, type ApiToken, type ApiTokenCreated, type StudioConfig } from "../api";
 import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { EXPIRY_CHOICES, curlLine, expiryFor, isExpired } from "./tokenForm";
@@ -22,12 +22,7 @@ export function TokensApp({ config }: { config: StudioConfig }) {
   const load = useCallback(async () => {
     setLoading(true);
     try {
-      let page: Page<ApiToken> = await api.listTokens();
-      let all = page.results;
-      while (page.next) {
-        page = await api.nextPage<ApiToken>(page.next);
-        all = [...all, ...page.results];
-      }
+      const all = await api.allPages(await api.listTokens());
       setTokens(all);
     } catch (err) {
       setError(`Could not list your API tokens: ${errorText(err)}`);
