@@ -38,7 +38,7 @@ COPY deploys/ deploys/
 RUN pip install --no-cache-dir .
 COPY manage.py ./
 COPY templates/ templates/
-# The demo's photos (execution/demo.py, PHOTOS): the Run panel's samples and, with the real models,
+# The demo's photos (execution/devtools/demo.py, PHOTOS): the Run panel's samples and, with the real models,
 # face-recognition's suite. The model server's code is not here: it is the models stage's.
 COPY models/samples/ models/samples/
 COPY --from=frontend /src/frontend/dist frontend/dist

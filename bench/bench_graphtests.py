@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 
 def _serve(conn: Connection) -> None:
-    from execution import mockmodels
+    from execution.devtools import mockmodels
 
     server = mockmodels.serve_in_thread()
     conn.send(server.server_address[1])
@@ -93,7 +93,9 @@ CRITICAL_CALLS = 4
 def _suite_document(count: int) -> dict[str, Any]:
     import yaml
 
-    document = yaml.safe_load((ROOT / "execution" / "demotests" / "face-recognition.tests.yaml").read_text())
+    document = yaml.safe_load(
+        (ROOT / "execution" / "devtools" / "demotests" / "face-recognition.tests.yaml").read_text()
+    )
     base = document["cases"]
     cases = []
     for i in range(count):
@@ -112,7 +114,7 @@ def _prepare(cases: int, step_ms: int, mock_url: str) -> dict[str, Any]:
     from django.core.management import call_command
 
     import execution.tasks  # noqa: F401 - registers the tasks
-    from execution import demo
+    from execution.devtools import demo
     from execution.models import Environment
     from execution.testcases import services as case_services
     from graphs.models import Graph
@@ -294,7 +296,7 @@ def main() -> None:
 
     args.workers = args.workers or make_run_workers()
 
-    from execution import localredis
+    from execution.devtools import localredis
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-graphtests-"))
     redis_port = free_port()
@@ -334,7 +336,7 @@ def main() -> None:
 
 
 def _in_process(args: argparse.Namespace, port: int) -> list[tuple[str, str, str]]:
-    from execution import demo
+    from execution.devtools import demo
     from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig, UrlGuard
     from graphs import spec
 

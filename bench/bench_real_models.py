@@ -147,7 +147,7 @@ def studio_rounds(
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from execution import demo
+    from execution.devtools import demo
     from execution.models import Environment, Run
     from execution.services import runs
     from graphs import services as graph_services
@@ -239,7 +239,7 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="bench-real-models-"))
     from benchkit import SERVICE_PIDS, free_port, setup_django
 
-    from execution import localredis
+    from execution.devtools import localredis
 
     redis_port = free_port()
     redis_proc = localredis.start(redis_port)
@@ -247,7 +247,7 @@ def main() -> int:
     proc, url = start_model_server(workdir)
     try:
         setup_django(workdir, redis_port, "http://127.0.0.1:9")
-        from execution import demo
+        from execution.devtools import demo
 
         document = demo.demo_manifest("face-recognition")
         bare, engine = asyncio.run(engine_rounds(url, body, args.rounds, document))

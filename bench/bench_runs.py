@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_runs.py [--db sqlite|postgres] [--workers N] [--concurrency 8]
                                          [--runs 200] [--suite-cases 200]
 
-It starts its own Redis (execution.localredis), the mock model server (a child process, so its
+It starts its own Redis (execution.devtools.localredis), the mock model server (a child process, so its
 threads do not compete with anything measured), ``--workers`` Celery worker processes (``celery -A
 config.celery_app worker --pool=threads --concurrency N``, as scripts/run.sh starts them; default:
 run.sh's defaults, one process per core with 8 threads each) and the Django app in a WSGI server
@@ -88,7 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     args.workers = args.workers or (2 if args.db == "postgres" else make_run_workers())
 
-    from execution import localredis
+    from execution.devtools import localredis
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-runs-"))
     redis_port = free_port()
@@ -143,7 +143,7 @@ def _bench(args: argparse.Namespace, mock_url: str) -> list[tuple[str, str, str,
     from rest_framework.authtoken.models import Token
 
     import execution.tasks  # noqa: F401 - registers the tasks
-    from execution import demo
+    from execution.devtools import demo
     from execution.models import Environment
 
     call_command("migrate", verbosity=0)
@@ -243,7 +243,7 @@ def _event_stream(args: argparse.Namespace, web_port: int, token: str) -> list[t
     """Measure 3: step finished -> SSE client."""
     import httpx
 
-    from execution import demo
+    from execution.devtools import demo
 
     delays: list[float] = []
     with httpx.Client(

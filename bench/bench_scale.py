@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_scale.py [--quick] [--only graph,history,runs,fanout]
 
 On a throwaway SQLite database (``make run``'s settings otherwise), with its own Redis
-(execution.localredis) and, for the event streams, the web server ``make run`` uses (gunicorn,
+(execution.devtools.localredis) and, for the event streams, the web server ``make run`` uses (gunicorn,
 gthread) in a child process. Four curves:
 
 1. graph size 50 -> 500 -> 5,000 nodes (4 steps each): parse (YAML -> model), validate, export
@@ -439,7 +439,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="stop each curve a size earlier (~1 min)")
     parser.add_argument("--only", default="graph,history,runs,fanout", help="comma-separated curves")
     args = parser.parse_args()
-    from execution import localredis
+    from execution.devtools import localredis
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     redis_port = free_port()
@@ -460,7 +460,7 @@ def _bench(args: argparse.Namespace, workdir: Path, redis_port: int) -> None:
     from django.test import Client
     from rest_framework.authtoken.models import Token
 
-    from execution import demo
+    from execution.devtools import demo
 
     call_command("migrate", verbosity=0)
     list(demo.seed())

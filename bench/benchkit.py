@@ -46,7 +46,7 @@ def serve_mock_models() -> Iterator[str]:
         [
             sys.executable,
             "-c",
-            f"from execution import mockmodels; mockmodels.run('127.0.0.1', {port}, None)",
+            f"from execution.devtools import mockmodels; mockmodels.run('127.0.0.1', {port}, None)",
         ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

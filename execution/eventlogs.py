@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 from django.db import models
 
 from execution import bus, events
-from execution.models import LoggedEvent
+from execution.loggedevent import LoggedEvent
 
 E = TypeVar("E", bound=LoggedEvent)
 Owner = uuid.UUID | str

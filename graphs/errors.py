@@ -3,7 +3,7 @@
 Services and selectors raise these; each is an ``ApplicationError`` of the kind of answer it calls
 for, so the API's one error shape (``config/exceptions.py``) answers it without a view knowing. The
 one exception that needs the API's serializers, ``StaleVersion``, carries domain objects and the
-views build its 409 body (``graphs/apis.py``).
+views build its 409 body (``graphs/apis/common.py``).
 """
 
 from __future__ import annotations

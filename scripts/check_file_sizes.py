@@ -27,7 +27,6 @@ ALLOWED = frozenset(
         "frontend/src/panels/run/console.ts",
         "frontend/src/styles/editor.css",
         "frontend/src/tests/TestsPanel.tsx",
-        "graphs/apis.py",
     }
 )
 

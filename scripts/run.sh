@@ -137,7 +137,7 @@ trap stop INT TERM HUP EXIT
 
 if [ -z "${REDIS_URL:-}" ]; then  # set REDIS_URL in the environment to use an existing Redis
   export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
-  supervise redis $PY -m execution.localredis --port "$REDIS_PORT"
+  supervise redis $PY -m execution.devtools.localredis --port "$REDIS_PORT"
 fi
 export MOCKMODELS_URL="http://127.0.0.1:$MOCK_PORT"
 supervise mockmodels $PY manage.py mockmodels --port "$MOCK_PORT"

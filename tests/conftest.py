@@ -93,7 +93,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    from execution import localredis
+    from execution.devtools import localredis
 
     port = free_port()
     proc = localredis.start(port)
@@ -106,7 +106,7 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def mock_server() -> Iterator[Any]:
-    from execution import mockmodels
+    from execution.devtools import mockmodels
 
     server = mockmodels.serve_in_thread()
     try:

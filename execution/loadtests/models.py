@@ -5,7 +5,7 @@ for the worker until it ends (``execution.loadtests.services``). Nothing per req
 the worker folds every request's latencies into histograms (``execution.engine.load``) and stores
 the running ``summary`` (throughput, statuses, error rate, p50/p95/p99 and a histogram for the
 graph and each step). Its progress is an event log streamed like a run's (:class:`LoadTestEvent`). Written only by ``execution.loadtests.services``; registered
-with the ``execution`` app (``execution/models.py`` imports them).
+with the ``execution`` app (the ``execution.models`` package imports them).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from execution.models import LoggedEvent
+from execution.loggedevent import LoggedEvent
 
 
 class LoadTest(models.Model):

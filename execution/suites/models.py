@@ -3,7 +3,7 @@
 A :class:`SuiteRun` holds one row per case (:class:`SuiteCaseResult`: its outcome, failed
 expectations and the Run that carried it) and its own event log (:class:`SuiteEvent`, streamed
 like a run's). Written only by ``execution.suites.services``; registered with the ``execution``
-app (``execution/models.py`` imports them).
+app (the ``execution.models`` package imports them).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from execution.models import LoggedEvent
+from execution.loggedevent import LoggedEvent
 
 
 class SuiteRun(models.Model):

@@ -2,7 +2,7 @@
 
 A case is stored as the document the author wrote (``kind: InferenceGraphTest``'s case format, see
 ``execution.graphtests``), already validated, with secret header values redacted as runs store
-them. The model is registered with the ``execution`` app (``execution/models.py`` imports it).
+them. The model is registered with the ``execution`` app (the ``execution.models`` package imports it).
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def test_dockerfile_ships_every_package_and_the_built_frontend() -> None:
     assert dockerfile.user(studio)[0] > 0, "the image runs as a numeric non-root user"
     # The demo's photos: `seed_demo` reads them for face-recognition's suite when LOCAL_MODELS_URL
     # is set, as it is in compose.
-    from execution import demo
+    from execution.devtools import demo
 
     photos = demo.PHOTOS.relative_to(ROOT).as_posix()
     assert f"COPY {photos}/ {photos}/" in studio

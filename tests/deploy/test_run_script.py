@@ -126,7 +126,7 @@ def wait_until(check: Any, seconds: float, what: str) -> Any:
 def studio(tmp_path: Path) -> Iterator[Studio]:
     if not (ROOT / ".venv" / "bin" / "gunicorn").exists():
         pytest.skip("the project's virtualenv (.venv, with gunicorn) is not set up")
-    from execution import localredis
+    from execution.devtools import localredis
 
     try:
         localredis.find_server_binary()
@@ -191,7 +191,7 @@ def studio(tmp_path: Path) -> Iterator[Studio]:
 
 
 def test_make_run_holds_a_burst_serves_the_frontend_and_restarts_a_dead_worker(studio: Studio) -> None:
-    from execution import demo
+    from execution.devtools import demo
 
     payload = demo.demo_request("canary")
 

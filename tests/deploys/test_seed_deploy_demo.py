@@ -12,7 +12,7 @@ from django.core.management import call_command
 from gitservers import git
 
 from deploys.models import Deployment, DeployTarget
-from execution import demo
+from execution.devtools import demo
 from graphs import services as graph_services
 from graphs.models import Graph
 

@@ -10,7 +10,7 @@ import pytest
 from canvaskit import open_tab
 from playwright.sync_api import Page, expect
 
-from execution import demo
+from execution.devtools import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -20,7 +20,7 @@ import pytest
 from canvaskit import card, open_tab, step_row
 from playwright.sync_api import Locator, Page, expect
 
-from execution import demo
+from execution.devtools import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

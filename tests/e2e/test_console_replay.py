@@ -17,7 +17,7 @@ from canvaskit import open_tab
 from playwright.sync_api import Page, Request, Route, expect
 from test_console import CAT, console, demo_graph, start_run, wait_status
 
-from execution import demo
+from execution.devtools import demo
 
 # `stack` (conftest.py): the worker is up and `local` points at the mock model server.
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("stack")]

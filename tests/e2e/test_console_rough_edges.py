@@ -77,7 +77,7 @@ def test_run_panel_is_roomy_and_offers_the_demo_sample_and_the_last_payload(
     """A demo graph opens with its sample payload (and offers it), the side panel resizes and
     keeps its width across a reload, JSON bodies put arrays of numbers on shared lines, step
     names are not cut, and the last payload used is offered again."""
-    from execution import demo
+    from execution.devtools import demo
 
     page = user_page
     manifest, _layout, description, request = demo.DEMO_GRAPHS["face-recognition"]

@@ -29,7 +29,7 @@ def demo_page(
     """``demo_page(width, height)``: the seeded demo user's browser at that window size."""
     from django.contrib.auth import get_user_model
 
-    from execution import demo
+    from execution.devtools import demo
 
     for _ in demo.seed():
         pass

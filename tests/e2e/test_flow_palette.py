@@ -320,7 +320,7 @@ def test_a_user_with_only_the_local_environment_finds_the_demos_services(
     maps no service: a URL template sends every name to the mock models) and nothing else. On a
     new graph the palette lists the services the demo's graphs call, by name, and the
     pipeline is drawn from them by drag alone."""
-    from execution import demo
+    from execution.devtools import demo
     from execution.models import Environment
     from execution.selectors import environment_list
 

@@ -19,7 +19,7 @@ from test_accessibility import serious_violations
 from test_console_rough_edges import SOFT_ENSEMBLE
 from test_draw_pipeline import FACE_RECOGNITION
 
-from execution import demo
+from execution.devtools import demo
 from graphs import spec
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -22,7 +22,7 @@ from canvaskit import on_one_line, open_tab
 from playwright.sync_api import Locator, Page, expect
 from test_accessibility import serious_violations
 
-from execution import demo
+from execution.devtools import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

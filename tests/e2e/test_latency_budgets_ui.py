@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 from test_accessibility import serious_violations
 from test_graph_tests_editor import RUN_TIMEOUT_MS, add_case, start_suite
 
-from execution import demo
+from execution.devtools import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -23,7 +23,7 @@ import pytest
 from canvaskit import open_tab
 from playwright.sync_api import Page, expect
 
-from execution import demo
+from execution.devtools import demo
 from execution.loadtests.models import LoadTest
 from execution.models import Environment
 

@@ -33,7 +33,7 @@ def test_the_demo_graph_opens_in_the_editor_and_its_sample_run_succeeds(
 ) -> None:
     from django.contrib.auth import get_user_model
 
-    from execution import demo
+    from execution.devtools import demo
 
     for _ in demo.seed():
         pass

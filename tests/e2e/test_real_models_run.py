@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from test_console import RUN_TIMEOUT_MS, console, wait_status
 
-from execution import demo
+from execution.devtools import demo
 
 pytestmark = [pytest.mark.e2e, pytest.mark.models, pytest.mark.django_db(transaction=True)]
 

@@ -20,8 +20,8 @@ import pytest
 from release_probes import DATA, PROBES, ask, materialize, record, routes
 from stepserver import StepServer
 
-from execution.cli import engine_config
 from execution.engine.server import GraphServer
+from execution.management.cli import engine_config
 from graphs.spec import API_VERSION, KIND, manifest_from_document
 from graphs.spec.releases import (
     DEFAULT_RELEASE,

@@ -12,7 +12,7 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import TestCase
 from graphs.models import Graph
 

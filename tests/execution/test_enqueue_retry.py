@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Run, RunEvent
 from execution.services import dispatch as run_tasks
 from execution.services import reaper, runs

@@ -15,7 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Environment
 from execution.services.environments import local_environment_values
 from execution.suites.models import SuiteRun

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from execution import mockmodels
+from execution.devtools import mockmodels
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def client(mock_server: mockmodels.MockModelServer) -> Iterator[httpx.Client]:
 
 
 def test_it_imports_without_django() -> None:
-    code = "import sys, execution.mockmodels; assert 'django' not in sys.modules"
+    code = "import sys, execution.devtools.mockmodels; assert 'django' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=".")
 
 

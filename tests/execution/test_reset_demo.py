@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from execution import demo
+from execution.devtools import demo
 from execution.management.commands import reset_demo
 from execution.models import Environment
 from graphs.models import Graph

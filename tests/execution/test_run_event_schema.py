@@ -11,7 +11,7 @@ import pytest
 import yaml
 from rest_framework.test import APIClient
 
-from execution import demo
+from execution.devtools import demo
 from execution.engine import runner
 from execution.eventschema import RUN_EVENTS
 from execution.models import Environment, Run, RunEvent

@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from execution import demo, demomodels
+from execution.devtools import demo, demomodels
 from execution.models import Environment, Run, RunEvent, RunStep
 from execution.services import reaper, runs, worker
 from graphs.models import Graph

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from execution import demo
+from execution.devtools import demo
 from execution.engine import TraceEvent
 from execution.models import Run, RunStep
 from execution.services import endings, runs

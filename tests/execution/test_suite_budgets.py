@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from execution import demo
+from execution.devtools import demo
 from execution.tasks.runs import run_graph_task
 from graphs.models import Graph
 from tests.conftest import client_for

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Run
 from execution.services import worker
 from execution.suites import chain

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from execution import demo
+from execution.devtools import demo
 from graphs import teststate
 from graphs.models import Graph
 from tests import suitekit

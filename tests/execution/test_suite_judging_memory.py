@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Environment, Run, RunEvent
 from execution.services import recall, runs, worker
 from execution.suites import services as suites

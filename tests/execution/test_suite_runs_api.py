@@ -13,7 +13,7 @@ import yaml
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Environment, Run, TestCase
 from execution.suites.models import SuiteEvent, SuiteRun
 from execution.tasks.runs import run_graph_task

@@ -23,6 +23,6 @@ def local_env(run_settings: None, db: Any) -> Any:
 @pytest.fixture
 def demo_graphs(run_settings: None, db: Any) -> list[str]:
     """The demo user, the local environment and the demo graphs, through ``demo.seed()``."""
-    from execution import demo
+    from execution.devtools import demo
 
     return list(demo.seed())

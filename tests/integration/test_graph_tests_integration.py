@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from runhelpers import run_testgraph, wait_for_run
 
-from execution import demo
+from execution.devtools import demo
 from tests.conftest import client_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 from runhelpers import parse_sse
 
-from execution import demo, mockmodels
+from execution.devtools import demo, mockmodels
 from execution.loadtests.models import LoadTest, LoadTestEvent
 from execution.models import Environment, TestCase
 from tests.conftest import client_for

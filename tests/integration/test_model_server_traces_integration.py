@@ -19,7 +19,7 @@ from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 from rest_framework.test import APIClient
 from runhelpers import wait_for_run
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Environment
 from graphs import services as graph_services
 

@@ -20,7 +20,7 @@ from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 from runhelpers import wait_for_run
 
-from execution import demo
+from execution.devtools import demo
 from execution.models import Environment
 from execution.services import environments
 from tests.conftest import free_port

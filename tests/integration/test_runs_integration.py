@@ -15,7 +15,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 from runhelpers import parse_sse, wait_for_run
 
-from execution import demo, demomodels, events, mockmodels
+from execution import events
+from execution.devtools import demo, demomodels, mockmodels
 from execution.models import Environment, Run, RunEvent, RunStep
 from execution.services import dispatch as run_tasks
 from execution.services import reaper, runs

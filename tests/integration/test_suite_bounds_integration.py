@@ -92,7 +92,7 @@ def test_a_suite_run_on_the_workers_refuses_what_costs_too_much(
     """A case saved under looser bounds with the pathological regex is an error at once (naming
     the program bound), and a case over its CPU budget is an error naming that bound: neither
     holds a worker thread."""
-    from execution import demo
+    from execution.devtools import demo
 
     api = client_for(get_user_model().objects.get(username=demo.DEMO_USER))
     graph = "animal-switch"

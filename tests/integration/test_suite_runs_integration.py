@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 from runhelpers import parse_sse, run_testgraph
 
-from execution import demo, mockmodels
+from execution.devtools import demo, mockmodels
 from execution.models import Environment, Run
 from execution.suites.models import SuiteRun
 from graphs import services as graph_services
@@ -23,7 +23,7 @@ from tests.conftest import client_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-SWITCH_CASE_COUNT = 3  # execution/demotests/animal-switch.tests.yaml
+SWITCH_CASE_COUNT = 3  # execution/devtools/demotests/animal-switch.tests.yaml
 
 
 def demo_api() -> APIClient:

@@ -62,7 +62,7 @@ def fault_redis() -> Iterator[RedisServer]:
 
 @pytest.fixture(scope="session")
 def fault_mock() -> Iterator[Any]:
-    from execution import mockmodels
+    from execution.devtools import mockmodels
 
     server = mockmodels.serve_in_thread()
     try:

@@ -62,7 +62,7 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        from execution import localredis
+        from execution.devtools import localredis
 
         self.proc = localredis.start(self.port)
 

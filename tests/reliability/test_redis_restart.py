@@ -118,7 +118,7 @@ def test_runs_and_suite_runs_accepted_while_redis_is_down_finish_within_seconds_
     finish within seconds of Redis coming back, each run claimed once."""
     from django.contrib.auth import get_user_model
 
-    from execution import demo
+    from execution.devtools import demo
     from execution.models import Environment, Run
     from execution.suites import services as suites
     from execution.suites.models import SuiteRun

@@ -214,7 +214,7 @@ def postgres(record_figure: Any) -> Iterator[Postgres]:
 def cluster(postgres: Postgres, tmp_path: Path) -> Iterator[Cluster]:
     if not (VENV_BIN / "gunicorn").exists() or not (VENV_BIN / "celery").exists():
         pytest.skip("the project's virtualenv (.venv, with gunicorn and celery) is not set up")
-    from execution import localredis
+    from execution.devtools import localredis
 
     try:
         localredis.find_server_binary()
@@ -248,7 +248,9 @@ def cluster(postgres: Postgres, tmp_path: Path) -> Iterator[Cluster]:
     )
     cluster = Cluster(tmp_path, env)
     try:
-        cluster.start("redis", sys.executable, "-m", "execution.localredis", "--port", str(redis_port))
+        cluster.start(
+            "redis", sys.executable, "-m", "execution.devtools.localredis", "--port", str(redis_port)
+        )
         cluster.start("mockmodels", sys.executable, "manage.py", "mockmodels", "--port", str(mock_port))
         cluster.manage("migrate", "--noinput", "-v", "0", timeout=300)
         cluster.manage("seed_demo")
@@ -324,7 +326,7 @@ class Database:
 def test_two_web_three_workers_one_beat_survive_a_worker_kill_and_a_database_outage(
     cluster: Cluster, postgres: Postgres, record_figure: Any
 ) -> None:
-    from execution import demo
+    from execution.devtools import demo
 
     token = cluster.manage("drf_create_token", "demo").split()[2]  # "Generated token <key> for user demo"
     headers = {"Authorization": f"Token {token}"}

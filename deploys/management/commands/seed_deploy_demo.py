@@ -13,7 +13,7 @@ from dulwich.repo import Repo
 
 from deploys import targets
 from deploys.models import DeployTarget
-from execution.demo import DEMO_USER
+from execution.devtools.demo import DEMO_USER
 
 TARGET = "local-git"
 

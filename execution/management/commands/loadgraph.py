@@ -35,7 +35,10 @@ from typing import Any, Final
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from execution.cli import (
+from execution.engine import EngineConfig, make_client
+from execution.engine.load import LoadOutcome, run_load
+from execution.loadtests.report import junit_xml, summary_lines
+from execution.management.cli import (
     EXIT_INVALID,
     add_engine_options,
     engine_config,
@@ -43,9 +46,6 @@ from execution.cli import (
     read_manifest,
     release_option,
 )
-from execution.engine import EngineConfig, make_client
-from execution.engine.load import LoadOutcome, run_load
-from execution.loadtests.report import junit_xml, summary_lines
 from graphs.spec import Manifest
 from graphs.spec.budgets import BudgetError, Budgets, judge, parse_budgets
 

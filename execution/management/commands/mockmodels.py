@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from execution import mockmodels
+from execution.devtools import mockmodels
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from execution import demo
+from execution.devtools import demo
 
 
 def default_database() -> Path:

@@ -15,7 +15,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from execution.cli import (
+from execution.engine import is_valid_json, run_graph_sync
+from execution.management.cli import (
     EXIT_INVALID,
     add_engine_arguments,
     engine_config,
@@ -23,7 +24,6 @@ from execution.cli import (
     read_manifest,
     release_option,
 )
-from execution.engine import is_valid_json, run_graph_sync
 
 
 class Command(BaseCommand):

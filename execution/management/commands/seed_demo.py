@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from execution import demo
+from execution.devtools import demo
 
 
 class Command(BaseCommand):

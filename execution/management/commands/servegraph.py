@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from execution.cli import add_engine_arguments, engine_config, read_manifest, release_option
 from execution.engine.server import GraphServer
+from execution.management.cli import add_engine_arguments, engine_config, read_manifest, release_option
 
 
 class Command(BaseCommand):

@@ -36,7 +36,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.exceptions import ApplicationError
 from config.files import FileTooLarge, read_capped
-from execution.cli import EXIT_INVALID, add_engine_options, engine_config, read_manifest, release_option
 from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig
 from execution.graphtests import (
     DEFAULT_CONCURRENCY,
@@ -53,6 +52,13 @@ from execution.graphtests import (
 )
 from execution.graphtests.latency import CaseLatencies
 from execution.graphtests.report import case_lines, comparison_lines, describe_issue, summary_line
+from execution.management.cli import (
+    EXIT_INVALID,
+    add_engine_options,
+    engine_config,
+    read_manifest,
+    release_option,
+)
 from execution.testcases.limits import judge_limits
 from graphs.spec import Manifest
 from graphs.spec.budgets import BudgetError, Budgets, parse_budgets

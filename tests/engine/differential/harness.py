@@ -3,7 +3,7 @@
 Per case the oracle runs as a child process started as KServe's controller starts it
 (``--graph-json`` with ``serviceName``s resolved, ``PROPAGATE_HEADERS``, ``ORACLE_PORT``), and the
 engine runs as ``servegraph`` serves it: :class:`execution.engine.server.GraphServer` with the
-configuration ``servegraph`` builds from its options (:func:`execution.cli.engine_config`: KServe
+configuration ``servegraph`` builds from its options (:func:`execution.management.cli.engine_config`: KServe
 behaviour, URL guard allowing loopback and private addresses, ``--service`` for each name). The
 one difference from ``servegraph``: the manifest is not validated first, because KServe's router
 runs graphs its webhook would refuse (weights not summing to 100, duplicate step names).
@@ -37,8 +37,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from execution.cli import engine_config
 from execution.engine.server import GraphServer
+from execution.management.cli import engine_config
 from graphs.spec import API_VERSION, KIND, manifest_from_document
 from graphs.spec.releases import DEFAULT_RELEASE, Release
 from tests.engine.differential.generator import Case, Request, materialize, oracle_spec

@@ -1,4 +1,4 @@
-/** Graphs the Flow view tests draw: the demo graphs of execution/demo.py, as the editor loads them. */
+/** Graphs the Flow view tests draw: the demo graphs of execution/devtools/demo.py, as the editor loads them. */
 import { fromManifest } from "../../graph/manifest";
 import type { GraphState, JsonObject } from "../../graph/types";
 
@@ -6,7 +6,7 @@ export function graphOf(nodes: JsonObject): GraphState {
   return fromManifest({ apiVersion: "serving.kserve.io/v1alpha1", kind: "InferenceGraph", metadata: { name: "g" }, spec: { nodes } }, null);
 }
 
-/** The demo graphs of execution/demo.py, as the editor loads them. */
+/** The demo graphs of execution/devtools/demo.py, as the editor loads them. */
 export const FACE_RECOGNITION: JsonObject = {
   root: {
     routerType: "Sequence",

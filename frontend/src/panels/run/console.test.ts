@@ -3,7 +3,7 @@
  * replay from the stored events, run comparison, and the browser-side samples store.
  *
  * `__fixtures__/events.json` holds the event streams of real runs of the demo graphs
- * (execution/demo.py) and two small graphs, recorded from the backend with the mock model server
+ * (execution/devtools/demo.py) and two small graphs, recorded from the backend with the mock model server
  * (only timestamps, URLs' host and the worker name were made stable). Their `run.finished` carries
  * the graph's answer (the root node's output) as the backend stores it since the events got one
  * declaration (execution/eventschema.py).

@@ -26,7 +26,7 @@ const draftKey = (graph: string) => `${PREFIX}:run-draft:${graph}`;
 const currentKey = (graph: string) => `${PREFIX}:current-run:${graph}`;
 const lastKey = (graph: string) => `${PREFIX}:last-payload:${graph}`;
 
-/** The layout key under which a version carries the graph's own samples (execution/demo.py). */
+/** The layout key under which a version carries the graph's own samples (execution/devtools/demo.py). */
 export const LAYOUT_SAMPLES_KEY = "samples";
 
 /**

