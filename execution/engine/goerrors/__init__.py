@@ -4,19 +4,20 @@ without the network.
 KServe's ``callService`` runs ``url.Parse``, ``http.NewRequest`` and ``http.Client.Do``; the first
 failure becomes the cause. :func:`go_url_error` follows those steps for everything Go refuses
 before it sends a packet (Go 1.19 net/url, net/http and net's address checks);
-:func:`go_request_url` is the URL as Go's errors print it; :func:`transport_cause` words a failed
-call. Every case is checked against KServe's router (``tests/engine/data/go_url_errors.json``,
-``go_transport_errors.json``).
+:func:`go_request_url` is the URL as Go's errors print it. Every case is checked against KServe's
+router (``tests/engine/data/go_url_errors.json``).
 
-The package follows Go's layers: :mod:`.url` (``strconv.Quote`` and ``net/url``), :mod:`.dial`
-(what ``http.NewRequest`` and the dialer refuse before any packet) and :mod:`.transport` (the
-cause of a failed call).
+The package follows Go's layers: :mod:`.url` (``strconv.Quote`` and ``net/url``) and :mod:`.dial`
+(what ``http.NewRequest`` and the dialer refuse before any packet). The cause of a failed call
+(``http.Client.Do``'s error) is worded by the transport itself
+(:func:`execution.engine.transport.causes.transport_cause`, checked against
+``go_transport_errors.json``): it reads the transport's own exceptions, and this package knows
+nothing of them.
 """
 
 from __future__ import annotations
 
 from execution.engine.goerrors.dial import go_parse_error, go_url_error
-from execution.engine.goerrors.transport import transport_cause
 from execution.engine.goerrors.url import go_basic_auth, go_quote, go_request_url
 
-__all__ = ["go_basic_auth", "go_parse_error", "go_quote", "go_request_url", "go_url_error", "transport_cause"]
+__all__ = ["go_basic_auth", "go_parse_error", "go_quote", "go_request_url", "go_url_error"]
