@@ -9,7 +9,8 @@ from typing import Any, Final
 
 from execution.engine.conditions import ConditionResult
 from execution.engine.config import REDACTED
-from execution.engine.goerrors import go_url_error
+from execution.engine.goports.goerrors import go_url_error
+from execution.engine.goports.sniff import response_content_type
 from execution.engine.headers import propagated_headers, propagated_headers_exact
 from execution.engine.runstate import (
     RouteError,
@@ -23,7 +24,6 @@ from execution.engine.runstate import (
     node_call_id,
     release_crash,
 )
-from execution.engine.sniff import response_content_type
 from execution.engine.transport.outbound import ServiceCallError, call_service
 from graphs.spec.model import Node, Step
 

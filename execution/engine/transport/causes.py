@@ -2,7 +2,7 @@
 
 It reads what this transport raises (its own exceptions, httpx's and h11's, the ``OSError``
 underneath, a TLS server's first bytes), so it lives with the transport; the Go ports it builds on
-(``net/url``'s parser, the dialer's address checks) are :mod:`execution.engine.goerrors`'.
+(``net/url``'s parser, the dialer's address checks) are :mod:`execution.engine.goports.goerrors`'.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Final
 
 import httpx
 
-from execution.engine.goerrors.dial import _DEFAULT_PORTS, _split_host_port
-from execution.engine.goerrors.url import (
+from execution.engine.goports.goerrors.dial import _DEFAULT_PORTS, _split_host_port
+from execution.engine.goports.goerrors.url import (
     _parse_url,
     _ParseError,
     _remove_empty_port,

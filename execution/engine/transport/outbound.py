@@ -39,7 +39,7 @@ from typing import Any, Final
 
 import httpx
 
-from execution.engine.goerrors import go_basic_auth, go_parse_error
+from execution.engine.goports.goerrors import go_basic_auth, go_parse_error
 from execution.engine.transport.causes import transport_cause
 from execution.engine.transport.http import CHECKED_BY, ResponseTooLarge, RunBudget, connected, run_budget
 from execution.engine.transport.plainpool import raw_headers

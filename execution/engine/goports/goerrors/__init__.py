@@ -17,7 +17,7 @@ nothing of them.
 
 from __future__ import annotations
 
-from execution.engine.goerrors.dial import go_parse_error, go_url_error
-from execution.engine.goerrors.url import go_basic_auth, go_quote, go_request_url
+from execution.engine.goports.goerrors.dial import go_parse_error, go_url_error
+from execution.engine.goports.goerrors.url import go_basic_auth, go_quote, go_request_url
 
 __all__ = ["go_basic_auth", "go_parse_error", "go_quote", "go_request_url", "go_url_error"]
