@@ -52,10 +52,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_engine import _manifest  # noqa: E402
 
-from execution.engine import EngineConfig, UrlGuard, make_client, outbound, run_graph  # noqa: E402
-from execution.engine.http import CHECKED_BY  # noqa: E402
-from execution.engine.plainpool import PlainTransport  # noqa: E402
-from execution.engine.wire import PlainBackend, PlainStream, SocketOption, _Protocol  # noqa: E402
+from execution.engine import EngineConfig, UrlGuard, make_client, run_graph  # noqa: E402
+from execution.engine.transport import outbound  # noqa: E402
+from execution.engine.transport.http import CHECKED_BY  # noqa: E402
+from execution.engine.transport.plainpool import PlainTransport  # noqa: E402
+from execution.engine.transport.wire import PlainBackend, PlainStream, SocketOption, _Protocol  # noqa: E402
 
 HOPS = 50
 URL = "http://127.0.0.1:9/predict"

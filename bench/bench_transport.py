@@ -18,13 +18,13 @@ Candidates:
   transport before the change; ``ShardedTransport``);
 - ``anyio, one pool tuned``: the same, one pool: HTTP/1.1 only, no environment, keep-alive for
   every connection, no retries, TCP_NODELAY, the process's one SSL context;
-- ``plain-stream pools``: httpx's transport on ``execution.engine.wire.PlainBackend`` streams
+- ``plain-stream pools``: httpx's transport on ``execution.engine.transport.wire.PlainBackend`` streams
   (asyncio protocol, one send per request), 8 httpcore pools, https on the anyio pools;
-- ``h11 pool on plain streams``: ``execution.engine.plainpool.PlainTransport`` with every exchange
+- ``h11 pool on plain streams``: ``execution.engine.transport.plainpool.PlainTransport`` with every exchange
   through h11 (``skip_h11=False``: h11 driven directly on the same streams, no httpcore pool),
   https on the anyio pools;
 - ``h1, h11 apart, on plain streams``: the same pool as ``make_client`` builds it: the common
-  exchange written and read by ``execution.engine.h1``, anything else through h11;
+  exchange written and read by ``execution.engine.transport.h1``, anything else through h11;
 - ``httpx-aiohttp``: httpx over aiohttp (``httpx_aiohttp.AiohttpTransport``), its connector
   resolving through the URL guard; measured when ``httpx-aiohttp`` is installed (it is not a
   dependency: see docs/architecture.md, "The outbound client", for why).
@@ -56,8 +56,8 @@ from bench_engine import (
 sys.path.insert(0, str(ROOT))
 
 from execution.engine import EngineConfig, UrlGuard, make_client, run_graph
-from execution.engine.http import ByScheme, _sharded, tls_context
-from execution.engine.plainpool import PlainTransport
+from execution.engine.transport.http import ByScheme, _sharded, tls_context
+from execution.engine.transport.plainpool import PlainTransport
 
 Factory = Callable[[UrlGuard], httpx.AsyncBaseTransport | None]
 

@@ -18,7 +18,7 @@ from deploys import gitops
 from deploys.errors import ForbiddenHost, GitFailed, InvalidTarget, NotPermitted
 from deploys.models import DeployTarget
 from execution.engine import BlockedUrl, UrlGuard
-from execution.engine.urlguard import HostNotFound
+from execution.engine.transport.urlguard import HostNotFound
 from graphs import services as graph_services
 
 TARGET_FIELDS = (

@@ -7,9 +7,9 @@ everything from outside (config, HTTP client, clock, random source, event callba
 
 from execution.engine.conditions import ConditionResult, evaluate_condition
 from execution.engine.config import DEFAULT_DEADLINE_S, DEFAULT_URL_TEMPLATE, EngineConfig
-from execution.engine.gojson import GoJsonError, go_json_dumps, is_valid_json
+from execution.engine.goports.gojson import GoJsonError, go_json_dumps, is_valid_json
+from execution.engine.goports.sniff import response_content_type
 from execution.engine.headers import canonical_header_key, compile_patterns
-from execution.engine.http import DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLarge, make_client
 from execution.engine.runner import (
     NO_MATCH,
     GraphResult,
@@ -18,9 +18,9 @@ from execution.engine.runner import (
     run_graph,
     run_graph_sync,
 )
-from execution.engine.sniff import response_content_type
 from execution.engine.trace import EVENT_TYPES, EventCallback, TraceEvent, body_view
-from execution.engine.urlguard import BlockedUrl, UrlGuard
+from execution.engine.transport.http import DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLarge, make_client
+from execution.engine.transport.urlguard import BlockedUrl, UrlGuard
 
 __all__ = [
     "DEFAULT_DEADLINE_S",

@@ -9,9 +9,9 @@ from typing import Any, Final
 
 from execution.engine.conditions import ConditionResult
 from execution.engine.config import REDACTED
-from execution.engine.goerrors import go_url_error
+from execution.engine.goports.goerrors import go_url_error
+from execution.engine.goports.sniff import response_content_type
 from execution.engine.headers import propagated_headers, propagated_headers_exact
-from execution.engine.outbound import ServiceCallError, call_service
 from execution.engine.runstate import (
     RouteError,
     _is_splitter,
@@ -24,7 +24,7 @@ from execution.engine.runstate import (
     node_call_id,
     release_crash,
 )
-from execution.engine.sniff import response_content_type
+from execution.engine.transport.outbound import ServiceCallError, call_service
 from graphs.spec.model import Node, Step
 
 # Raw condition values in the trace: enough to recognise the match, not a copy of the document.
@@ -223,7 +223,7 @@ async def _post(
 ) -> tuple[bytes, int, str | None]:
     """``callService``: POST ``request`` to ``url``; returns (body, status, step content type).
 
-    Redirects are followed as Go's client does (:func:`~execution.engine.outbound.call_service`);
+    Redirects are followed as Go's client does (:func:`~execution.engine.transport.outbound.call_service`);
     the hops go to ``finished_data["redirects"]`` for the step's ``step.finished`` event.
     """
     release = run.config.release

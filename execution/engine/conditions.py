@@ -2,7 +2,7 @@
 
 KServe tests ``gjson.GetBytes(doc, condition).Exists()`` after checking ``gjson.ValidBytes(doc)``.
 A present ``false``, ``null``, ``0``, ``""``, ``[]`` or ``{}`` therefore *matches*; only a missing
-result does not. The paths are evaluated by :mod:`execution.engine.gjson`, our pure-Python
+result does not. The paths are evaluated by :mod:`execution.engine.goports.gjson`, our pure-Python
 gjson v1.18.0 (checked against the Go library), so every modifier, literal and query answers as
 in KServe, and no document, however deep, can crash the process.
 
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from execution.engine import gjson
+from execution.engine.goports import gjson
 
 __all__ = ["ConditionResult", "condition_exists", "document_is_valid", "evaluate_condition"]
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
-from execution.engine.http import DEFAULT_MAX_RESPONSE_BYTES
 from execution.engine.tracecontext import TraceContext
-from execution.engine.urlguard import UrlGuard
+from execution.engine.transport.http import DEFAULT_MAX_RESPONSE_BYTES
+from execution.engine.transport.urlguard import UrlGuard
 from graphs.spec.releases import DEFAULT_RELEASE, Release
 
 __all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_URL_TEMPLATE", "REDACTED", "EngineConfig"]

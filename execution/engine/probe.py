@@ -25,8 +25,8 @@ from typing import Any, Final, Literal
 
 import httpx
 
-from execution.engine.http import ResponseTooLarge, find_os_error
-from execution.engine.urlguard import BlockedUrl
+from execution.engine.transport.http import ResponseTooLarge, find_os_error
+from execution.engine.transport.urlguard import BlockedUrl
 
 __all__ = ["ProbeResult", "ProbeTarget", "model_endpoint", "probe_all", "probe_service"]
 

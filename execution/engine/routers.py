@@ -9,7 +9,7 @@ from typing import Any
 
 from execution.engine.calls import _call_step, _condition_data
 from execution.engine.conditions import ConditionResult, document_is_valid, evaluate_condition
-from execution.engine.gojson import (
+from execution.engine.goports.gojson import (
     GoJsonError,
     go_json_dumps,
     go_unmarshal_object,

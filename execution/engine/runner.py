@@ -19,9 +19,9 @@ import httpx
 
 from execution.engine.calls import _route
 from execution.engine.config import DEFAULT_DEADLINE_S, EngineConfig
-from execution.engine.gjson import gjson_context
+from execution.engine.goports.gjson import gjson_context
+from execution.engine.goports.sniff import JSON_CONTENT_TYPE, response_content_type
 from execution.engine.headers import compile_patterns, is_exact_header_name, normalise_headers
-from execution.engine.http import make_client
 from execution.engine.runstate import (
     NO_MATCH,
     Clock,
@@ -37,8 +37,8 @@ from execution.engine.runstate import (
     error_body,
     map_predictions_to_instances,
 )
-from execution.engine.sniff import JSON_CONTENT_TYPE, response_content_type
 from execution.engine.trace import EventCallback
+from execution.engine.transport.http import make_client
 from graphs.spec.model import ROOT_NODE, Manifest
 
 __all__ = [

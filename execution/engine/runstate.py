@@ -13,7 +13,7 @@ from typing import Any, Final
 import httpx
 
 from execution.engine.config import EngineConfig
-from execution.engine.gojson import (
+from execution.engine.goports.gojson import (
     GoJsonError,
     go_json_dumps,
     go_unmarshal_predictions,

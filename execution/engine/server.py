@@ -21,10 +21,10 @@ from typing import Any
 import httpx
 
 from execution.engine.config import EngineConfig
-from execution.engine.http import make_client
+from execution.engine.goports.sniff import JSON_CONTENT_TYPE
 from execution.engine.runner import GraphResult, error_body, run_graph
-from execution.engine.sniff import JSON_CONTENT_TYPE
 from execution.engine.trace import EventCallback
+from execution.engine.transport.http import make_client
 from graphs.spec.model import Manifest
 
 __all__ = ["GraphServer", "serve"]

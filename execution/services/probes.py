@@ -1,6 +1,6 @@
 """Test connection: probe the model servers an environment maps (readiness, protocol, v2 metadata).
 
-The calls go through the one outbound client (:func:`execution.engine.http.make_client`) with the
+The calls go through the one outbound client (:func:`execution.engine.transport.http.make_client`) with the
 environment's own URL guard, so a probe reaches exactly what a run in that environment may reach,
 and no further. Writes nothing.
 """
@@ -13,8 +13,8 @@ from typing import Any, Final
 
 from django.conf import settings
 
-from execution.engine.http import make_client
 from execution.engine.probe import ProbeTarget, probe_all
+from execution.engine.transport.http import make_client
 from execution.errors import InvalidInput
 from execution.models import Environment
 from execution.services.environments import environment_config, guard_from_config

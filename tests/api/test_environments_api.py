@@ -356,7 +356,7 @@ def test_the_system_environment_may_call_the_model_servers_compose_names(
     them in MOCKMODELS_URL and LOCAL_MODELS_URL) and no other private address."""
     import socket
 
-    from execution.engine.urlguard import BlockedUrl
+    from execution.engine.transport.urlguard import BlockedUrl
     from execution.services import environments
 
     network = {"mockmodels": "172.18.0.4", "models": "172.18.0.5", "db": "172.18.0.2"}

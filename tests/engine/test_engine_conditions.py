@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from execution.engine.conditions import evaluate_condition
-from execution.engine.gojson import is_valid_json
+from execution.engine.goports.gojson import is_valid_json
 
 PICKER_ERROR = '{"decision_picker":"ERROR","key1":{"name":"abc"}}'
 PICKER_SUCCESS = '{"decision_picker":"SUCCESS","key1":{"name":"abc"}}'

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from execution.engine.gojson import GoJsonError, go_float, go_json_dumps, go_syntax_error, go_unmarshal_object
+from execution.engine.goports.gojson import (
+    GoJsonError,
+    go_float,
+    go_json_dumps,
+    go_syntax_error,
+    go_unmarshal_object,
+)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The h11-free exchange of execution/engine/h1.py, held to h11 byte by byte and outcome by outcome.
+"""The h11-free exchange of execution/engine/transport/h1.py, held to h11 byte by byte and outcome by outcome.
 
 ``encode_request`` must write what h11 writes, or decline; ``parse_response_head`` must report the
 head h11 reports, or decline. Over real sockets, every answer (well formed, split, cut short,
@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engine_wire import Script, raw_server
 
-from execution.engine import h1
-from execution.engine.plainpool import PlainTransport
+from execution.engine.transport import h1
+from execution.engine.transport.plainpool import PlainTransport
 
 # ---------------------------------------------------------------- requests
 

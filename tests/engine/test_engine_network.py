@@ -209,7 +209,7 @@ def test_kserve_server_timeout_cases(server: StepServer) -> None:
 
 def test_sharded_transport_spreads_concurrent_calls_and_frees_each_pool_when_read() -> None:
     """Concurrent requests go to the least busy pool; a pool is free again once its response is read."""
-    from execution.engine.http import ShardedTransport
+    from execution.engine.transport.http import ShardedTransport
 
     seen: list[int] = []
 

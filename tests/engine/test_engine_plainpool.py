@@ -1,4 +1,4 @@
-"""The keep-alive pool under the engine's http:// calls (execution/engine/plainpool.py), on real sockets.
+"""The keep-alive pool under the engine's http:// calls (execution/engine/transport/plainpool.py), on real sockets.
 
 The bound on open connections and its wait, a cancelled or half-read call giving its connection
 up, keep-alive reuse and its expiry, and room made by closing an idle connection to another host.
@@ -14,7 +14,7 @@ import pytest
 from stepserver import Hang, Reply, StepServer
 
 from execution.engine import make_client
-from execution.engine.plainpool import PlainTransport, raw_headers
+from execution.engine.transport.plainpool import PlainTransport, raw_headers
 
 
 def _transport(*, max_connections: int = 10, keepalive_expiry: float | None = 5.0) -> PlainTransport:

@@ -1,4 +1,4 @@
-"""The private httpx and httpcore names the engine uses (execution/engine/privates.py) still are
+"""The private httpx and httpcore names the engine uses (execution/engine/transport/privates.py) still are
 what it was written against, and nothing else reaches into those libraries' private modules.
 
 A new httpx or httpcore release fails the first test by name: read each name in privates.py again
@@ -18,7 +18,7 @@ import httpcore
 import httpx
 import pytest
 
-from execution.engine import privates
+from execution.engine.transport import privates
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_installed_release_is_the_one_the_private_names_were_read_in(package: str) -> None:
     checked = privates.CHECKED_AGAINST[package]
     assert version(package) == checked, (
-        f"{package} {version(package)} is installed but execution/engine/privates.py was checked "
+        f"{package} {version(package)} is installed but execution/engine/transport/privates.py was checked "
         f"against {checked}: read its private names in the new release, then move both pins"
     )
     pinned = re.search(rf'"{package}==([^"]+)"', (ROOT / "pyproject.toml").read_text())
@@ -80,4 +80,4 @@ def test_no_other_module_imports_private_httpx_or_httpcore_names() -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if private.search(line)
     ]
-    assert offenders == [], "private httpx/httpcore names belong in execution/engine/privates.py"
+    assert offenders == [], "private httpx/httpcore names belong in execution/engine/transport/privates.py"

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from execution.engine.http import make_client
 from execution.engine.probe import ProbeTarget, model_endpoint, probe_service
+from execution.engine.transport.http import make_client
 
 
 def run(handler: Callable[[httpx.Request], httpx.Response], url: str, **options: Any) -> dict[str, Any]:

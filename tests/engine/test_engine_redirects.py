@@ -22,7 +22,7 @@ from stepserver import Canary, Reply, StepServer
 
 from execution.engine import EngineConfig, GraphResult, UrlGuard, run_graph_sync
 from execution.engine.headers import split_patterns
-from execution.engine.outbound import _referer, is_domain_or_subdomain
+from execution.engine.transport.outbound import _referer, is_domain_or_subdomain
 
 VECTORS: dict[str, Any] = json.loads(
     (Path(__file__).resolve().parent / "data" / "oracle_redirects.json").read_text()

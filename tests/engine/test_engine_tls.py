@@ -1,5 +1,5 @@
 """The TLS pools' network backend (``http.TlsBackend``): handshakes that succeed still work, and a
-failed one keeps the server's first bytes for Go's error text (``goerrors/transport.py``)."""
+failed one keeps the server's first bytes for Go's error text (``transport/causes.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import httpcore
 import pytest
 
-from execution.engine.http import TLS_FIRST_BYTES, TlsBackend
+from execution.engine.transport.http import TLS_FIRST_BYTES, TlsBackend
 
 _ANSWER = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{"ok":1}'
 

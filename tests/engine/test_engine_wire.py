@@ -1,4 +1,4 @@
-"""The plain-TCP streams under the engine's client (execution/engine/wire.py) over real sockets.
+"""The plain-TCP streams under the engine's client (execution/engine/transport/wire.py) over real sockets.
 
 One send per request, keep-alive after answers without a body, no reuse of a connection the server
 closed, flow control both ways, and the error shapes the Go causes are read from.
@@ -18,9 +18,9 @@ import pytest
 from stepserver import Echo, Huge, StepServer
 
 from execution.engine import make_client
-from execution.engine.goerrors import transport_cause
-from execution.engine.http import find_os_error
-from execution.engine.wire import PlainBackend, PlainStream
+from execution.engine.transport.causes import transport_cause
+from execution.engine.transport.http import find_os_error
+from execution.engine.transport.wire import PlainBackend, PlainStream
 
 # A raw answer, or pieces written in turn (each drained, then a 10 ms pause, so that each is its
 # own read on the other side; a float pauses that long; None closes the connection there).
@@ -209,7 +209,7 @@ def test_a_name_whose_every_address_refuses_fails_with_each_errno() -> None:
 
 def test_make_client_sends_plain_http_through_plain_streams() -> None:
     """The engine's client really uses these streams for http:// (through its own pool,
-    execution/engine/plainpool.py)."""
+    execution/engine/transport/plainpool.py)."""
 
     async def scenario() -> None:
         ok = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"

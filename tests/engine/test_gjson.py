@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from execution.engine import gjson
+from execution.engine.goports import gjson
 from tests.engine.gjson_oracle import ORACLE, VECTORS, ask
 
 VECTOR_LIST: list[dict[str, Any]] = json.loads(VECTORS.read_text(encoding="utf-8"))

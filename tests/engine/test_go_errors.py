@@ -22,7 +22,7 @@ from oraclekit import OracleRouter, RawServer, free_port, require_oracle, sequen
 from stepserver import Reply, StepServer
 
 from execution.engine import EngineConfig, run_graph_sync
-from execution.engine.goerrors import go_quote, go_request_url, go_url_error
+from execution.engine.goports.goerrors import go_quote, go_request_url, go_url_error
 
 _DATA = Path(__file__).parent / "data"
 _URLS: list[dict[str, Any]] = json.loads((_DATA / "go_url_errors.json").read_text())

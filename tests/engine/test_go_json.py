@@ -24,8 +24,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from oraclekit import OracleRouter, ensemble_graph, require_oracle
 
-from execution.engine import error_body, gojson
-from execution.engine.gojson import (
+from execution.engine import error_body
+from execution.engine.goports import gojson
+from execution.engine.goports.gojson import (
     GoJsonError,
     go_json_dumps,
     go_json_loads,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from oraclekit import OracleRouter, require_oracle, sequence_graph
 
-from execution.engine.sniff import response_content_type, sniff_content_type
+from execution.engine.goports.sniff import response_content_type, sniff_content_type
 
 _VECTORS: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "sniff.json").read_text())
 

@@ -12,7 +12,7 @@ describe("gjsonPath", () => {
     expect(gjsonPath(["predictions", 0, "label"])).toBe("predictions.0.label");
   });
   it("escapes the characters GJSON reads as syntax, as GJSON's Escape does", () => {
-    // Each checked against the engine's GJSON (execution/engine/gjson.py): the path reads the key.
+    // Each checked against the engine's GJSON (execution/engine/goports/gjson/): the path reads the key.
     expect(escapeKey("a.b")).toBe("a\\.b");
     expect(escapeKey("x*y?")).toBe("x\\*y\\?");
     expect(escapeKey("@at")).toBe("\\@at");

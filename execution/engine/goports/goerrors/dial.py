@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Final
 
-from execution.engine.goerrors.url import (
+from execution.engine.goports.goerrors.url import (
     _parse_url,
     _ParseError,
     _remove_empty_port,

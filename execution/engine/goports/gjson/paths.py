@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from typing import Final
 
-from execution.engine.gjson.flavour import is_legacy
-from execution.engine.gjson.query import _parse_query, _skip_quoted
-from execution.engine.gjson.scan import _BACKSLASH, _QUOTE, _squash, _unescape
+from execution.engine.goports.gjson.flavour import is_legacy
+from execution.engine.goports.gjson.query import _parse_query, _skip_quoted
+from execution.engine.goports.gjson.scan import _BACKSLASH, _QUOTE, _squash, _unescape
 
 # --------------------------------------------------------------------------------------------
 # Path parsing

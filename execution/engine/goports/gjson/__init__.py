@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from execution.engine.gjson.flavour import gjson_context, is_legacy
-from execution.engine.gjson.result import (
+from execution.engine.goports.gjson.flavour import gjson_context, is_legacy
+from execution.engine.goports.gjson.result import (
     FALSE,
     JSON,
     MAX_BUILT_BYTES,
@@ -56,8 +56,8 @@ from execution.engine.gjson.result import (
     TooMuchWork,
     _budget,
 )
-from execution.engine.gjson.validate import _valid
-from execution.engine.gjson.walk import _get
+from execution.engine.goports.gjson.validate import _valid
+from execution.engine.goports.gjson.walk import _get
 
 __all__ = [
     "FALSE",

@@ -6,13 +6,13 @@ import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from execution.engine.gjson.flavour import is_legacy
-from execution.engine.gjson.match import _match_limit
-from execution.engine.gjson.result import FALSE, NULL, NUMBER, STRING, TRUE, Result, _parse_float0
-from execution.engine.gjson.scan import _BACKSLASH, _QUOTE, _trim
+from execution.engine.goports.gjson.flavour import is_legacy
+from execution.engine.goports.gjson.match import _match_limit
+from execution.engine.goports.gjson.result import FALSE, NULL, NUMBER, STRING, TRUE, Result, _parse_float0
+from execution.engine.goports.gjson.scan import _BACKSLASH, _QUOTE, _trim
 
 if TYPE_CHECKING:
-    from execution.engine.gjson.paths import _ArrPath
+    from execution.engine.goports.gjson.paths import _ArrPath
 
 
 def _parse_query(q: bytes) -> tuple[bytes, bytes, bytes, int, bool, bool]:

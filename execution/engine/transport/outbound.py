@@ -39,10 +39,11 @@ from typing import Any, Final
 
 import httpx
 
-from execution.engine.goerrors import go_basic_auth, go_parse_error, transport_cause
-from execution.engine.http import CHECKED_BY, ResponseTooLarge, RunBudget, connected, run_budget
-from execution.engine.plainpool import raw_headers
-from execution.engine.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
+from execution.engine.goports.goerrors import go_basic_auth, go_parse_error
+from execution.engine.transport.causes import transport_cause
+from execution.engine.transport.http import CHECKED_BY, ResponseTooLarge, RunBudget, connected, run_budget
+from execution.engine.transport.plainpool import raw_headers
+from execution.engine.transport.urlguard import BlockedUrl, GuardDecision, HostNotFound, UrlGuard
 
 __all__ = [
     "GO_USER_AGENT",

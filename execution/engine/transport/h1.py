@@ -1,7 +1,7 @@
 """The common HTTP/1.1 exchange of a step call, written and read without h11 (``plainpool.py``).
 
 h11 is the state machine under the engine's ``http://`` calls: its framing and its error texts are
-what the Go error mapping reads (``goerrors/transport.py``). It is also most of a call's CPU: a
+what the Go error mapping reads (``causes.py``). It is also most of a call's CPU: a
 request is validated field by field and every received event passes through its state machine,
 about a quarter of a hop after a step's wait (``bench/bench_engine.py``, P2 and P3).
 

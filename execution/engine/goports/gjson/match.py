@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from execution.engine.gjson.scan import _BACKSLASH, _decode_last_rune, _decode_rune
+from execution.engine.goports.gjson.scan import _BACKSLASH, _decode_last_rune, _decode_rune
 
 # gjson's ``matchLimit`` passes this complexity budget to ``match.MatchLimit`` (gjson.go).
 _MATCH_LIMIT: Final = 10000

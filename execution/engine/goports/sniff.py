@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from execution.engine.gojson import is_valid_json
+from execution.engine.goports.gojson import is_valid_json
 
 __all__ = ["JSON_CONTENT_TYPE", "response_content_type", "sniff_content_type"]
 

@@ -6,7 +6,7 @@ import json as _stdjson
 import re
 from typing import Final
 
-from execution.engine.gjson.scan import _QUOTE
+from execution.engine.goports.gjson.scan import _QUOTE
 
 # --------------------------------------------------------------------------------------------
 # Validation (gjson.ValidBytes)

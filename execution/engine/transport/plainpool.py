@@ -7,12 +7,12 @@ a match of every waiting request against every connection whenever one starts or
 on and drops the rest:
 
 - the same framing, on the same h11 state machine httpcore drives, so a malformed answer fails
-  with the texts the Go error mapping reads (``goerrors/transport.py``). The common exchange (plain
-  fields, a ``Content-Length`` each way, ``HTTP/1.1``) is written and read by :mod:`~execution.engine.h1`
+  with the texts the Go error mapping reads (``causes.py``). The common exchange (plain
+  fields, a ``Content-Length`` each way, ``HTTP/1.1``) is written and read by :mod:`~execution.engine.transport.h1`
   instead, byte for byte as h11 would; anything else, at any point, is replayed into h11 and goes on
   there (:class:`_Connection`);
-- the same streams (:class:`~execution.engine.wire.PlainStream`, connected by
-  :class:`~execution.engine.wire.PlainBackend`: one send per request, anyio's connect errors);
+- the same streams (:class:`~execution.engine.transport.wire.PlainStream`, connected by
+  :class:`~execution.engine.transport.wire.PlainBackend`: one send per request, anyio's connect errors);
 - httpcore's exceptions mapped to httpx's, as httpx's transport maps them (message, cause);
 - keep-alive per origin (scheme, host, port): an idle connection is reused unless it expired
   or the server sent anything on it (an end, an error or stray bytes); a response read to its end
@@ -36,9 +36,9 @@ import h11
 import httpcore
 import httpx
 
-from execution.engine import h1
-from execution.engine.privates import map_httpcore_exceptions
-from execution.engine.wire import PlainBackend, PlainStream, SocketOption
+from execution.engine.transport import h1
+from execution.engine.transport.privates import map_httpcore_exceptions
+from execution.engine.transport.wire import PlainBackend, PlainStream, SocketOption
 
 __all__ = ["PlainTransport", "raw_headers"]
 
@@ -67,7 +67,7 @@ def raw_headers(fields: Iterable[tuple[bytes, bytes]]) -> httpx.Headers:
 class _Connection:
     """One keep-alive connection: its stream, its h11 state and when it stops being reusable.
 
-    An exchange :mod:`~execution.engine.h1` can write and read goes by it, and h11 never sees it
+    An exchange :mod:`~execution.engine.transport.h1` can write and read goes by it, and h11 never sees it
     (``self._exchange``). The moment it meets anything else (the answer's head, a stray byte, an end
     before the body's length), h11 is given the request and every byte read so far
     (:meth:`_replay`) and the exchange goes on through h11 as if it had from its start: h11's
@@ -219,7 +219,7 @@ class _Connection:
 
 
 class _Exchange:
-    """A request written by :mod:`~execution.engine.h1` and what was read of its answer."""
+    """A request written by :mod:`~execution.engine.transport.h1` and what was read of its answer."""
 
     __slots__ = ("body", "ended", "first", "given", "headers", "left", "method", "received", "target")
 
@@ -308,9 +308,9 @@ class PlainTransport(httpx.AsyncBaseTransport):
         skip_h11: bool = True,
         backend: PlainBackend | None = None,
     ) -> None:
-        """``skip_h11=False`` sends every exchange through h11, :mod:`~execution.engine.h1` unused
+        """``skip_h11=False`` sends every exchange through h11, :mod:`~execution.engine.transport.h1` unused
         (``bench/bench_transport.py`` measures both; the tests compare them). ``backend`` opens the
-        connections (default: TCP, :class:`~execution.engine.wire.PlainBackend`;
+        connections (default: TCP, :class:`~execution.engine.transport.wire.PlainBackend`;
         ``bench/bench_hop_cost.py`` gives one that answers in memory)."""
         self._skip_h11 = skip_h11
         self._max = max_connections

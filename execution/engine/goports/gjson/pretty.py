@@ -6,8 +6,8 @@ import json as _stdjson
 import re
 from typing import Any, Final
 
-from execution.engine.gjson.result import _charge, _parse_float0, _Step, _trampoline
-from execution.engine.gjson.scan import _BACKSLASH, _GO_SPACE, _QUOTE, _for_each, _parse
+from execution.engine.goports.gjson.result import _charge, _parse_float0, _Step, _trampoline
+from execution.engine.goports.gjson.scan import _BACKSLASH, _GO_SPACE, _QUOTE, _for_each, _parse
 
 # ---- @pretty (github.com/tidwall/pretty v1.2.1), on the trampoline --------------------------
 

@@ -1,4 +1,9 @@
-"""The cause of a failed call, worded as Go's ``http.Client.Do`` error."""
+"""The cause of a failed call, worded as Go's ``http.Client.Do`` error.
+
+It reads what this transport raises (its own exceptions, httpx's and h11's, the ``OSError``
+underneath, a TLS server's first bytes), so it lives with the transport; the Go ports it builds on
+(``net/url``'s parser, the dialer's address checks) are :mod:`execution.engine.goports.goerrors`'.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from typing import Final
 
 import httpx
 
-from execution.engine.goerrors.dial import _DEFAULT_PORTS, _split_host_port
-from execution.engine.goerrors.url import (
+from execution.engine.goports.goerrors.dial import _DEFAULT_PORTS, _split_host_port
+from execution.engine.goports.goerrors.url import (
     _parse_url,
     _ParseError,
     _remove_empty_port,
@@ -20,7 +25,7 @@ from execution.engine.goerrors.url import (
     go_quote,
     go_request_url,
 )
-from execution.engine.http import TLS_FIRST_BYTES, ResponseTooLarge, describe, find_os_error
+from execution.engine.transport.http import TLS_FIRST_BYTES, ResponseTooLarge, describe, find_os_error
 
 # --- transport errors -----------------------------------------------------------------------------
 

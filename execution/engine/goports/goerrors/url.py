@@ -356,7 +356,7 @@ def go_basic_auth(url: str) -> str | None:
     net/http ``send`` (client.go): ``if u := req.URL.User; u != nil && req.Header.Get("Authorization")
     == ""`` it sets ``Basic`` + base64(username + ":" + password), both percent-decoded by
     ``url.Parse`` (bytes, so a ``%FF`` stays one byte); ``http://@host/`` has an empty user, which
-    still counts. The header check is the caller's (:func:`execution.engine.outbound` per hop).
+    still counts. The header check is the caller's (:func:`execution.engine.transport.outbound` per hop).
     """
     if "@" not in url:
         return None

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from execution.engine.gjson.result import (
+from execution.engine.goports.gjson.result import (
     FALSE,
     JSON,
     NULL,

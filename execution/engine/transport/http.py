@@ -3,7 +3,7 @@
 :func:`make_client` returns a pooled keep-alive ``httpx.AsyncClient`` with explicit timeouts,
 connection limits, no redirects, no environment proxies, and a transport that
 
-1. applies the :class:`~execution.engine.urlguard.UrlGuard` before any connection is made, and
+1. applies the :class:`~execution.engine.transport.urlguard.UrlGuard` before any connection is made, and
    connects to the address it checked (the request keeps its ``Host`` header and TLS server name),
    so a DNS answer that changes between check and connect cannot redirect the call; a name that
    does not resolve fails the request (Go's ``dial tcp: lookup HOST: no such host``) instead of
@@ -29,10 +29,10 @@ import certifi
 import httpcore
 import httpx
 
-from execution.engine.plainpool import PlainTransport
-from execution.engine.privates import AnyIOBackend, AnyIOStream, anyio_stream_of
-from execution.engine.urlguard import HostNotFound, UrlGuard
-from execution.engine.wire import PlainBackend
+from execution.engine.transport.plainpool import PlainTransport
+from execution.engine.transport.privates import AnyIOBackend, AnyIOStream, anyio_stream_of
+from execution.engine.transport.urlguard import HostNotFound, UrlGuard
+from execution.engine.transport.wire import PlainBackend
 
 __all__ = [
     "CHECKED_BY",
@@ -275,7 +275,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
 
 # The attribute a failed TLS handshake's exception carries: the first bytes the server sent (at most
-# a record header's five), which Go's crypto/tls reads to word its error (goerrors/transport.py).
+# a record header's five), which Go's crypto/tls reads to word its error (causes.py).
 TLS_FIRST_BYTES: Final = "studio_tls_first_bytes"
 _RECORD_HEADER: Final = 5
 
@@ -378,7 +378,7 @@ class ByScheme(httpx.AsyncBaseTransport):
 
 def _sharded(max_connections: int, *, plain: bool) -> ShardedTransport:
     """``max_connections`` spread over ``_POOL_SHARDS`` pools (see ShardedTransport); ``plain``: on
-    :class:`~execution.engine.wire.PlainBackend` streams, else on :class:`TlsBackend` (httpcore's
+    :class:`~execution.engine.transport.wire.PlainBackend` streams, else on :class:`TlsBackend` (httpcore's
     own anyio streams, TLS)."""
     shards = min(_POOL_SHARDS, max_connections)
     per_shard = -(-max_connections // shards)  # ceiling division
@@ -434,8 +434,8 @@ def make_client(
     tighter per-request value for every step. Keep-alive connections are pooled up to
     ``max_connections`` for ``http://`` and as many for ``https://`` (all of them may stay
     idle-alive, so a wide Ensemble reuses its sockets); plain HTTP goes through
-    :class:`~execution.engine.plainpool.PlainTransport` (h11 on
-    :class:`~execution.engine.wire.PlainStream` connections), TLS through httpcore's pools.
+    :class:`~execution.engine.transport.plainpool.PlainTransport` (h11 on
+    :class:`~execution.engine.transport.wire.PlainStream` connections), TLS through httpcore's pools.
     ``transport`` replaces the network transport (tests pass ``httpx.MockTransport``); the guard
     and the size cap still wrap it. ``max_run_bytes`` (None: no budget, as KServe) is a budget for
     every body read through this client, together (see :func:`run_budget`): make one client per run.
@@ -459,7 +459,7 @@ def make_client(
         follow_redirects=False,
         trust_env=False,
         # Only for direct use of the client: engine step calls build their requests themselves and
-        # send Go's headers (execution/engine/outbound.py).
+        # send Go's headers (execution/engine/transport/outbound.py).
         headers={"User-Agent": "inference-graph-studio-engine/0.1"},
     )
 

@@ -151,13 +151,13 @@ class Result:
 
     def get(self, path: bytes) -> Result:
         """``Result.Get(path)``: the path evaluated on this result's raw JSON."""
-        from execution.engine.gjson.walk import _get  # the walk builds Results: import it late
+        from execution.engine.goports.gjson.walk import _get  # the walk builds Results: import it late
 
         return _get(self.raw, path, 0)
 
     def for_each(self) -> Iterator[tuple[Result, Result]]:
         """gjson's ``ForEach`` as an iterator of ``(key, value)``."""
-        from execution.engine.gjson.scan import _for_each  # the scanner builds Results
+        from execution.engine.goports.gjson.scan import _for_each  # the scanner builds Results
 
         return _for_each(self)
 
@@ -168,7 +168,7 @@ class Result:
         decoded as UTF-8 with U+FFFD for invalid bytes), except that an integer literal becomes a
         Python ``int`` instead of a float64. Built with an explicit stack: any depth is fine.
         """
-        from execution.engine.gjson.pyvalue import _to_python  # it reads Results
+        from execution.engine.goports.gjson.pyvalue import _to_python  # it reads Results
 
         return _to_python(self)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execution.engine.gjson.match import _match_limit
-from execution.engine.gjson.modifiers import _append_json_string, _exec_modifier, _exec_static
-from execution.engine.gjson.paths import (
+from execution.engine.goports.gjson.match import _match_limit
+from execution.engine.goports.gjson.modifiers import _append_json_string, _exec_modifier, _exec_static
+from execution.engine.goports.gjson.paths import (
     _is_simple_name,
     _name_of_last,
     _parse_array_path,
@@ -20,8 +20,8 @@ from execution.engine.gjson.paths import (
     _parse_sub_selectors,
     _split_possible_pipe,
 )
-from execution.engine.gjson.query import _query_matches
-from execution.engine.gjson.result import (
+from execution.engine.goports.gjson.query import _query_matches
+from execution.engine.goports.gjson.result import (
     JSON,
     MAX_PATH_NESTING,
     NUMBER,
@@ -30,7 +30,7 @@ from execution.engine.gjson.result import (
     _built,
     _parse_uint,
 )
-from execution.engine.gjson.scan import (
+from execution.engine.goports.gjson.scan import (
     _ARRAY_VALUE_START,
     _CONTAINER_START,
     _KEY_OR_CLOSE,
@@ -43,7 +43,7 @@ from execution.engine.gjson.scan import (
     _string_end,
     _unescape,
 )
-from execution.engine.gjson.validate import _valid
+from execution.engine.goports.gjson.validate import _valid
 
 
 class _Ctx:
@@ -355,4 +355,4 @@ def _multipath_key(name: bytes, spath: bytes) -> bytes:
 
 
 if TYPE_CHECKING:
-    from execution.engine.gjson.paths import _ArrPath
+    from execution.engine.goports.gjson.paths import _ArrPath

@@ -12,7 +12,7 @@ candidates).
 
 Above the stream: h11 framing (a 204 or a 304 has no body; nothing waits for one), keep-alive and
 httpx's exceptions (``plainpool.py``). The errors keep the shapes the Go
-error texts are read from (``goerrors/transport.py``): a timeout is ``TimeoutError`` under
+error texts are read from (``causes.py``): a timeout is ``TimeoutError`` under
 httpcore's ``ReadTimeout``/``WriteTimeout``/``ConnectTimeout``, a failed connect or read carries the
 ``OSError`` (with its errno) as its cause, a refused name with several addresses raises
 ``OSError("All connection attempts failed")`` from the group of every attempt's error, as anyio does.
@@ -33,7 +33,7 @@ from typing import Any, Final, cast
 import httpcore
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
-from execution.engine.privates import is_socket_readable
+from execution.engine.transport.privates import is_socket_readable
 
 __all__ = ["PlainBackend", "PlainStream", "SocketOption"]
 

@@ -26,8 +26,15 @@ import math
 import re
 from typing import Any, Final
 
-from execution.engine.gojson.encode import go_float, go_json_dumps
-from execution.engine.gojson.scanner import _as_bytes, _parse, _Parsed, _Syntax, _text, go_syntax_error
+from execution.engine.goports.gojson.encode import go_float, go_json_dumps
+from execution.engine.goports.gojson.scanner import (
+    _as_bytes,
+    _parse,
+    _Parsed,
+    _Syntax,
+    _text,
+    go_syntax_error,
+)
 
 __all__ = [
     "GoJsonError",

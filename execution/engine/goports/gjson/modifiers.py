@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Final
 
-from execution.engine.gjson.flavour import is_legacy
-from execution.engine.gjson.pretty import _mod_pretty
-from execution.engine.gjson.result import (
+from execution.engine.goports.gjson.flavour import is_legacy
+from execution.engine.goports.gjson.pretty import _mod_pretty
+from execution.engine.goports.gjson.result import (
     MAX_BUILT_BYTES,
     Result,
     TooMuchWork,
@@ -17,7 +17,7 @@ from execution.engine.gjson.result import (
     _Step,
     _trampoline,
 )
-from execution.engine.gjson.scan import (
+from execution.engine.goports.gjson.scan import (
     _GO_SPACE,
     _QUOTE,
     _decode_rune,
@@ -28,7 +28,7 @@ from execution.engine.gjson.scan import (
     _string_end,
     _trim,
 )
-from execution.engine.gjson.validate import _valid
+from execution.engine.goports.gjson.validate import _valid
 
 _HEX: Final = b"0123456789abcdef"
 
@@ -321,7 +321,7 @@ def _mod_group(j: bytes, arg: bytes, d: int) -> bytes:
 
 
 def _mod_dig(j: bytes, arg: bytes, d: int) -> bytes:
-    from execution.engine.gjson.walk import _get  # the walk runs the modifiers: import it late
+    from execution.engine.goports.gjson.walk import _get  # the walk runs the modifiers: import it late
 
     found: list[bytes] = []
     # Pre-order walk with an explicit stack of child iterators (gjson recurses per level).

@@ -5,8 +5,17 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from execution.engine.gjson.result import _INT_RAW, FALSE, NULL, NUMBER, STRING, TRUE, Result, _parse_float0
-from execution.engine.gjson.scan import _CONTAINER_START, _tostr
+from execution.engine.goports.gjson.result import (
+    _INT_RAW,
+    FALSE,
+    NULL,
+    NUMBER,
+    STRING,
+    TRUE,
+    Result,
+    _parse_float0,
+)
+from execution.engine.goports.gjson.scan import _CONTAINER_START, _tostr
 
 # --------------------------------------------------------------------------------------------
 # Value as Python
