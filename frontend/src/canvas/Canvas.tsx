@@ -25,7 +25,7 @@ import { isObject } from "../graph/manifest";
 import { freeSpot } from "../graph/placement";
 import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
-import type { Selection } from "../editor/store";
+import type { Selection } from "../graph/selection";
 import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
 import { LodLayer } from "./LodLayer";
 import { LOW_DETAIL_BELOW } from "./lod";

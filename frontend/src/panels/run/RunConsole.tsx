@@ -5,7 +5,7 @@
  * response or the reason the run failed. Lines and canvas steps select each other.
  */
 import { useEffect, useMemo, useState } from "react";
-import type { Selection } from "../../editor/store";
+import type { Selection } from "../../graph/selection";
 import { failureCause, finishedFromRun, softFailures, isTerminal, progress } from "./console";
 import type { RunController } from "./useRunController";
 import { runCurl } from "../../common/curl";
