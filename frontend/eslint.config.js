@@ -41,7 +41,6 @@ export default tseslint.config(
       "src/graph/textEdits.ts",
       "src/panels/PropertiesPanel.tsx",
       "src/panels/run/RunPanel.tsx",
-      "src/panels/run/console.ts",
       "src/tests/SaveAsTestDialog.tsx",
       "src/tests/SuiteSection.tsx",
       "src/tests/expectations.ts",

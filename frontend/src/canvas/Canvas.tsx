@@ -26,7 +26,7 @@ import { freeSpot } from "../graph/placement";
 import { edges as graphEdges, graphOrder, issueKey, reachable, splitterWeightSum, type IssueIndex } from "../graph/queries";
 import type { GraphState, JsonObject, RouterType, TargetKind, Viewport } from "../graph/types";
 import type { Selection } from "../graph/selection";
-import { nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
+import { nodeMarkOf, stepMarkOf, type RunMarks } from "../graph/runMarks";
 import { LodLayer } from "./LodLayer";
 import { LOW_DETAIL_BELOW } from "./lod";
 import { measuredSizes, withCardHandles } from "./measured";

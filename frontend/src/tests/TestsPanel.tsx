@@ -8,7 +8,8 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { ApiError, downloadBlob, type Api, type Environment, type Run, type TestCaseRow } from "../api";
 import { ErrorBanner, Modal, Spinner, describeApiError } from "../common/ui";
 import type { JsonObject } from "../graph/types";
-import { isTerminal, showBody, showValue } from "../panels/run/console";
+import { showBody, showValue } from "../panels/run/bodies";
+import { isTerminal } from "../panels/run/console";
 import { applyPick, copyName, describeExpectation, emptyDraft, fromDraft, KINDS, OPERATORS, pinIssues, STEP_STATES, toDraft, type CaseIssue, type Draft, type Kind } from "./expectations";
 import { JsonTree, type Picked } from "./JsonTree";
 import { ProblemBanner } from "./ProblemBanner";

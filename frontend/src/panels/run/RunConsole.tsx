@@ -6,7 +6,8 @@
  */
 import { useEffect, useMemo, useState } from "react";
 import type { Selection } from "../../graph/selection";
-import { failureCause, finishedFromRun, softFailures, isTerminal, progress } from "./console";
+import { finishedFromRun, isTerminal } from "./console";
+import { failureCause, softFailures, progress } from "./consoleViews";
 import type { RunController } from "./useRunController";
 import { runCurl } from "../../common/curl";
 import { SaveAsTestDialog } from "../../tests/SaveAsTestDialog";
