@@ -47,6 +47,24 @@ export default tseslint.config(
     ],
     rules: { complexity: ["error", 118] },
   },
+  // Which way the editor's folders may import (docs/architecture.md, "The frontend"): graph/ is the
+  // pure model beneath everything; canvas/ is the shared base of both views (the Nodes view and
+  // what the Flow view borrows), so it imports neither the Flow view nor the editor or its
+  // panels; flow/ may build on canvas/ but not on the editor or its panels.
+  {
+    files: ["src/graph/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(editor|canvas|flow|panels)(/|$)", message: "graph/ is the pure model: it imports nothing from editor/, canvas/, flow/ or panels/." }] }] },
+  },
+  {
+    files: ["src/canvas/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(editor|flow|panels)(/|$)", message: "canvas/ is the base of both views: it imports nothing from flow/, editor/ or panels/ (shared types and marks live in graph/)." }] }] },
+  },
+  {
+    files: ["src/flow/**/*.{ts,tsx}"],
+    // The one test that checks a Flow move is an unsaved change asks the editor's snapshot.
+    ignores: ["src/flow/edits.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(editor|panels)(/|$)", message: "flow/ builds on canvas/ and graph/: it imports nothing from editor/ or panels/." }] }] },
+  },
   {
     files: ["scripts/**/*.mjs", "vite.config.ts"],
     languageOptions: { globals: { ...globals.node } },

@@ -6,7 +6,7 @@
  */
 import { ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
-import { flowScene } from "../canvas/flowScene";
+import { flowScene } from "./flowScene";
 import { LodLayer } from "../canvas/LodLayer";
 import { keepMeasured } from "../canvas/measured";
 import type { LodBox } from "../canvas/lodScene";
