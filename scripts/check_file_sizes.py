@@ -25,7 +25,6 @@ GENERATED = ("/migrations/", "frontend/src/generated/")
 ALLOWED = frozenset(
     {
         "frontend/src/styles/editor.css",
-        "frontend/src/tests/TestsPanel.tsx",
         "graphs/apis.py",
     }
 )
