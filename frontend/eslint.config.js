@@ -22,10 +22,11 @@ export default tseslint.config(
     },
   },
   {
-    // The files holding functions over 20 when the rule came in (the ceiling is the worst of them
-    // then, RunConsole at 118, which has since been split and left the list),
-    // waiting for the editor's state and component split (docs/architecture.md, "Files and their
-    // size"). They may not get worse than today's worst; a file leaves the list once it passes 20.
+    // The files holding functions over 20 when the rule came in, waiting for the editor's state
+    // and component split (docs/architecture.md, "Files and their size"). The ceiling is the worst
+    // of them today, applyEdit in graph/edits.ts at 61 (it was RunConsole's 118 when the rule came
+    // in; RunConsole and the console's reducer have since been split and left the list). They may
+    // not get worse than that; a file leaves the list once it passes 20, and the ceiling only falls.
     files: [
       "src/canvas/RouterNode.tsx",
       "src/editor/EditorApp.tsx",
@@ -45,7 +46,7 @@ export default tseslint.config(
       "src/tests/SuiteSection.tsx",
       "src/tests/expectations.ts",
     ],
-    rules: { complexity: ["error", 118] },
+    rules: { complexity: ["error", 61] },
   },
   // Which way the editor's folders may import (docs/architecture.md, "The frontend"): graph/ is the
   // pure model beneath everything; canvas/ is the shared base of both views (the Nodes view and
