@@ -1,6 +1,6 @@
 /**
- * The case editor's form, without React: a saved case's document as editable text and expectation drafts,
- * and back into the document to send (or the problems found before sending).
+ * The case editor's form, without React: a saved case's document as editable text and
+ * expectation drafts, and back into the document to send (or the problems found before sending).
  */
 import type { TestCaseRow } from "../api";
 import type { JsonObject } from "../graph/types";
