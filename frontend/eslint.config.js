@@ -22,10 +22,11 @@ export default tseslint.config(
     },
   },
   {
-    // The files holding functions over 20 when the rule came in (the ceiling is the worst of them
-    // then, RunConsole at 118, which has since been split and left the list),
-    // waiting for the editor's state and component split (docs/architecture.md, "Files and their
-    // size"). They may not get worse than today's worst; a file leaves the list once it passes 20.
+    // The files holding functions over 20 when the rule came in, waiting for the editor's state
+    // and component split (docs/architecture.md, "Files and their size"). The ceiling is the worst
+    // of them today, applyEdit in graph/edits.ts at 61 (it was RunConsole's 118 when the rule came
+    // in; RunConsole and the console's reducer have since been split and left the list). They may
+    // not get worse than that; a file leaves the list once it passes 20, and the ceiling only falls.
     files: [
       "src/canvas/RouterNode.tsx",
       "src/editor/EditorApp.tsx",
@@ -41,12 +42,29 @@ export default tseslint.config(
       "src/graph/textEdits.ts",
       "src/panels/PropertiesPanel.tsx",
       "src/panels/run/RunPanel.tsx",
-      "src/panels/run/console.ts",
       "src/tests/SaveAsTestDialog.tsx",
       "src/tests/SuiteSection.tsx",
       "src/tests/expectations.ts",
     ],
-    rules: { complexity: ["error", 118] },
+    rules: { complexity: ["error", 61] },
+  },
+  // Which way the editor's folders may import (docs/architecture.md, "The frontend"): graph/ is the
+  // pure model beneath everything; canvas/ is the shared base of both views (the Nodes view and
+  // what the Flow view borrows), so it imports neither the Flow view nor the editor or its
+  // panels; flow/ may build on canvas/ but not on the editor or its panels.
+  {
+    files: ["src/graph/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(editor|canvas|flow|panels)(/|$)", message: "graph/ is the pure model: it imports nothing from editor/, canvas/, flow/ or panels/." }] }] },
+  },
+  {
+    files: ["src/canvas/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(editor|flow|panels)(/|$)", message: "canvas/ is the base of both views: it imports nothing from flow/, editor/ or panels/ (shared types and marks live in graph/)." }] }] },
+  },
+  {
+    files: ["src/flow/**/*.{ts,tsx}"],
+    // The one test that checks a Flow move is an unsaved change asks the editor's snapshot.
+    ignores: ["src/flow/edits.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [{ regex: "^(\\.\\./)+(editor|panels)(/|$)", message: "flow/ builds on canvas/ and graph/: it imports nothing from editor/ or panels/." }] }] },
   },
   {
     files: ["scripts/**/*.mjs", "vite.config.ts"],

@@ -21,14 +21,9 @@ MAX_LINES = 600
 SUFFIXES = (".py", ".ts", ".tsx", ".js", ".mjs", ".css", ".sh", ".html")
 GENERATED = ("/migrations/", "frontend/src/generated/")
 
-# The files over the limit today, each to be split by the mechanical pass (docs/architecture.md).
-ALLOWED = frozenset(
-    {
-        "frontend/src/panels/run/console.ts",
-        "frontend/src/styles/editor.css",
-        "frontend/src/tests/TestsPanel.tsx",
-    }
-)
+# Files allowed over the limit: none since the mechanical pass split the last ones by job. A file
+# that must stay longer (generated code aside) is listed here by name, with its reason.
+ALLOWED: frozenset[str] = frozenset()
 
 
 def counted(path: str) -> bool:

@@ -7,7 +7,7 @@ import { getViewportForBounds } from "@xyflow/react";
 import type { Size } from "../graph/placement";
 import { edges as graphEdges, graphOrder, routerTypeOf } from "../graph/queries";
 import type { GraphState } from "../graph/types";
-import type { Selection } from "../editor/store";
+import type { Selection } from "../graph/selection";
 import type { LodBox, LodScene } from "./lodScene";
 
 /** Card colours by router type (the minimap's, as outline; a light tint as fill). */

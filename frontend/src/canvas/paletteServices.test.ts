@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { graphOf } from "../flow/__fixtures__/graphs";
+import { graphOf } from "../graph/__fixtures__/graphs";
 import { filterServices, paletteServices } from "./paletteServices";
 
 const entry = (name: string, graph_count: number, environments: string[] = []) => ({ name, graph_count, environments });

@@ -16,6 +16,7 @@ import { AppHeader, ErrorBanner, Spinner, errorText } from "../common/ui";
 import { canRedo, canUndo } from "../graph/history";
 import { toManifest } from "../graph/manifest";
 import { indexIssues, localIssues, serviceNames } from "../graph/queries";
+import type { Selection } from "../graph/selection";
 import type { Issue, Viewport } from "../graph/types";
 import { editForManifest } from "../graph/textEdits";
 import { DiffView } from "../panels/DiffView";
@@ -57,7 +58,7 @@ import { useVersionActions } from "./hooks/useVersionActions";
 import { PanelResizer, usePanelOpen, usePanelWidth } from "./PanelResizer";
 import { SidePanel, type PanelTab } from "./SidePanel";
 import { useBudgetCheck } from "../panels/load/useBudgetCheck";
-import { editorReducer, initialEditorState, snapshot, stateOfVersion, type Selection } from "./store";
+import { editorReducer, initialEditorState, snapshot, stateOfVersion } from "./store";
 import { Toolbar } from "./toolbar/Toolbar";
 import type { Busy, Confirm, View } from "./types";
 

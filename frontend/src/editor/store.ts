@@ -8,12 +8,8 @@ import type { Version } from "../api";
 import type { Edit } from "../graph/edits";
 import { createHistory, pushEdit, redo, seal, undo, type History } from "../graph/history";
 import { fromManifest, toLayout, toManifest } from "../graph/manifest";
+import { fixSelection, type Selection } from "../graph/selection";
 import type { GraphState, Viewport } from "../graph/types";
-
-export type Selection =
-  | { kind: "none" }
-  | { kind: "nodes"; names: string[] }
-  | { kind: "step"; node: string; index: number };
 
 export interface EditorState {
   history: History;
@@ -63,21 +59,6 @@ export function initialEditorState(version: Version | null): EditorState {
     savedSnapshot: snapshot(state),
     saveMark: 0,
   };
-}
-
-/** Drops selected elements that no longer exist. */
-export function fixSelection(state: GraphState, selection: Selection): Selection {
-  if (selection.kind === "nodes") {
-    const names = selection.names.filter((n) => state.nodes.some((x) => x.name === n));
-    if (names.length === selection.names.length) return selection;
-    return names.length ? { kind: "nodes", names } : { kind: "none" };
-  }
-  if (selection.kind === "step") {
-    const node = state.nodes.find((n) => n.name === selection.node);
-    if (!node) return { kind: "none" };
-    if (selection.index >= node.steps.length) return { kind: "nodes", names: [node.name] };
-  }
-  return selection;
 }
 
 export function editorReducer(s: EditorState, action: Action): EditorState {

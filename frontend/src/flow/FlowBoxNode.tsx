@@ -6,7 +6,7 @@ import type { Issue } from "../graph/types";
 import type { Mark } from "../canvas/RouterNode";
 import { shorten } from "../canvas/labels";
 import { StatusIcon } from "../common/icons";
-import { formatMs } from "../panels/run/console";
+import { formatMs } from "../graph/format";
 import type { BoxRun } from "./marks";
 import { isDirection, type Direction } from "./navigate";
 import type { FlowDirection } from "./layout";

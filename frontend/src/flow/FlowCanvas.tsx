@@ -6,7 +6,7 @@
  */
 import { ControlButton, Controls, MarkerType, MiniMap, ReactFlow, applyNodeChanges, useReactFlow, type Node, type NodeChange } from "@xyflow/react";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent } from "react";
-import { flowScene } from "../canvas/flowScene";
+import { flowScene } from "./flowScene";
 import { LodLayer } from "../canvas/LodLayer";
 import { keepMeasured } from "../canvas/measured";
 import type { LodBox } from "../canvas/lodScene";
@@ -15,7 +15,7 @@ import { parsePalette, type GraphViewProps } from "../canvas/Canvas";
 import { PALETTE_MIME, PALETTE_ROUTER_MIME } from "../canvas/RouterNode";
 import { nodeByName, routerTypeOf, stepTarget } from "../graph/queries";
 import type { GraphState, Position } from "../graph/types";
-import type { Selection } from "../editor/store";
+import type { Selection } from "../graph/selection";
 import { FlowArrowEdge, type FlowArrow } from "./FlowArrowEdge";
 import { FlowDots } from "./FlowDots";
 import { FlowActionsContext, FlowDirectionContext, FlowBoxNode, FlowGroupNode, FlowJoinNode, type FlowActions, type FlowBoxFlowNode, type FlowGroupFlowNode, type FlowJoinFlowNode } from "./FlowBoxNode";

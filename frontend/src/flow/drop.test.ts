@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { dropTarget, segmentDistance } from "./drop";
 import { autoFlowLayout, BOX_SIZES } from "./layout";
 import { project } from "./project";
-import { FACE_RECOGNITION, graphOf } from "./__fixtures__/graphs";
+import { FACE_RECOGNITION, graphOf } from "../graph/__fixtures__/graphs";
 
 describe("where a palette drop lands in the Flow view", () => {
   it("measures the distance to a segment", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { applyEdit } from "../graph/edits";
 import { toLayout, toManifest } from "../graph/manifest";
 import { snapshot } from "../editor/store";
-import { graphOf } from "./__fixtures__/graphs";
+import { graphOf } from "../graph/__fixtures__/graphs";
 import type { GraphState, JsonObject } from "../graph/types";
 import { addConditional, addParallel, addSplit, appendModel, deleteBox, dropIndex, dropOnBox, insertModel, moveAlong, type FlowEdit, type NewModel } from "./edits";
 

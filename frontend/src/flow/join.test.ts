@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../graph/types";
-import { graphOf } from "./__fixtures__/graphs";
+import { graphOf } from "../graph/__fixtures__/graphs";
 import { insertModel } from "./edits";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project, type FlowModel } from "./project";

@@ -3,7 +3,7 @@ import { overlaps } from "../graph/placement";
 import type { JsonObject } from "../graph/types";
 import { autoFlowLayout, BOX_SIZES, groupFrames, labelSize, placeBoxes, type FlowLayout } from "./layout";
 import { project, type FlowModel } from "./project";
-import { ANIMAL_SWITCH, CANARY, CAT_DOG, FACE_RECOGNITION, graphOf } from "./__fixtures__/graphs";
+import { ANIMAL_SWITCH, CANARY, CAT_DOG, FACE_RECOGNITION, graphOf } from "../graph/__fixtures__/graphs";
 
 describe("flow layout", () => {
   it("lays the demo pipeline out left to right, the parallel models one above the other", async () => {

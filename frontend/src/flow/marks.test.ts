@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CompareMarks } from "../canvas/Canvas";
 import { indexIssues } from "../graph/queries";
-import type { NodeMark, RunMarks, StepMark } from "../panels/run/console";
-import { FACE_RECOGNITION, graphOf } from "./__fixtures__/graphs";
+import type { NodeMark, RunMarks, StepMark } from "../graph/runMarks";
+import { FACE_RECOGNITION, graphOf } from "../graph/__fixtures__/graphs";
 import { boxIssues, boxMark, boxRun } from "./marks";
 import { project } from "./project";
 

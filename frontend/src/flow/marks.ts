@@ -5,7 +5,8 @@
  */
 import { issueKey, type IssueIndex } from "../graph/queries";
 import type { Issue } from "../graph/types";
-import { formatMs, nodeMarkOf, stepMarkOf, type RunMarks } from "../panels/run/console";
+import { formatMs } from "../graph/format";
+import { nodeMarkOf, stepMarkOf, type RunMarks } from "../graph/runMarks";
 import type { CompareMarks } from "../canvas/Canvas";
 import type { Mark } from "../canvas/RouterNode";
 import { ROOT } from "../graph/queries";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../graph/types";
-import { ANIMAL_SWITCH, CANARY, CAT_DOG, FACE_RECOGNITION, graphOf } from "./__fixtures__/graphs";
+import { ANIMAL_SWITCH, CANARY, CAT_DOG, FACE_RECOGNITION, graphOf } from "../graph/__fixtures__/graphs";
 import { describeBox, mergeKey, project, protocolOf, readFlowLayout, REQUEST_ID, RESPONSE_ID, type FlowModel } from "./project";
 
 /** "from -> to [label]" of every arrow, by box titles, sorted. */

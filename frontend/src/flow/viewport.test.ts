@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { autoFlowLayout, BOX_SIZES, groupFrames } from "./layout";
 import { project } from "./project";
 import { bestFit, boundsOf, commonShift, FIT_MARGIN, FIT_MAX_ZOOM, firstViewport, fitZoom, READABLE_ZOOM, SMALLEST_BOX_TEXT } from "./viewport";
-import { FACE_RECOGNITION, graphOf } from "./__fixtures__/graphs";
+import { FACE_RECOGNITION, graphOf } from "../graph/__fixtures__/graphs";
 
 describe("the Flow view's first viewport", () => {
   it("centres a picture that fits, never zooming in past the fit's maximum", () => {

@@ -18,7 +18,7 @@ export interface Size {
   height: number;
 }
 
-/** A card's width: `.router-card` in editor.css. */
+/** A card's width: `.router-card` in styles/cards.css. */
 export const CARD_WIDTH = 262;
 /**
  * A card's height without rows (head, type line, foot), per row, and the extra line a step's

@@ -1,7 +1,7 @@
 /** Properties of the selected step, node, or (with nothing selected) the whole graph. */
 import { useEffect, useState, type ReactNode } from "react";
 import type { Api, ConditionResult } from "../api";
-import type { Selection } from "../editor/store";
+import type { Selection } from "../graph/selection";
 import type { Edit } from "../graph/edits";
 import { isObject } from "../graph/manifest";
 import { GRAPH_NAME_RE, incoming, issueKey, routerTypeOf, splitterWeightSum, stepTarget, stepTargets, type IssueIndex } from "../graph/queries";

@@ -9,7 +9,7 @@ import { type Api, type Environment } from "../api";
 import { Spinner, describeApiError } from "../common/ui";
 import { KSERVE_RELEASES } from "../environments/form";
 import { DiffView } from "../panels/DiffView";
-import { formatMs } from "../panels/run/console";
+import { formatMs } from "../graph/format";
 import { casesToShow, type CaseComparison, type CompareResult, type StepComparison } from "./compare";
 import { DiffLines } from "./SuiteSection";
 import { EnvironmentSelect, VersionSelect } from "./pickers";

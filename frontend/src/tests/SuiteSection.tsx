@@ -8,7 +8,7 @@ import { diffSides, jsonText } from "./diffSides";
 import { useEffect, useState } from "react";
 import type { Environment } from "../api";
 import { Spinner } from "../common/ui";
-import { formatMs } from "../panels/run/console";
+import { formatMs } from "../graph/format";
 import type { BudgetVerdict } from "../generated/events";
 import { budgetText, countsText, fraction, isTerminalSuite, resultsToShow, type CaseResult, type DiffEntry, type Failure } from "./suite";
 import type { SuiteController } from "./useSuiteRun";

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api } from "../api";
 import { describeApiError } from "../common/ui";
 import { SUITE_EVENT_TYPES } from "../generated/events";
-import { parseEventData } from "../panels/run/console";
+import { parseEventData } from "../panels/run/events";
 import { isTerminalSuite, progressOf, reduceSuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
 
 const POLL_MS = 1000;

@@ -5,7 +5,8 @@ import type { Edit } from "../../graph/edits";
 import { freeSpot, type Size } from "../../graph/placement";
 import { ROOT } from "../../graph/queries";
 import type { GraphState, RouterType, TargetKind } from "../../graph/types";
-import type { Action, Selection } from "../store";
+import type { Selection } from "../../graph/selection";
+import type { Action } from "../store";
 import type { Confirm } from "../types";
 
 export type EditOptions = { key?: string; select?: Selection } | Selection;

@@ -10,7 +10,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api, Environment, LoadTest, LoadTestSummary, TestCaseRow } from "../../api";
 import { describeApiError, Spinner } from "../../common/ui";
 import { LOAD_TEST_EVENT_TYPES } from "../../generated/events";
-import { parseEventData } from "../run/console";
+import { parseEventData } from "../run/events";
 import { headersObject, loadLastPayload, safeStorage } from "../run/samples";
 import { LoadHeaders } from "./LoadHeaders";
 import { fractionDone, isTerminalLoad, liveOf, ms, percent, reduceLoadEvent, seriesRows, summaryOf, type BudgetCheckRow, type Comparison, type CompareRow, type HistogramBin, type LiveLoad } from "./loadTest";

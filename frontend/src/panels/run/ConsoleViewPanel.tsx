@@ -5,7 +5,7 @@
  * picked belongs to one run and is forgotten when the console shows another.
  */
 import { useEffect, useMemo, useState } from "react";
-import type { Selection } from "../../editor/store";
+import type { Selection } from "../../graph/selection";
 import type { ConsoleState, StepLine } from "./console";
 import { ConsoleLines } from "./ConsoleLines";
 import { lazyComponent } from "../../common/lazyChunk";

@@ -5,8 +5,9 @@
  * response or the reason the run failed. Lines and canvas steps select each other.
  */
 import { useEffect, useMemo, useState } from "react";
-import type { Selection } from "../../editor/store";
-import { failureCause, finishedFromRun, softFailures, isTerminal, progress } from "./console";
+import type { Selection } from "../../graph/selection";
+import { finishedFromRun, isTerminal } from "./console";
+import { failureCause, softFailures, progress } from "./consoleViews";
 import type { RunController } from "./useRunController";
 import { runCurl } from "../../common/curl";
 import { SaveAsTestDialog } from "../../tests/SaveAsTestDialog";

@@ -4,7 +4,7 @@
  * `RunController` the editor owns; this component only draws it.
  */
 import { useEffect, useRef, useState } from "react";
-import type { Selection } from "../../editor/store";
+import type { Selection } from "../../graph/selection";
 import { Spinner } from "../../common/ui";
 import type { RunController } from "./useRunController";
 import { RunConsole, type SaveAsTest } from "./RunConsole";

@@ -8,7 +8,8 @@ import { useCallback, useEffect, useState } from "react";
 import type { Api, Diff, Run, RunStatus, RunSummary } from "../../api";
 import { Modal, Spinner, describeApiError, formatTime } from "../../common/ui";
 import { DiffView } from "../DiffView";
-import { formatMs, showValue } from "./console";
+import { formatMs } from "../../graph/format";
+import { showValue } from "./bodies";
 import { compareRuns, sameResponse } from "./compareRuns";
 import { BodyBlock } from "./StepViews";
 

@@ -5,7 +5,11 @@
  */
 import { Fragment } from "react";
 import { StatusIcon } from "../../common/icons";
-import { describeSkip, otherStepFields, SOFT_NOTE, formatMs, formatSize, showBody, stepPosition, type ConsoleLine, type ShownBody, type StepLine } from "./console";
+import { formatMs, formatSize } from "../../graph/format";
+import { showBody, type ShownBody } from "./bodies";
+import type { ConsoleLine, StepLine } from "./console";
+import { otherStepFields } from "./consoleViews";
+import { describeSkip, SOFT_NOTE, stepPosition } from "./describe";
 import { JsonTree } from "../../tests/JsonTree";
 import { BodyImages } from "./RunImages";
 

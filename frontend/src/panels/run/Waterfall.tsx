@@ -5,7 +5,7 @@
  */
 import { useMemo } from "react";
 import type { ConsoleState, StepLine } from "./console";
-import { formatMs } from "./console";
+import { formatMs } from "../../graph/format";
 import { buildWaterfall, type WaterfallRow } from "./waterfall";
 
 function pct(ms: number, totalMs: number): number {

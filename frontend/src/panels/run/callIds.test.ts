@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest";
 import type { Run, RunStepRow } from "../../api";
 import { issueKey } from "../../graph/queries";
 import { compareRuns } from "./compareRuns";
-import { emptyConsole, reduceEvents, runMarks, softFailures, stepLines, type RunEventMsg } from "./console";
+import { emptyConsole, reduceEvents } from "./console";
+import { runMarks } from "./consoleMarks";
+import { softFailures, stepLines } from "./consoleViews";
+import type { RunEventMsg } from "./events";
 
 function stream(events: [string, Record<string, unknown>][]): RunEventMsg[] {
   return events.map(([type, data], i) => ({ seq: i + 1, type, data: { attempt: 1, ...data } }));

@@ -14,24 +14,12 @@ import { issueKey } from "../../graph/queries";
 import eventsJson from "./__fixtures__/events.json";
 import hardRunJson from "./__fixtures__/hard-run.json";
 import { compareRuns, sameResponse } from "./compareRuns";
-import {
-  emptyConsole,
-  failureCause,
-  formatMs,
-  formatSize,
-  hasGap,
-  otherStepFields,
-  parseEventData,
-  parseEventLog,
-  progress,
-  reduceEvent,
-  reduceEvents,
-  runMarks,
-  skipGap,
-  showBody,
-  stepLines,
-  type RunEventMsg,
-} from "./console";
+import { formatMs, formatSize } from "../../graph/format";
+import { showBody } from "./bodies";
+import { emptyConsole, hasGap, reduceEvent, reduceEvents, skipGap } from "./console";
+import { runMarks } from "./consoleMarks";
+import { failureCause, otherStepFields, progress, stepLines } from "./consoleViews";
+import { parseEventData, parseEventLog, type RunEventMsg } from "./events";
 import { deleteSample, headersObject, loadDraft, loadSamples, parsePayload, rememberRun, rememberedRun, saveDraft, saveSample } from "./samples";
 
 const streams = eventsJson as unknown as Record<"face-recognition" | "animal-switch" | "hard" | "spl" | "cat-dog-breed", RunEventMsg[]>;

@@ -4,7 +4,7 @@
  * shows how far it got), and the walk follows the pages until the last one, or stops as soon as
  * the caller no longer wants it (another run was opened).
  */
-import type { RunEventMsg } from "./console";
+import type { RunEventMsg } from "./events";
 
 export interface EventPage {
   events: RunEventMsg[];

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Run } from "../../api";
-import { emptyConsole, finishedFromRun, parseEventLog, progress, reduceEvent, reduceEvents, stepLines, type RunEventMsg } from "./console";
+import { emptyConsole, finishedFromRun, reduceEvent, reduceEvents } from "./console";
+import { progress, stepLines } from "./consoleViews";
+import { parseEventLog, type RunEventMsg } from "./events";
 import { readEventPages, type EventPage } from "./eventPages";
 import { OVERSCAN, rowAt, rowOffsets, visibleWindow } from "./windowing";
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { emptyConsole, reduceEvents, releaseTitle, type RunEventMsg } from "./console";
+import { emptyConsole, reduceEvents } from "./console";
+import { releaseTitle } from "./consoleViews";
+import type { RunEventMsg } from "./events";
 
 function queued(data: Record<string, unknown>): RunEventMsg {
   return { run: "r1", seq: 1, type: "run.queued", created_at: "2026-01-01T00:00:01.000Z", data: { graph: "g", version: 3, environment: "old-cluster", seed: 1, rerun_of: null, ...data } };

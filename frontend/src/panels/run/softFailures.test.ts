@@ -6,7 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { issueKey } from "../../graph/queries";
-import { emptyConsole, failureCause, nodeMarkOf, reduceEvents, runMarks, softFailures, stepMarkOf, type RunEventMsg } from "./console";
+import { nodeMarkOf, stepMarkOf } from "../../graph/runMarks";
+import { emptyConsole, reduceEvents } from "./console";
+import { runMarks } from "./consoleMarks";
+import { failureCause, softFailures } from "./consoleViews";
+import type { RunEventMsg } from "./events";
 
 function stream(events: [string, Record<string, unknown>][]): RunEventMsg[] {
   return events.map(([type, data], i) => ({ seq: i + 1, type, data: { attempt: 1, ...data } }));

@@ -20,7 +20,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Api, Run } from "../../api";
 import { describeApiError } from "../../common/ui";
 import { RUN_EVENT_TYPES } from "../../generated/events";
-import { emptyConsole, hasGap, parseEventData, parseEventLog, reduceEvents, runMarks, skipGap, type ConsoleState, type RunEventMsg, type RunMarks } from "./console";
+import type { RunMarks } from "../../graph/runMarks";
+import { emptyConsole, hasGap, reduceEvents, skipGap, type ConsoleState } from "./console";
+import { runMarks } from "./consoleMarks";
+import { parseEventData, parseEventLog, type RunEventMsg } from "./events";
 import { readEventPages } from "./eventPages";
 import { rememberRun, rememberedRun, safeStorage } from "./samples";
 

@@ -1,6 +1,7 @@
 /** The waterfall's pure model: bars on one time axis, nesting, parallel calls and the critical path. */
 import { describe, expect, it } from "vitest";
-import { emptyConsole, reduceEvents, type RunEventMsg } from "./console";
+import { emptyConsole, reduceEvents } from "./console";
+import type { RunEventMsg } from "./events";
 import { buildWaterfall, overlaps, tickStep } from "./waterfall";
 
 const T0 = 1_700_000_000;

@@ -12,7 +12,9 @@
  * so on; a critical `nodeName` step makes the calls of the node it ran critical the same way. So
  * a Sequence's calls are all critical, an Ensemble's slowest branch only, a Switch's chosen step.
  */
-import { stepLines, stepPosition, type ConsoleState, type StepLine } from "./console";
+import type { ConsoleState, StepLine } from "./console";
+import { stepLines } from "./consoleViews";
+import { stepPosition } from "./describe";
 
 export interface WaterfallRow {
   /** A node row: `node:<attempt>:<invocation call id>`; a step row: its console line's key. */

@@ -1,6 +1,6 @@
-/** Graphs the Flow view tests draw: the demo graphs of execution/devtools/demo.py, as the editor loads them. */
-import { fromManifest } from "../../graph/manifest";
-import type { GraphState, JsonObject } from "../../graph/types";
+/** Graphs the views' tests draw: the demo graphs of execution/devtools/demo.py, as the editor loads them. */
+import { fromManifest } from "../manifest";
+import type { GraphState, JsonObject } from "../types";
 
 export function graphOf(nodes: JsonObject): GraphState {
   return fromManifest({ apiVersion: "serving.kserve.io/v1alpha1", kind: "InferenceGraph", metadata: { name: "g" }, spec: { nodes } }, null);

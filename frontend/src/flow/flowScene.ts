@@ -1,10 +1,10 @@
 /**
- * The Flow view's overview picture (lodScene.ts): its group frames, boxes and arrows where the
+ * The Flow view's overview picture (../canvas/lodScene.ts): its group frames, boxes and arrows where the
  * layout put them. Imported by the Flow view only (it loads with it, on demand).
  */
-import { BOX_SIZES, groupFrames, type FlowLayout } from "../flow/layout";
-import type { FlowBox, FlowGroup, FlowModel } from "../flow/project";
-import type { LodBox, LodLine, LodScene } from "./lodScene";
+import type { LodBox, LodLine, LodScene } from "../canvas/lodScene";
+import { BOX_SIZES, groupFrames, type FlowLayout } from "./layout";
+import type { FlowBox, FlowGroup, FlowModel } from "./project";
 
 const BOX_COLORS: Partial<Record<FlowBox["kind"], [fill: string, stroke: string]>> = {
   request: ["#eef2f7", "#6b7a90"],
