@@ -162,12 +162,14 @@ def _database_bytes() -> int:
 
 
 def test_the_runaway_loop_under_the_default_settings(
-    start_worker: Any, start_run: Any, user: Any, fault_mock: Any, record_figure: Any
+    start_worker: Any, start_run: Any, user: Any, fault_mock: Any, record_figure: Any, settings: Any
 ) -> None:
     """The run that was seen: the loop on the built-in mock model server (its ``echo`` model told
     to answer 503 with the request count, so every answer differs), with every run setting at its
-    default. Measured for ``make reliability``: duration, step calls, database growth, the worker's
-    memory after, and the time to read the events back through the API."""
+    default, the heartbeat's too (the fault suite's 1.5 s silence would take a worker busy storing
+    the flood on a loaded machine for dead). Measured for ``make reliability``: duration, step
+    calls, database growth, the worker's memory after, and the time to read the events back
+    through the API."""
     from django.db import connection
     from rest_framework.test import APIClient
 
@@ -176,7 +178,10 @@ def test_the_runaway_loop_under_the_default_settings(
     if connection.vendor == "sqlite":  # WAL is what the file database of runs uses (settings)
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    worker = start_worker(concurrency=2)
+    heartbeat = {"RUN_HEARTBEAT_SECONDS": 2.0, "RUN_HEARTBEAT_TIMEOUT": 20.0}  # config/settings.py
+    for name, value in heartbeat.items():
+        setattr(settings, name, value)  # the reaper this test calls
+    worker = start_worker(concurrency=2, **{name: str(value) for name, value in heartbeat.items()})
     url = fault_mock.url.rstrip("/") + "/v1/models/echo:predict?error_status=503"
     graph = loop_graph(user, "runaway-loop", url)
     before = _database_bytes()
