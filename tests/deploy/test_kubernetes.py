@@ -297,9 +297,9 @@ def test_every_pod_given_the_secret_key_may_be_given_the_encryption_keys(
                 for e in container.get("env", [])
                 if "secretKeyRef" in e.get("valueFrom", {})
             }
-            if "DJANGO_SECRET_KEY" in refs:
+            if "DJANGO_SECRET_KEY" in refs:  # the dev overlay's Secret name has a hash suffix
                 assert refs.get("STUDIO_ENCRYPTION_KEYS") == {
-                    "name": "studio-secrets",
+                    "name": refs["DJANGO_SECRET_KEY"]["name"],
                     "key": "STUDIO_ENCRYPTION_KEYS",
                     "optional": True,
                 }, f"{where} {container['name']}"
