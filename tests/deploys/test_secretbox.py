@@ -137,3 +137,14 @@ def test_the_derived_key_is_printed_for_listing_before_secret_key_changes(settin
     call_command("rotate_secrets", "--derived-key", stdout=out)
 
     assert out.getvalue().strip() == secretbox.derived_key("the-current-secret-key")
+
+
+def test_manage_py_check_names_a_malformed_key(settings: Any) -> None:
+    """`migrate` and `check` (the migrations Job, the pods' wait for it) refuse to start with one."""
+    from django.core.management.base import SystemCheckError
+
+    settings.STUDIO_ENCRYPTION_KEYS = ["not-a-fernet-key", KEY_A]
+    with pytest.raises(SystemCheckError, match=r"deploys\.E001.*entry 1 of STUDIO_ENCRYPTION_KEYS"):
+        call_command("check", stdout=StringIO(), stderr=StringIO())
+    settings.STUDIO_ENCRYPTION_KEYS = [KEY_A]
+    call_command("check", stdout=StringIO(), stderr=StringIO())
