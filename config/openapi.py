@@ -102,7 +102,9 @@ _BY_OPERATION: Final[dict[str, dict[str, str]]] = {
         "422": "The version has errors KServe would reject; `issues` lists them.",
         "409": "The gate is closed (`code: tests_required`; send `force` and `reason` to override), or "
         "the file on the branch changed since the last deployment (`code: drift`, with `diff`; "
-        "nothing was pushed).",
+        "nothing was pushed), or the target's stored credentials cannot be decrypted with the "
+        "configured keys (`code: credentials`: enter them again, or list the old key in "
+        "STUDIO_ENCRYPTION_KEYS).",
         "502": "Git refused or could not be reached: `code` is auth, not-found, rejected, network, "
         "moved, too-large or protocol; `deployment` is the failed deployment.",
     },

@@ -21,6 +21,11 @@ if not SECRET_KEY:
         )
     # A development-only key: never used with DEBUG off, where the variable is required.
     SECRET_KEY = "dev-only-insecure-key-do-not-deploy"
+# Fernet keys (comma-separated) that encrypt secrets kept in the database, deploy targets' Git
+# credentials (config/secretbox.py): the first encrypts, all decrypt (rotation: put the new key
+# first, run `manage.py rotate_secrets`, then drop the old one). Empty: one key derived from
+# SECRET_KEY, so changing SECRET_KEY then needs the old derived key listed here first.
+STUDIO_ENCRYPTION_KEYS = env.list("STUDIO_ENCRYPTION_KEYS", default=[])
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

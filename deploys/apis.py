@@ -204,7 +204,8 @@ class GraphVersionDeployApi(APIView):
         editors only; the export gate applies (409 `tests_required` unless `force` with a
         `reason`). When the file on the branch changed since the last deployment: 409 with the
         `diff`, nothing pushed. Git failures answer 502 with `code` (`auth`, `not-found`,
-        `rejected`, `network`, `moved`); a host the URL guard refuses answers 400 (`forbidden`).
+        `rejected`, `network`, `moved`); a host the URL guard refuses answers 400 (`forbidden`);
+        credentials the configured keys cannot decrypt answer 409 (`credentials`).
         """
         data = DeployInput(data=request.data)
         data.is_valid(raise_exception=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from config.exceptions import ApplicationError, BadRequest, Conflict, Forbidden, NotFound
 
 
@@ -24,6 +27,19 @@ class NoSuchTarget(NotFound):
 
 class DriftConflict(Conflict):
     """The file at the branch head changed since the last deployment (edited by hand in Git)."""
+
+
+class UnreadableCredentials(Conflict):
+    """The target's stored credentials cannot be decrypted with the configured keys (409, code
+    ``credentials``): they were encrypted with a key that is no longer listed."""
+
+    def __init__(self, target_name: str, *, extra: Mapping[str, Any] | None = None) -> None:
+        super().__init__(
+            f"The credentials of deploy target {target_name!r} cannot be decrypted with the configured "
+            "keys (the encryption key changed): enter the credentials again, or list the old key in "
+            "STUDIO_ENCRYPTION_KEYS.",
+            extra={"code": "credentials", **(extra or {})},
+        )
 
 
 class GitFailed(ApplicationError):

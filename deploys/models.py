@@ -1,9 +1,10 @@
 """Deploying versions through Git: where to (DeployTarget) and what went where (Deployment).
 
 A target is owned and private or shared like an environment; its credentials are write-only (the
-API never answers them, the audit log never holds them). A deployment is one commit of one
-version's exported YAML to one target; the latest pushed one per graph and target is what is live,
-the earlier ones are ``superseded``. Its drift columns cache the last read of the target's branch.
+API never answers them, the audit log never holds them) and encrypted in the database. A
+deployment is one commit of one version's exported YAML to one target; the latest pushed one per
+graph and target is what is live, the earlier ones are ``superseded``. Its drift columns cache the
+last read of the target's branch.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ class DeployTarget(models.Model):
     author_name = models.CharField(max_length=200, default="Inference Graph Studio")
     author_email = models.CharField(max_length=200, default="studio@localhost")
     username = models.CharField(max_length=200, blank=True, default="")
-    # Write-only: never answered, never logged, never in the audit log.
+    # Write-only: never answered, never logged, never in the audit log. Encrypted at rest
+    # ("fernet:<token>", config/secretbox.py); read only through targets.credentials_password.
     secret = models.TextField(blank=True, default="")
     allow_hosts = models.JSONField(
         default=list,

@@ -20,9 +20,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from deploys import gitops
-from deploys.errors import DriftConflict, ForbiddenHost, GitFailed, InvalidTarget, NotPermitted
+from deploys.errors import (
+    DriftConflict,
+    ForbiddenHost,
+    GitFailed,
+    InvalidTarget,
+    NotPermitted,
+    UnreadableCredentials,
+)
 from deploys.models import Deployment, DeployTarget
-from deploys.targets import check_host, issue, remote_for
+from deploys.targets import check_host, credentials_password, issue, remote_for
 from graphs import access as graph_access
 from graphs import imports as graph_imports
 from graphs import services as graph_services
@@ -96,7 +103,8 @@ def deploy_start(
 
     Only the graph's owner or an editor may deploy (NotPermitted, 403); a version KServe would
     reject is refused (422); the gate applies as to exports (409 ``tests_required`` unless forced
-    with a reason); the repository's host must be allowed (400 ``forbidden``).
+    with a reason); the repository's host must be allowed (400 ``forbidden``); the target's
+    credentials must decrypt with the configured keys (409 ``credentials``).
     """
     if not graph_access.can_edit(graph, actor):
         raise NotPermitted(
@@ -105,6 +113,7 @@ def deploy_start(
     graph_services.ensure_deployable(graph, version, before="deploying")
     gate = _gate(graph=graph, version=version, force=force, reason=reason)
     check_host(target)
+    credentials_password(target)  # unreadable: refused before anything is recorded
     content, _ = graph_services.version_export(graph=graph, version=version, fmt="yaml")
     review = target.mode == DeployTarget.Mode.REVIEW
     deployment = Deployment.objects.create(
@@ -194,10 +203,13 @@ def deployment_push(deployment_id: int) -> Deployment:
         return _fail(deployment, "not-found", "The deploy target was deleted before the push.")
     try:
         check_host(target)
+        remote = remote_for(target)
     except ForbiddenHost as exc:
         return _fail(deployment, "forbidden", exc.detail)
     except GitFailed as exc:
         return _fail(deployment, "network", exc.detail)
+    except UnreadableCredentials as exc:
+        return _fail(deployment, "credentials", exc.detail)
     previous: Deployment | None = None
 
     def check_base(head: str | None, content: bytes | None) -> None:
@@ -216,7 +228,7 @@ def deployment_push(deployment_id: int) -> Deployment:
         attempts += 1
         try:
             pushed = gitops.push_file(
-                remote_for(target),
+                remote,
                 base_branch=target.branch,
                 branch=deployment.branch,
                 path=deployment.path,
@@ -278,6 +290,8 @@ def raise_for_failure(deployment: Deployment, body: dict[str, Any]) -> None:
         raise DriftConflict(deployment.error, extra={**extra, "diff": deployment.conflict_diff})
     if deployment.error_kind == "forbidden":
         raise ForbiddenHost(deployment.error, extra=extra)
+    if deployment.error_kind == "credentials":
+        raise UnreadableCredentials(deployment.target_name, extra=extra)
     raise GitFailed(deployment.error, extra=extra)
 
 
@@ -297,7 +311,7 @@ def drift_refresh(*, graph: Graph) -> None:
         try:
             check_host(target)
             found = gitops.read_file(remote_for(target), target.branch, deployment.path)
-        except (gitops.GitError, ForbiddenHost, GitFailed) as exc:
+        except (gitops.GitError, ForbiddenHost, GitFailed, UnreadableCredentials) as exc:
             message = exc.message if isinstance(exc, gitops.GitError) else exc.detail
             Deployment.objects.filter(pk=deployment.pk).update(error=message, checked_at=timezone.now())
             continue

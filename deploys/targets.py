@@ -14,8 +14,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, models, transaction
 
+from config import secretbox
 from deploys import gitops
-from deploys.errors import ForbiddenHost, GitFailed, InvalidTarget, NotPermitted
+from deploys.errors import ForbiddenHost, GitFailed, InvalidTarget, NotPermitted, UnreadableCredentials
 from deploys.models import DeployTarget
 from execution.engine import BlockedUrl, UrlGuard
 from execution.engine.transport.urlguard import HostNotFound
@@ -108,11 +109,22 @@ def _check_visibility(visibility: Any, actor: User) -> None:
 
 
 def _credentials(values: dict[str, Any]) -> dict[str, str]:
-    """``credentials`` ({"username", "password"}) as the columns that keep them."""
+    """``credentials`` ({"username", "password"}) as the columns that keep them: the password
+    encrypted (config/secretbox.py), never in clear in the database."""
     credentials = values.pop("credentials", None)
     if credentials is None:
         return {}
-    return {"username": credentials.get("username") or "", "secret": credentials.get("password") or ""}
+    password = credentials.get("password") or ""
+    return {"username": credentials.get("username") or "", "secret": secretbox.encrypt(password)}
+
+
+def credentials_password(target: DeployTarget) -> str:
+    """The target's password or token in clear, for Git alone: the one place the stored value is
+    decrypted. UnreadableCredentials (409) when the configured keys cannot decrypt it."""
+    try:
+        return secretbox.decrypt(target.secret)
+    except secretbox.Unreadable:
+        raise UnreadableCredentials(target.name) from None
 
 
 def _audit_values(target: DeployTarget) -> dict[str, Any]:
@@ -239,10 +251,12 @@ def check_host(target: DeployTarget) -> None:
 
 
 def remote_for(target: DeployTarget) -> gitops.Remote:
+    """How Git reaches the target's repository, its credentials decrypted (UnreadableCredentials
+    when they cannot be)."""
     return gitops.Remote(
         url=target.url,
         username=target.username,
-        password=target.secret,
+        password=credentials_password(target),
         timeout=settings.DEPLOY_GIT_TIMEOUT,
         max_bytes=settings.DEPLOY_MAX_FETCH_BYTES,
     )

@@ -285,6 +285,26 @@ def test_every_setting_the_manifests_set_is_read_by_the_settings(objects: list[d
         assert f'"{name}"' in settings_py, f"{name} is set but config/settings.py never reads it"
 
 
+def test_every_pod_given_the_secret_key_may_be_given_the_encryption_keys(
+    objects: list[dict[str, Any]],
+) -> None:
+    """Deploy targets' credentials are encrypted with STUDIO_ENCRYPTION_KEYS (else a key derived
+    from DJANGO_SECRET_KEY): whoever reads one reads the other, from the same Secret, optional."""
+    for where, pod in pod_specs(objects):
+        for container in containers(pod):
+            refs = {
+                e["name"]: e["valueFrom"]["secretKeyRef"]
+                for e in container.get("env", [])
+                if "secretKeyRef" in e.get("valueFrom", {})
+            }
+            if "DJANGO_SECRET_KEY" in refs:  # the dev overlay's Secret name has a hash suffix
+                assert refs.get("STUDIO_ENCRYPTION_KEYS") == {
+                    "name": refs["DJANGO_SECRET_KEY"]["name"],
+                    "key": "STUDIO_ENCRYPTION_KEYS",
+                    "optional": True,
+                }, f"{where} {container['name']}"
+
+
 def test_services_ingress_and_budget_select_what_exists(objects: list[dict[str, Any]]) -> None:
     pods = [
         (obj["spec"]["template"]["metadata"]["labels"], obj["spec"]["template"]["spec"])

@@ -11,13 +11,16 @@ from io import StringIO
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 from django.core.management import call_command
+from django.db import connection
 from gitservers import GitServers, free_port, git
 
-from deploys import gitops
-from deploys.models import Deployment
+from deploys import gitops, services
+from deploys.errors import UnreadableCredentials
+from deploys.models import Deployment, DeployTarget
 from graphs import services as graph_services
-from graphs.models import AuditEvent, GraphMember
+from graphs.models import AuditEvent, GraphMember, GraphVersion
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -62,6 +65,12 @@ def save_v2(user: Any, manifest: dict[str, Any]) -> None:
     )
 
 
+def stored_secret(pk: int) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT secret FROM deploys_deploytarget WHERE id = %s", [pk])
+        return str(cursor.fetchone()[0])
+
+
 def hand_edited(servers: GitServers, text: str) -> str:
     return text.replace("serviceName: xgboost-iris", "serviceName: xgboost-iris-tuned")
 
@@ -72,7 +81,11 @@ def test_deploy_pushes_exactly_the_export_and_is_live(
 ) -> None:
     url = {"file": servers.file_url, "git": servers.git_url, "http": servers.http_url}[transport]("deploys")
     credentials = {"username": servers.username, "password": servers.password}
-    make_target(api, url, credentials=credentials, author_name="Studio Bot", author_email="bot@example.org")
+    target = make_target(
+        api, url, credentials=credentials, author_name="Studio Bot", author_email="bot@example.org"
+    )
+    stored = stored_secret(target["id"])
+    assert stored.startswith("fernet:") and servers.password not in stored  # http: basic auth with it
 
     response = deploy(api, 1, message="First rollout")
 
@@ -323,3 +336,64 @@ def test_deploy_command(servers: GitServers, deploy_settings: None, graph: Any, 
     with pytest.raises(SystemExit) as bad:
         call_command("deploy", "model-chainer", "--target", "nowhere", stdout=StringIO(), stderr=StringIO())
     assert bad.value.code == 2
+
+
+UNREADABLE = ("'prod'", "enter the credentials again", "STUDIO_ENCRYPTION_KEYS")
+
+
+def test_credentials_the_keys_cannot_read_fail_with_what_to_do(
+    servers: GitServers, deploy_settings: None, api: Any, graph: Any, settings: Any
+) -> None:
+    settings.STUDIO_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    credentials = {"username": servers.username, "password": servers.password}
+    target = make_target(api, servers.http_url("deploys"), credentials=credentials)
+    call_command("deploy", "model-chainer", "--target", "prod", stdout=StringIO())
+    settings.STUDIO_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]  # the old key is gone
+
+    response = deploy(api, 1)
+
+    assert response.status_code == 409, response.json()
+    body = response.json()
+    assert body["code"] == "credentials"
+    assert all(words in body["detail"] for words in UNREADABLE), body["detail"]
+    assert "Traceback" not in response.content.decode() and "InvalidToken" not in response.content.decode()
+    assert Deployment.objects.count() == 1 and len(servers.log("deploys")) == 2
+    listed = api.get("/api/graphs/model-chainer/deployments/?refresh=1")
+    assert listed.status_code == 200
+    assert all(words in listed.json()["results"][0]["error"] for words in UNREADABLE)
+    err = StringIO()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("deploy", "model-chainer", "--target", "prod", stdout=StringIO(), stderr=err)
+    assert exit_info.value.code == 2 and "enter the credentials again" in err.getvalue()
+
+    again = api.patch(f"/api/deploy-targets/{target['id']}/", {"credentials": credentials}, format="json")
+    assert again.status_code == 200
+    listed = api.get("/api/graphs/model-chainer/deployments/?refresh=1").json()["results"]
+    assert listed[0]["error"] == "" and listed[0]["drift"] is False
+
+
+def test_a_push_whose_credentials_became_unreadable_fails_named(
+    servers: GitServers, deploy_settings: None, api: Any, user: Any, graph: Any, settings: Any
+) -> None:
+    settings.STUDIO_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    make_target(
+        api,
+        servers.http_url("deploys"),
+        credentials={"username": servers.username, "password": servers.password},
+    )
+    started = services.deploy_start(
+        graph=graph,
+        version=GraphVersion.objects.get(graph=graph, number=1),
+        target=DeployTarget.objects.get(name="prod"),
+        actor=user,
+        enqueue=False,
+    )
+    settings.STUDIO_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+
+    failed = services.deployment_push(started.pk)
+
+    assert failed.status == Deployment.Status.FAILED and failed.error_kind == "credentials"
+    assert all(words in failed.error for words in UNREADABLE), failed.error
+    with pytest.raises(UnreadableCredentials):
+        services.raise_for_failure(failed, {})
+    assert servers.log("deploys") == ["Start"]

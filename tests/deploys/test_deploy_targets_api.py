@@ -7,7 +7,9 @@ import json
 from typing import Any
 
 import pytest
+from django.db import connection
 
+from config import secretbox
 from graphs.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +45,33 @@ def test_credentials_are_never_answered_and_redacted_in_the_audit_log(api: Any) 
     assert "tok-very-secret" not in everything and "tok-rotated" not in everything
     assert api.delete(f"/api/deploy-targets/{body['id']}/").status_code == 204
     assert AuditEvent.objects.filter(action="deploy_target.delete").count() == 1
+
+
+def stored_secret(pk: int) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT secret FROM deploys_deploytarget WHERE id = %s", [pk])
+        return str(cursor.fetchone()[0])
+
+
+def test_the_database_never_holds_the_password_in_clear(api: Any) -> None:
+    pk = api.post("/api/deploy-targets/", TARGET, format="json").json()["id"]
+
+    created = stored_secret(pk)
+    assert created.startswith("fernet:") and "tok-very-secret" not in created
+    assert secretbox.decrypt(created) == "tok-very-secret"
+
+    changed = api.patch(
+        f"/api/deploy-targets/{pk}/", {"credentials": {"password": "tok-rotated"}}, format="json"
+    )
+    assert changed.status_code == 200 and changed.json()["has_credentials"] is True
+    updated = stored_secret(pk)
+    assert updated.startswith("fernet:") and "tok-rotated" not in updated
+    assert secretbox.decrypt(updated) == "tok-rotated"
+
+    untouched = api.patch(f"/api/deploy-targets/{pk}/", {"description": "prod"}, format="json")
+    assert untouched.status_code == 200 and stored_secret(pk) == updated
+    cleared = api.patch(f"/api/deploy-targets/{pk}/", {"credentials": {"password": ""}}, format="json")
+    assert cleared.json()["has_credentials"] is False and stored_secret(pk) == ""
 
 
 @pytest.mark.parametrize(

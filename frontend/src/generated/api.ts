@@ -687,7 +687,8 @@ export interface paths {
          *     editors only; the export gate applies (409 `tests_required` unless `force` with a
          *     `reason`). When the file on the branch changed since the last deployment: 409 with the
          *     `diff`, nothing pushed. Git failures answer 502 with `code` (`auth`, `not-found`,
-         *     `rejected`, `network`, `moved`); a host the URL guard refuses answers 400 (`forbidden`).
+         *     `rejected`, `network`, `moved`); a host the URL guard refuses answers 400 (`forbidden`);
+         *     credentials the configured keys cannot decrypt answer 409 (`credentials`).
          */
         post: operations["graphs_versions_deploy"];
         delete?: never;
@@ -5775,7 +5776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The gate is closed (`code: tests_required`; send `force` and `reason` to override), or the file on the branch changed since the last deployment (`code: drift`, with `diff`; nothing was pushed). */
+            /** @description The gate is closed (`code: tests_required`; send `force` and `reason` to override), or the file on the branch changed since the last deployment (`code: drift`, with `diff`; nothing was pushed), or the target's stored credentials cannot be decrypted with the configured keys (`code: credentials`: enter them again, or list the old key in STUDIO_ENCRYPTION_KEYS). */
             409: {
                 headers: {
                     [name: string]: unknown;
