@@ -5,8 +5,8 @@
  * pages import everything from this one module.
  */
 import type { JsonObject, Layout } from "./graph/types";
-import type { SuiteRun } from "./tests/suite";
-import type { CompareResult } from "./tests/compare";
+import type { SuiteRun } from "./suites/suite";
+import type { CompareResult } from "./suites/compare";
 import { ApiTransport } from "./api/transport";
 import type {
   ApiToken,
@@ -242,7 +242,7 @@ export class Api extends ApiTransport {
   /**
    * Replaces a case's document; errors as for create. With `revision` (the one the edit started
    * from) it sends `If-Match: "r{revision}"`: a case changed since answers 409 `test_case.stale`
-   * with the case as it is now (see tests/caseConflict.ts) and nothing is saved.
+   * with the case as it is now (see suites/caseConflict.ts) and nothing is saved.
    */
   updateTest(graph: string, id: number, document: JsonObject, revision?: number | null): Promise<TestCaseRow> {
     const headers: Record<string, string> = revision === null || revision === undefined ? {} : { "If-Match": `"r${revision}"` };

@@ -25,11 +25,11 @@ import { fixForIssue } from "../graph/fixes";
 import { contractsFromProbe } from "../environments/probe";
 import { metadataSamples } from "../environments/contracts";
 import { PropertiesPanel } from "../panels/PropertiesPanel";
-import { useSuiteRun } from "../tests/useSuiteRun";
-import { TestGateSetting } from "../tests/TestGate";
-import { caseMarks as caseMarksOf } from "../tests/compare";
+import { useSuiteRun } from "../suites/useSuiteRun";
+import { SuiteGateSetting } from "../suites/SuiteGate";
+import { caseMarks as caseMarksOf } from "../suites/compare";
 import type { CompareMarks } from "../canvas/Canvas";
-import type { CaseResult } from "../tests/suite";
+import type { CaseResult } from "../suites/suite";
 import { graphSamples } from "../panels/run/samples";
 import { useRunController } from "../panels/run/useRunController";
 import { DriftBanner } from "../deploys/DriftBanner";
@@ -67,7 +67,7 @@ const YamlPanel = lazyComponent(() => import("../panels/YamlPanel").then((m) => 
 // Tabs not shown when the editor opens are loaded on first use too (the bundle budget).
 const HistoryPanel = lazyComponent(() => import("../panels/HistoryPanel").then((m) => m.HistoryPanel), "history");
 const RunPanel = lazyComponent(() => import("../panels/run/RunPanel").then((m) => m.RunPanel), "run panel");
-const TestsPanel = lazyComponent(() => import("../tests/TestsPanel").then((m) => m.TestsPanel), "tests panel");
+const SuitePanel = lazyComponent(() => import("../suites/SuitePanel").then((m) => m.SuitePanel), "tests panel");
 const LoadTestsPanel = lazyComponent(() => import("../panels/load/LoadTestsPanel").then((m) => m.LoadTestsPanel), "load tests panel");
 // The Flow view (its projection, join points, layout and boxes) is loaded when first shown.
 const FlowCanvas = lazyComponent(() => import("../flow/FlowCanvas").then((m) => m.FlowCanvas), "Flow view");
@@ -357,7 +357,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         return (
           <>
             <PropertiesPanel state={displayState} selection={s.selection} issues={issueIndex} readOnly={readOnly} api={api} onEdit={onPanelEdit} onSelect={onSelect} budgetWarnings={budgetWarnings} />
-            {s.selection.kind === "none" && <TestGateSetting api={api} graph={graphName} readOnly={lockedVersion !== null} />}
+            {s.selection.kind === "none" && <SuiteGateSetting api={api} graph={graphName} readOnly={lockedVersion !== null} />}
           </>
         );
       case "problems":
@@ -407,7 +407,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
             caseFailures={caseFailures}
             probe={probeProps}
             metadataSamples={probedSamples}
-            saveAsTest={{
+            saveAsCase={{
               api,
               onSaved: (row) => {
                 setSavedCase((prev) => ({ id: row.id, key: (prev?.key ?? 0) + 1 }));
@@ -421,7 +421,7 @@ export function EditorApp({ config }: { config: StudioConfig }) {
         return <LoadTestsPanel api={api} graph={graphName} version={view?.kind === "version" ? view.version.number : (lockedVersion ?? base)} environments={runs.environments} />;
       case "tests":
         return (
-          <TestsPanel
+          <SuitePanel
             api={api}
             graph={graphName}
             shownRun={runs.run}

@@ -5,7 +5,7 @@ import { ConfirmDialog } from "../common/ConfirmDialog";
 import { AppHeader, ErrorBanner, Modal, Spinner, describeApiError, errorText, formatTime } from "../common/ui";
 import { emptyManifest, fromManifest, toLayout } from "../graph/manifest";
 import { GRAPH_NAME_RE } from "../graph/queries";
-import { TestsChip } from "../tests/TestsChip";
+import { SuiteChip } from "../suites/SuiteChip";
 import { liveText } from "../deploys/targetForm";
 
 export function editorUrl(name: string): string {
@@ -238,7 +238,7 @@ export function ListApp({ config }: { config: StudioConfig }) {
                         ) : (
                           g.latest_version.issue_counts.warning > 0 && <span className="badge badge-warning">{g.latest_version.issue_counts.warning === 1 ? "1 warning" : `${g.latest_version.issue_counts.warning} warnings`}</span>
                         )}{" "}
-                        <TestsChip tests={g.latest_version.tests} none={null} />
+                        <SuiteChip tests={g.latest_version.tests} none={null} />
                       </span>
                     ) : (
                       <span className="muted">—</span>

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { Api, Deployment, Page, VersionSummary } from "../api";
 import { liveText } from "../deploys/targetForm";
 import { Spinner, errorText, formatTime } from "../common/ui";
-import { TestsChip } from "../tests/TestsChip";
+import { SuiteChip } from "../suites/SuiteChip";
 import { UpgradeReport } from "./UpgradeReport";
 
 function results(page: Page<VersionSummary>): { items: VersionSummary[]; next: string | null } {
@@ -125,7 +125,7 @@ export function HistoryPanel({
             <div className="version-meta">
               <span>{v.author ?? "unknown"}</span>
               <span>{formatTime(v.created_at)}</span>
-              <TestsChip tests={v.tests} />
+              <SuiteChip tests={v.tests} />
               {v.parent !== null && v.parent !== undefined && <span className="muted">from v{v.parent}</span>}
             </div>
             {deployments

@@ -1,6 +1,6 @@
 import { formatTime } from "../../common/ui";
 import type { View } from "../types";
-import { TestsChip } from "../../tests/TestsChip";
+import { SuiteChip } from "../../suites/SuiteChip";
 
 /** Over the canvas: what is shown read-only (a locked version, a viewed version, a comparison) and the way back. */
 export function ViewBanners({ graphName, lockedVersion, base, view, onBack, onRollback }: { graphName: string; lockedVersion: number | null; base?: number | null; view: View; onBack: () => void; onRollback: (version: number) => void }) {
@@ -22,7 +22,7 @@ export function ViewBanners({ graphName, lockedVersion, base, view, onBack, onRo
             Viewing <strong>version {view.version.number}</strong> (read-only) · {view.version.author ?? "unknown"} · {formatTime(view.version.created_at)}
             {view.version.message && <> · “{view.version.message}”</>}
           </span>
-          <TestsChip tests={view.version.tests} />
+          <SuiteChip tests={view.version.tests} />
           <button type="button" className="btn btn-small" onClick={onBack}>
             Back to editing{base ? ` v${base}` : ""}
           </button>

@@ -6,7 +6,7 @@
 import type { Api, RunSummary, StudioConfig } from "../../api";
 import { ConfirmDialog } from "../../common/ConfirmDialog";
 import { lazyComponent } from "../../common/lazyChunk";
-import { ExportGateDialog } from "../../tests/TestGate";
+import { ExportGateDialog } from "../../suites/SuiteGate";
 import type { useKeptDraft } from "../draft/useKeptDraft";
 import type { useEditorSave } from "../hooks/useEditorSave";
 import type { useExportMenu } from "../hooks/useExportMenu";

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { downloadBlob, type Api } from "../../api";
 import { exportCurl, TOKEN_VARIABLE } from "../../common/curl";
-import type { GateRefusal } from "../../tests/TestGate";
-import { useExportNote } from "../../tests/useExportNote";
+import type { GateRefusal } from "../../suites/SuiteGate";
+import { useExportNote } from "../../suites/useExportNote";
 import type { Notice, View } from "../types";
 
 interface ExportMenuOptions {

@@ -10,7 +10,7 @@ import { finishedFromRun, isTerminal } from "./console";
 import { failureCause, softFailures, progress } from "./consoleViews";
 import type { RunController } from "./useRunController";
 import { runCurl } from "../../common/curl";
-import { SaveAsTestDialog } from "../../tests/SaveAsTestDialog";
+import { SaveAsCaseDialog } from "../../suites/SaveAsCaseDialog";
 import type { Api, TestCaseRow } from "../../api";
 import { ConsoleViewPanel } from "./ConsoleViewPanel";
 import { ActionError, ConsoleHead, ConsoleSub, LoadingProgress, RequestImages, RunEnd, RunProgress, elapsedMs, runStatus, type ConsoleView } from "./RunConsoleParts";
@@ -27,19 +27,19 @@ function useNow(active: boolean): number {
 }
 
 /** What "Save as test case" needs: the API and where the saved case goes next. */
-export interface SaveAsTest {
+export interface SaveAsCase {
   api: Api;
   onSaved: (row: TestCaseRow) => void;
 }
 
-export function RunConsole({ ctl, selection, onSelectStep, saveAsTest }: { ctl: RunController; selection: Selection; onSelectStep: (node: string, index: number) => void; saveAsTest?: SaveAsTest }) {
+export function RunConsole({ ctl, selection, onSelectStep, saveAsCase }: { ctl: RunController; selection: Selection; onSelectStep: (node: string, index: number) => void; saveAsCase?: SaveAsCase }) {
   const c = ctl.console;
   const run = ctl.run && ctl.run.id === c.runId ? ctl.run : null;
   const status = runStatus(c, run);
   const curl = useMemo(() => (run ? runCurl(window.location.origin, run) : null), [run]);
   const inFlight = !!c.runId && status !== null && !isTerminal(status);
   const now = useNow(inFlight);
-  const [savingTest, setSavingTest] = useState(false);
+  const [savingCase, setSavingCase] = useState(false);
   const [view, setView] = useState<ConsoleView>("lines");
 
   const p = useMemo(() => progress(c), [c]);
@@ -61,7 +61,7 @@ export function RunConsole({ ctl, selection, onSelectStep, saveAsTest }: { ctl: 
 
   return (
     <section className={`run-console run-${status ?? "unknown"}`} aria-label="Run console" data-run-id={c.runId}>
-      <ConsoleHead ctl={ctl} run={run} runId={c.runId} status={status} inFlight={inFlight} onSaveAsTest={saveAsTest ? () => setSavingTest(true) : null} />
+      <ConsoleHead ctl={ctl} run={run} runId={c.runId} status={status} inFlight={inFlight} onSaveAsCase={saveAsCase ? () => setSavingCase(true) : null} />
       {run && <ConsoleSub run={run} replay={ctl.replay} curl={curl} />}
       <RequestImages run={run} c={c} finished={finished} />
       {(ctl.loading || status === null) && <LoadingProgress loading={ctl.loading} />}
@@ -69,15 +69,15 @@ export function RunConsole({ ctl, selection, onSelectStep, saveAsTest }: { ctl: 
       <ActionError error={ctl.actionError} />
       <ConsoleViewPanel c={c} now={now} view={view} onView={setView} selection={selection} soft={soft} onSelectStep={onSelectStep} />
       {!inFlight && <RunEnd c={c} run={run} finished={finished} elapsed={elapsed} p={p} cause={cause} soft={soft} />}
-      {saveAsTest && (
-        <SaveAsTestDialog
-          api={saveAsTest.api}
+      {saveAsCase && (
+        <SaveAsCaseDialog
+          api={saveAsCase.api}
           runId={c.runId}
-          open={savingTest}
-          onClose={() => setSavingTest(false)}
+          open={savingCase}
+          onClose={() => setSavingCase(false)}
           onSaved={(row) => {
-            setSavingTest(false);
-            saveAsTest.onSaved(row);
+            setSavingCase(false);
+            saveAsCase.onSaved(row);
           }}
         />
       )}

@@ -67,7 +67,7 @@ function ConsoleTitle({ c, run, runId }: { c: ConsoleState; run: Run | null; run
 }
 
 /** The header: status, run id, version and environment, and what can be done with the run. */
-export function ConsoleHead({ ctl, run, runId, status, inFlight, onSaveAsTest }: { ctl: RunController; run: Run | null; runId: string; status: string | null; inFlight: boolean; onSaveAsTest: (() => void) | null }) {
+export function ConsoleHead({ ctl, run, runId, status, inFlight, onSaveAsCase }: { ctl: RunController; run: Run | null; runId: string; status: string | null; inFlight: boolean; onSaveAsCase: (() => void) | null }) {
   const c = ctl.console;
   const answered = (c.finished?.statusCode ?? run?.response?.status_code ?? null) !== null;
   return (
@@ -82,8 +82,8 @@ export function ConsoleHead({ ctl, run, runId, status, inFlight, onSaveAsTest }:
           Cancel run
         </button>
       )}
-      {!inFlight && onSaveAsTest && answered && (
-        <button type="button" className="btn btn-small" onClick={onSaveAsTest} title="Save this run's request and what it answered as a test case of the graph">
+      {!inFlight && onSaveAsCase && answered && (
+        <button type="button" className="btn btn-small" onClick={onSaveAsCase} title="Save this run's request and what it answered as a test case of the graph">
           Save as test case…
         </button>
       )}

@@ -7,9 +7,9 @@ import { useEffect, useRef, useState } from "react";
 import type { Selection } from "../../graph/selection";
 import { Spinner } from "../../common/ui";
 import type { RunController } from "./useRunController";
-import { RunConsole, type SaveAsTest } from "./RunConsole";
-import { FailureList } from "../../tests/SuiteSection";
-import type { CaseResult } from "../../tests/suite";
+import { RunConsole, type SaveAsCase } from "./RunConsole";
+import { FailureList } from "../../suites/SuiteSection";
+import type { CaseResult } from "../../suites/suite";
 
 /** The result of a suite case whose run the console shows. */
 export type CaseFailures = CaseResult;
@@ -35,7 +35,7 @@ export function RunPanel({
   versionLabel,
   selection,
   onSelectStep,
-  saveAsTest,
+  saveAsCase,
   caseFailures,
   probe,
   metadataSamples = [],
@@ -49,7 +49,7 @@ export function RunPanel({
   versionLabel: string;
   selection: Selection;
   onSelectStep: (node: string, index: number) => void;
-  saveAsTest?: SaveAsTest;
+  saveAsCase?: SaveAsCase;
   /** A suite case's failed expectations, shown above its run. */
   caseFailures?: CaseFailures | null;
 }) {
@@ -66,7 +66,7 @@ export function RunPanel({
         </section>
       )}
       <RunForm ctl={ctl} versionLabel={versionLabel} probe={probe} metadataSamples={metadataSamples} />
-      <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} saveAsTest={saveAsTest} />
+      <RunConsole ctl={ctl} selection={selection} onSelectStep={onSelectStep} saveAsCase={saveAsCase} />
     </div>
   );
 }

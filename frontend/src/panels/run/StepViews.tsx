@@ -10,7 +10,7 @@ import { showBody, type ShownBody } from "./bodies";
 import type { ConsoleLine, StepLine } from "./console";
 import { otherStepFields } from "./consoleViews";
 import { describeSkip, SOFT_NOTE, stepPosition } from "./describe";
-import { JsonTree } from "../../tests/JsonTree";
+import { JsonTree } from "../../suites/JsonTree";
 import { BodyImages } from "./RunImages";
 
 export function BodyBlock({ label, body, meta }: { label: string; body: ShownBody | null; meta?: string }) {

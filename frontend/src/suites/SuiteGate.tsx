@@ -9,12 +9,12 @@ import { type Api, type Environment, type GraphSummary } from "../api";
 import { Modal, Spinner, describeApiError } from "../common/ui";
 import { lazyComponent } from "../common/lazyChunk";
 import { REASON_MIN_VISIBLE, visibleLength } from "./suite";
-import "./tests.css";
+import "./suites.css";
 
 // The budgets' form loads when the graph's settings show.
 const LatencyBudgetsSetting = lazyComponent(() => import("./LatencyBudgets").then((m) => m.LatencyBudgetsSetting), "latency budgets");
 
-export function TestGateSetting({ api, graph, readOnly }: { api: Api; graph: string; readOnly: boolean }) {
+export function SuiteGateSetting({ api, graph, readOnly }: { api: Api; graph: string; readOnly: boolean }) {
   const [on, setOn] = useState<boolean | null>(null);
   const [trusted, setTrusted] = useState<string[]>([]);
   const [shared, setShared] = useState<Environment[]>([]);

@@ -1,11 +1,11 @@
 /** A version's green state as a small chip (History, the version banner, the graph list). */
 import type { VersionTests } from "../api";
-import { testsLabel } from "./suite";
+import { suiteLabel } from "./suite";
 import "./chip.css";
 
-export function TestsChip({ tests, none = "no suite run" }: { tests: VersionTests | null | undefined; none?: string | null }) {
+export function SuiteChip({ tests, none = "no suite run" }: { tests: VersionTests | null | undefined; none?: string | null }) {
   if (!tests) return none ? <span className="tests-chip tests-none">{none}</span> : null;
-  const label = testsLabel(tests);
+  const label = suiteLabel(tests);
   return (
     <span
       className={`tests-chip tests-${tests.status}${tests.current ? "" : " tests-stale"}${tests.gate === false ? " tests-untrusted" : ""}`}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import type { Api, VersionTests } from "../api";
-import { testsLabel } from "./suite";
+import { suiteLabel } from "./suite";
 
 /**
  * What the export menu says about the version it exports, read when the menu opens: its latest
@@ -10,7 +10,7 @@ import { testsLabel } from "./suite";
 export function exportNote(version: number, tests: VersionTests | null | undefined, gate: boolean): string {
   // A pass the gate does not trust (who ran it, or where) is no pass here; its label says so.
   const passed = tests?.status === "passed" && tests.current && tests.gate;
-  const state = !tests ? `v${version} has no suite run` : passed ? `v${version} passed its suite (${testsLabel(tests)})` : `v${version} has no passing suite run (latest: ${testsLabel(tests)})`;
+  const state = !tests ? `v${version} has no suite run` : passed ? `v${version} passed its suite (${suiteLabel(tests)})` : `v${version} has no passing suite run (latest: ${suiteLabel(tests)})`;
   return passed ? state : `${state}${gate ? "; exporting asks for a reason" : ""}.`;
 }
 

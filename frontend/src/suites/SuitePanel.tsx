@@ -15,7 +15,7 @@ import { CompareSection } from "./CompareSection";
 import type { CaseComparison } from "./compare";
 import type { CaseResult } from "./suite";
 import type { SuiteController } from "./useSuiteRun";
-import "./tests.css";
+import "./suites.css";
 
 /** What the Tests panel needs of the suite: its controller and where it runs. */
 export interface SuiteProps {
@@ -28,7 +28,7 @@ export interface SuiteProps {
   onCompareCase: (c: CaseComparison | null, b: number) => void;
 }
 
-export function TestsPanel({ api, graph, shownRun, refreshKey, highlight, suite }: { api: Api; graph: string; shownRun: Run | null; refreshKey: number; highlight: number | null; suite: SuiteProps }) {
+export function SuitePanel({ api, graph, shownRun, refreshKey, highlight, suite }: { api: Api; graph: string; shownRun: Run | null; refreshKey: number; highlight: number | null; suite: SuiteProps }) {
   const [rows, setRows] = useState<TestCaseRow[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<CaseForm | null>(null);

@@ -173,7 +173,7 @@ export function resultsToShow(results: readonly CaseResult[]): CaseResult[] {
  * and whether the export gate does not trust it (`gate: false`: not run by the graph's owner or an
  * editor in an environment the graph trusts).
  */
-export function testsLabel(tests: { status: SuiteStatus; counts: Record<string, number>; environment: string | null; current: boolean; gate?: boolean }): string {
+export function suiteLabel(tests: { status: SuiteStatus; counts: Record<string, number>; environment: string | null; current: boolean; gate?: boolean }): string {
   const c = tests.counts;
   const total = c.total ?? 0;
   const head =

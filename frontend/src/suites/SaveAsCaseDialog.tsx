@@ -11,7 +11,7 @@ import type { JsonObject } from "../graph/types";
 import { describeExpectation, pinIssues, type CaseIssue } from "./expectations";
 import { ProblemBanner } from "./ProblemBanner";
 
-export function SaveAsTestDialog({ api, runId, open, onClose, onSaved }: { api: Api; runId: string; open: boolean; onClose: () => void; onSaved: (row: TestCaseRow) => void }) {
+export function SaveAsCaseDialog({ api, runId, open, onClose, onSaved }: { api: Api; runId: string; open: boolean; onClose: () => void; onSaved: (row: TestCaseRow) => void }) {
   const [name, setName] = useState("");
   const [preview, setPreview] = useState<JsonObject | null>(null);
   const [kept, setKept] = useState<{ exp: unknown; at: number }[]>([]);

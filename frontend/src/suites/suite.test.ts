@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exportNote } from "./useExportNote";
-import { budgetText, budgetVerdict, testsLabel, countsText, fraction, isTerminalSuite, progressOf, reduceSuiteEvent, resultsToShow, visibleLength, type SuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
+import { budgetText, budgetVerdict, suiteLabel, countsText, fraction, isTerminalSuite, progressOf, reduceSuiteEvent, resultsToShow, visibleLength, type SuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
 
 const QUEUED: SuiteRun = {
   id: "s-1",
@@ -92,14 +92,14 @@ describe("helpers", () => {
   });
 });
 
-describe("testsLabel", () => {
+describe("suiteLabel", () => {
   it("says a version's latest suite result", () => {
     const counts = { total: 3, passed: 2, failed: 1, error: 0, finished: 3 };
-    expect(testsLabel({ status: "failed", counts, environment: "local", current: true })).toBe("1/3 failed · local");
-    expect(testsLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: null, current: false })).toBe("3/3 passed · older cases");
-    expect(testsLabel({ status: "cancelled", counts: { ...counts, finished: 1 }, environment: null, current: true })).toBe("cancelled at 1/3");
-    expect(testsLabel({ status: "running", counts, environment: null, current: true })).toBe("running");
-    expect(testsLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: "bobs-box", current: true, gate: false })).toBe("3/3 passed · bobs-box · not trusted");
+    expect(suiteLabel({ status: "failed", counts, environment: "local", current: true })).toBe("1/3 failed · local");
+    expect(suiteLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: null, current: false })).toBe("3/3 passed · older cases");
+    expect(suiteLabel({ status: "cancelled", counts: { ...counts, finished: 1 }, environment: null, current: true })).toBe("cancelled at 1/3");
+    expect(suiteLabel({ status: "running", counts, environment: null, current: true })).toBe("running");
+    expect(suiteLabel({ status: "passed", counts: { ...counts, passed: 3, failed: 0 }, environment: "bobs-box", current: true, gate: false })).toBe("3/3 passed · bobs-box · not trusted");
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { copyText, gjsonPath, initialExpanded, preview, rowId, treeMove, treeRows, type Seg, type TreeKey, type TreeRow } from "./jsonTree";
-import "./tests.css";
+import "./suites.css";
 
 /** Rows drawn at most; a bigger open tree says how many more there are (search narrows it). */
 const MAX_ROWS = 2000;

@@ -9,7 +9,7 @@ import type { Api, GraphSummary } from "../api";
 import type { Issue } from "../graph/types";
 import { Spinner, describeApiError } from "../common/ui";
 import { budgetsOf, formOf, stepTargets, type BudgetsForm, type FormErrors } from "./budgetsForm";
-import "./tests.css";
+import "./suites.css";
 
 export function LatencyBudgetsSetting({ api, graph, readOnly }: { api: Api; graph: GraphSummary; readOnly: boolean }) {
   const id = useId();
