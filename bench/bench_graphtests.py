@@ -338,14 +338,14 @@ def main() -> None:
 def _in_process(args: argparse.Namespace, port: int) -> list[tuple[str, str, str]]:
     from execution.devtools import demo
     from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig, UrlGuard
-    from graphs import spec
+    from graphs import language
 
     config = EngineConfig(
         url_template=f"http://127.0.0.1:{port}/v1/models/{{name}}:predict",
         guard=UrlGuard(allow_loopback=True),
         body_cap=DEFAULT_MAX_RESPONSE_BYTES,
     )
-    manifest = spec.parse(demo.demo_manifest("face-recognition"))
+    manifest = language.parse(demo.demo_manifest("face-recognition"))
     suite = _suite(args.cases)
     asyncio.run(_once(manifest, suite, config, judge=True))  # warm-up
     judged_s: list[float] = []

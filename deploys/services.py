@@ -25,8 +25,8 @@ from deploys.models import Deployment, DeployTarget
 from deploys.targets import check_host, issue, remote_for
 from graphs import access as graph_access
 from graphs import imports as graph_imports
+from graphs import language, teststate
 from graphs import services as graph_services
-from graphs import spec, teststate
 from graphs.errors import TestsRequired
 from graphs.models import Graph, GraphVersion
 
@@ -142,16 +142,16 @@ def _drift_of(content: bytes | None, version: GraphVersion) -> tuple[bool, dict[
     if content is None:
         return True, None, "The file is gone from the branch."
     try:
-        documents = spec.load_documents(content, max_bytes=settings.STUDIO_MAX_MANIFEST_BYTES)
-    except spec.SpecError as exc:
+        documents = language.load_documents(content, max_bytes=settings.STUDIO_MAX_MANIFEST_BYTES)
+    except language.SpecError as exc:
         return True, None, f"The file no longer reads as an InferenceGraph: {exc}"
     if len(documents) != 1:
         return True, None, f"The file holds {len(documents)} documents instead of one InferenceGraph."
-    found = spec.manifest_from_document(documents[0].document)
-    if spec.spec_hash(found) == version.spec_hash:
+    found = language.manifest_from_document(documents[0].document)
+    if language.spec_hash(found) == version.spec_hash:
         return False, None, ""
-    deployed = spec.manifest_from_document(version.manifest)
-    return True, spec.diff(deployed, found).to_dict(), "The file was changed outside the studio."
+    deployed = language.manifest_from_document(version.manifest)
+    return True, language.diff(deployed, found).to_dict(), "The file was changed outside the studio."
 
 
 def live_deployment(graph: Graph, target_id: int, path: str, *, exclude: int) -> Deployment | None:

@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from graphs import spec, teststate
+from graphs import language, teststate
 from graphs.models import ApiToken, AuditEvent, Graph, GraphMember, GraphVersion
 
 
@@ -203,8 +203,8 @@ class GraphOutputSerializer(serializers.ModelSerializer):
         passed = GraphVersion.objects.filter(graph=obj, number=number).only("manifest").first()
         if passed is None:
             return None
-        changes = spec.diff(
-            spec.manifest_from_document(passed.manifest), spec.manifest_from_document(latest.manifest)
+        changes = language.diff(
+            language.manifest_from_document(passed.manifest), language.manifest_from_document(latest.manifest)
         )
         return {"from": number, "to": latest.number, **changes.to_dict()}
 

@@ -1,6 +1,6 @@
 """Graph tests: saved requests with expectations, judged against what a graph version did.
 
-Pure Python (the engine, ``graphs.spec``, PyYAML, RE2); no Django, DRF or Celery, so the
+Pure Python (the engine, ``graphs.language``, PyYAML, RE2); no Django, DRF or Celery, so the
 ``testgraph FILE`` command and the Celery side share one implementation. Read a test document
 (``load_suite``), run it in-process (``run_suite``) or judge a stored run (``evaluate_case``),
 report it (``junit_xml``), write a case from a run (``case_document_from_run``), and compare two

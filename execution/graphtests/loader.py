@@ -17,7 +17,7 @@ from typing import Any, Final, cast
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from graphs.spec.storable import unstorable
+from graphs.language.storable import unstorable
 
 from .expectations import read_expectation
 from .fields import At, Issues, Path, Position, format_path, is_int
@@ -48,9 +48,9 @@ __all__ = [
 MAX_BYTES: Final = 16 * 1024 * 1024
 MAX_CASES: Final = 1000
 MAX_EXPECTATIONS: Final = 200
-# As graphs.spec.reader.MAX_DEPTH: JSON payloads of real models nest a handful of levels.
+# As graphs.language.reader.MAX_DEPTH: JSON payloads of real models nest a handful of levels.
 MAX_DEPTH: Final = 100
-# As graphs.spec.reader.MAX_VALUES: far above any real document, reached in well under a second.
+# As graphs.language.reader.MAX_VALUES: far above any real document, reached in well under a second.
 MAX_VALUES: Final = 500_000
 # The length of the TestCase.name column (execution/testcases/models.py).
 MAX_NAME: Final = 200
@@ -272,7 +272,7 @@ def _tag_issue(node: Node, path: Path, pos: Position) -> TestIssue:
 
 
 def _check_text(text: str, path: Path, pos: Position) -> None:
-    """Refuse a key or string no database can store (``graphs.spec.storable``)."""
+    """Refuse a key or string no database can store (``graphs.language.storable``)."""
     if "\x00" in text or not text.isascii():
         problem = unstorable(text)
         if problem is not None:

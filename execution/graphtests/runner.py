@@ -15,7 +15,7 @@ from typing import Final
 import httpx
 
 from execution.engine import EngineConfig, make_client, run_graph
-from graphs.spec.model import Manifest
+from graphs.language.model import Manifest
 
 from .cause import failure_cause
 from .evaluate import CaseResult, evaluate_case, observed_from_result

@@ -46,10 +46,10 @@ from execution.testcases.limits import judge_limits
 from execution.testcases.local import without_redacted
 from execution.testcases.models import TestCase
 from graphs import access as graph_access
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
+from graphs.language.budgets import BudgetError, check_timeouts, judge, parse_budgets
 from graphs.models import Graph, GraphVersion
-from graphs.spec.budgets import BudgetError, check_timeouts, judge, parse_budgets
 
 logger = logging.getLogger(__name__)
 
@@ -285,7 +285,7 @@ class _Engine:
     (a new dict: the task's thread reads ``progress`` and never the live histograms); the task's
     thread sets ``stop``."""
 
-    def __init__(self, load: LoadTest, manifest: spec.Manifest, secrets: Mapping[str, str]) -> None:
+    def __init__(self, load: LoadTest, manifest: language.Manifest, secrets: Mapping[str, str]) -> None:
         self.load = load
         self.manifest = manifest
         self.secrets = secrets
@@ -379,7 +379,7 @@ def load_test_execute(*, load_id: str) -> str:
     if load is None:
         return "not-claimed"
     try:
-        manifest = spec.manifest_from_document(load.version.manifest)
+        manifest = language.manifest_from_document(load.version.manifest)
     except Exception as exc:
         _end(load.pk, LoadTest.Status.FAILED, error=f"The version's manifest does not read: {exc}")
         return "failed"
@@ -465,7 +465,7 @@ def load_reap() -> list[str]:
 
 def budget_check(*, graph: Graph, version: GraphVersion, user: User) -> dict[str, Any]:
     """The graph's latency budgets and the p99s of ``version``'s newest finished load test that
-    ``user`` may read, against the version's timeouts (``graphs.spec.budgets.check_timeouts``)."""
+    ``user`` may read, against the version's timeouts (``graphs.language.budgets.check_timeouts``)."""
     from execution.loadtests.selectors import load_list  # selectors read; this module writes
 
     try:
@@ -486,7 +486,7 @@ def budget_check(*, graph: Graph, version: GraphVersion, user: User) -> dict[str
         graph_p99 = (summary.get("graph") or {}).get("p99_ms")
         if graph_p99 is not None:
             measured["graph"] = float(graph_p99)
-    manifest = spec.manifest_from_document(version.manifest)
+    manifest = language.manifest_from_document(version.manifest)
     issues = check_timeouts(manifest, budgets, measured or None)
     return {
         "budgets": budgets.to_dict(),

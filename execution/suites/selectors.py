@@ -28,7 +28,7 @@ from execution.suites.judging import observed_from_run
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.suites.services import cases_digest, current_cases_digest
 from execution.testcases.models import TestCase
-from graphs import spec
+from graphs import language
 from graphs.models import Graph, GraphVersion
 from graphs.teststate import Memo
 
@@ -77,8 +77,8 @@ def suite_pair(*, a: uuid.UUID, b: uuid.UUID, user: User) -> tuple[SuiteRun, Sui
 def suite_compare(*, a: SuiteRun, b: SuiteRun) -> dict[str, Any]:
     """Both suite runs case by case (matched by case id) and step by step, with the semantic diff
     of their versions. Call once both are terminal."""
-    old, new = (spec.manifest_from_document(s.version.manifest) for s in (a, b))
-    changes = spec.diff(old, new)
+    old, new = (language.manifest_from_document(s.version.manifest) for s in (a, b))
+    changes = language.diff(old, new)
     results_b = {r.case_ref: r for r in b.results.all()}
     runs = {
         run.pk: run

@@ -50,10 +50,10 @@ from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.testcases.limits import judge_limits
 from execution.testcases.local import environment_named, without_redacted
 from execution.testcases.models import TestCase
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
+from graphs.language import issue_dict
 from graphs.models import Graph, GraphVersion
-from graphs.spec import issue_dict
 
 logger = logging.getLogger(__name__)
 
@@ -443,7 +443,7 @@ def suite_advance(
         if keep is not None:
             keep.extend(kept)
 
-    manifests: dict[int, spec.Manifest] = {}
+    manifests: dict[int, language.Manifest] = {}
     judged = ended
     if not judged:
         locked(_fill_locked)

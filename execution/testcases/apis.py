@@ -31,7 +31,7 @@ from execution.serializers import TestCaseOutputSerializer
 from execution.testcases import selectors, services
 from execution.testcases.models import TestCase
 from graphs import selectors as graph_selectors
-from graphs.spec import issue_dict
+from graphs.language import issue_dict
 
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?r([0-9]{1,9})"?\s*$')
 

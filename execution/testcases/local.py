@@ -17,8 +17,8 @@ from execution.services import environments
 from execution.testcases import secrets
 from execution.testcases.limits import judge_limits
 from execution.testcases.models import TestCase
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
 from graphs.models import Graph, GraphVersion
 
 
@@ -36,7 +36,7 @@ class EnvironmentGroup:
 class PreparedSuite:
     graph: Graph
     version: GraphVersion
-    manifest: spec.Manifest
+    manifest: language.Manifest
     groups: list[EnvironmentGroup]
     notes: list[str]
     count: int
@@ -140,11 +140,11 @@ def prepare_stored_suite(
             groups[env.name] = EnvironmentGroup(environment=env.name, config=config)
         groups[env.name].cases.append(case)
         groups[env.name].indices.append(index)
-    manifest = spec.parse(version.manifest)
+    manifest = language.parse(version.manifest)
     return PreparedSuite(graph, version, manifest, list(groups.values()), notes, len(rows))
 
 
-def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
+def version_manifest(*, graph_name: str, number: int) -> language.Manifest:
     """Version ``number`` of ``graph_name`` as a manifest; NotFound when there is none,
     NotDeployable (422) for one KServe would reject."""
     graph = Graph.objects.filter(name=graph_name).first()
@@ -152,4 +152,4 @@ def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
     if graph is None or version is None:
         raise NoSuchThing(f"Graph {graph_name!r} has no version {number}.")
     graph_services.ensure_deployable(graph, version, before="running it")
-    return spec.parse(version.manifest)
+    return language.parse(version.manifest)

@@ -34,11 +34,11 @@ from execution.models import Run, RunEvent
 from execution.testcases import secrets
 from execution.testcases.limits import judge_limits
 from execution.testcases.models import TestCase
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
 from graphs.access import access_graph_for_edit
+from graphs.language import issue_dict
 from graphs.models import Graph
-from graphs.spec import issue_dict
 
 __all__ = [
     "test_case_create",
@@ -59,13 +59,13 @@ def _issue_dict(issue: TestIssue, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _latest_manifest(graph: Graph) -> spec.Manifest | None:
+def _latest_manifest(graph: Graph) -> language.Manifest | None:
     version = graph.latest_version
-    return spec.parse(version.manifest) if version is not None else None
+    return language.parse(version.manifest) if version is not None else None
 
 
 def _reference_issues(
-    case: GraphTestCase, manifest: spec.Manifest | None, index: int | None = None
+    case: GraphTestCase, manifest: language.Manifest | None, index: int | None = None
 ) -> list[dict[str, Any]]:
     """Expectations naming a node or step the latest version does not have, as issues."""
     if manifest is None:
@@ -309,7 +309,7 @@ def test_case_document_from_run(*, run: Run, name: str | None = None) -> dict[st
         body = run.response_body.encode()
     return case_document_from_run(
         name=name or f"run {str(run.pk)[:8]}",
-        manifest=spec.parse(run.version.manifest),
+        manifest=language.parse(run.version.manifest),
         request_body=run.request_body.encode(),
         request_headers=list((run.request_headers or {}).items()),
         content_type=run.request_content_type or None,

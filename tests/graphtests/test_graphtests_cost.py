@@ -21,7 +21,7 @@ from execution.graphtests import (
     load_suite,
     parse_case,
 )
-from graphs import spec
+from graphs import language
 
 # Hundreds of counted classes: valid RE2, 3.5 KB, ~54,000 instructions; against 16 KiB of a's
 # and b's RE2's DFA gives up and its NFA takes seconds per search.
@@ -103,8 +103,8 @@ def test_a_value_longer_than_the_input_bound_is_not_searched() -> None:
     assert f"{64 * 1024 + 1} bytes" in failure.message
 
 
-def manifest() -> spec.Manifest:
-    return spec.parse(PETS)
+def manifest() -> language.Manifest:
+    return language.parse(PETS)
 
 
 def observed(says: str) -> Observed:

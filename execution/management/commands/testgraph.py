@@ -60,10 +60,10 @@ from execution.management.cli import (
     release_option,
 )
 from execution.testcases.limits import judge_limits
-from graphs.spec import Manifest
-from graphs.spec.budgets import BudgetError, Budgets, parse_budgets
-from graphs.spec.release_rules import upgrade_changes
-from graphs.spec.releases import Release
+from graphs.language import Manifest
+from graphs.language.budgets import BudgetError, Budgets, parse_budgets
+from graphs.language.release_rules import upgrade_changes
+from graphs.language.releases import Release
 
 # Exit status when a case failed or errored (docs/graph-tests.md: testgraph exits 1).
 EXIT_FAILED: Final = 1
