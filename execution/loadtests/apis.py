@@ -24,7 +24,7 @@ from execution.eventschema import LOAD_EVENTS
 from execution.loadtests import events as load_events
 from execution.loadtests import selectors, services
 from execution.loadtests.models import LoadTest
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 from graphs import selectors as graph_selectors
 
 LOAD_ID = "3c2b1a09-8f7e-4d6c-9b5a-4a3b2c1d0e9f"
@@ -236,7 +236,7 @@ class LoadTestListCreateApi(APIView):
         environment = values.get("environment")
         case = None
         if "test_case" in values:
-            case = TestCase.objects.filter(graph=graph, pk=values["test_case"]).first()
+            case = GraphCase.objects.filter(graph=graph, pk=values["test_case"]).first()
             if case is None:
                 message = f"Graph {graph.name!r} has no test case {values['test_case']}."
                 raise BadRequest(

@@ -44,7 +44,7 @@ from execution.models import DEFAULT_STEP_TIMEOUT, Environment
 from execution.services import environments, fairshare, run_request, runs, writes
 from execution.testcases.limits import judge_limits
 from execution.testcases.local import without_redacted
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 from graphs import access as graph_access
 from graphs import language
 from graphs import services as graph_services
@@ -73,7 +73,7 @@ def _bounded(value: int, setting: str, path: str) -> int:
     return value
 
 
-def _case_request(case: TestCase) -> tuple[str, str, dict[str, str]]:
+def _case_request(case: GraphCase) -> tuple[str, str, dict[str, str]]:
     try:
         parsed = without_redacted(parse_case(case.document, limits=judge_limits()), [])
     except TestSpecError as exc:
@@ -102,7 +102,7 @@ def load_test_start(
     payload: Any = None,
     content_type: str | None = None,
     headers: Mapping[str, str] | None = None,
-    test_case: TestCase | None = None,
+    test_case: GraphCase | None = None,
     seed: int | None = None,
 ) -> LoadTest:
     """Queue a load test of ``version`` in ``environment`` (default: the system's) and send its

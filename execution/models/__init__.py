@@ -8,11 +8,12 @@ from execution.loggedevent import LoggedEvent
 from execution.models.environments import DEFAULT_STEP_TIMEOUT, Environment
 from execution.models.runs import Run, RunEvent, RunStep
 from execution.suites.models import SuiteCaseResult, SuiteEvent, SuiteRun
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 
 __all__ = [
     "DEFAULT_STEP_TIMEOUT",
     "Environment",
+    "GraphCase",
     "LoadTest",
     "LoadTestEvent",
     "LoggedEvent",
@@ -22,5 +23,4 @@ __all__ = [
     "SuiteCaseResult",
     "SuiteEvent",
     "SuiteRun",
-    "TestCase",
 ]

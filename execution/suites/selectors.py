@@ -27,7 +27,7 @@ from execution.suites.gate import GateTrust, prime_trust, trust_of
 from execution.suites.judging import observed_from_run
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.suites.services import cases_digest, current_cases_digest
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 from graphs import language
 from graphs.models import Graph, GraphVersion
 from graphs.teststate import Memo
@@ -215,7 +215,7 @@ def _prime_digests(graph_ids: set[int], memo: Memo) -> None:
     if not missing:
         return
     cases: dict[int, list[tuple[int, Any]]] = {pk: [] for pk in missing}
-    for graph_id, pk, changed in TestCase.objects.filter(graph_id__in=missing).values_list(
+    for graph_id, pk, changed in GraphCase.objects.filter(graph_id__in=missing).values_list(
         "graph_id", "pk", "updated_at"
     ):
         cases[graph_id].append((pk, changed))

@@ -49,7 +49,7 @@ from execution.suites.latency import suite_budget_verdict
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.testcases.limits import judge_limits
 from execution.testcases.local import environment_named, without_redacted
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 from graphs import language
 from graphs import services as graph_services
 from graphs.language import issue_dict
@@ -75,14 +75,14 @@ def cases_digest(cases: Iterable[tuple[int, Any]]) -> str:
 
 
 def current_cases_digest(graph: Graph) -> str:
-    return cases_digest(TestCase.objects.filter(graph=graph).values_list("pk", "updated_at"))
+    return cases_digest(GraphCase.objects.filter(graph=graph).values_list("pk", "updated_at"))
 
 
 # --- starting --------------------------------------------------------------------------------------
 
 
-def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[TestCase]:
-    rows = list(TestCase.objects.filter(graph=graph).order_by("name", "pk"))
+def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[GraphCase]:
+    rows = list(GraphCase.objects.filter(graph=graph).order_by("name", "pk"))
     if not rows:
         raise StateConflict(
             f"Graph {graph.name!r} has no test cases yet: add one (or save a run as a test) first.",

@@ -29,14 +29,14 @@ from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
 from execution.serializers import TestCaseOutputSerializer
 from execution.testcases import selectors, services
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 from graphs import selectors as graph_selectors
 from graphs.language import issue_dict
 
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?r([0-9]{1,9})"?\s*$')
 
 
-def case_etag(case: TestCase) -> str:
+def case_etag(case: GraphCase) -> str:
     """A case's ETag: its revision, which every change raises (``"r{n}"``)."""
     return f'"r{case.revision}"'
 
@@ -52,7 +52,7 @@ def base_revision_from(request: Request) -> int | None:
     return int(match.group(1))
 
 
-def _with_etag(response: Response, case: TestCase) -> Response:
+def _with_etag(response: Response, case: GraphCase) -> Response:
     response["ETag"] = case_etag(case)
     return response
 

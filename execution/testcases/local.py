@@ -16,7 +16,7 @@ from execution.models import Environment
 from execution.services import environments
 from execution.testcases import secrets
 from execution.testcases.limits import judge_limits
-from execution.testcases.models import TestCase
+from execution.testcases.models import GraphCase
 from graphs import language
 from graphs import services as graph_services
 from graphs.models import Graph, GraphVersion
@@ -111,7 +111,7 @@ def prepare_stored_suite(
     """
     graph, version = stored_version(graph_name=graph_name, number=number)
     graph_services.ensure_deployable(graph, version, before="running it")
-    rows = list(TestCase.objects.filter(graph=graph).order_by("name"))
+    rows = list(GraphCase.objects.filter(graph=graph).order_by("name"))
     if case_names:
         unknown = sorted(set(case_names) - {row.name for row in rows})
         if unknown:

@@ -7,17 +7,13 @@ them. The model is registered with the ``execution`` app (the ``execution.models
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from django.conf import settings
 from django.db import models
 
 
-class TestCase(models.Model):
+class GraphCase(models.Model):
     """One saved request of a graph with its expectations. Written only by
     ``execution.testcases.services``; ``name`` is unique within the graph."""
-
-    __test__: ClassVar[bool] = False  # a model, not a pytest class
 
     graph = models.ForeignKey("graphs.Graph", on_delete=models.CASCADE, related_name="test_cases")
     name = models.CharField(max_length=200)
