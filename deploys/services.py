@@ -25,7 +25,7 @@ from deploys.models import Deployment, DeployTarget
 from deploys.targets import check_host, issue, remote_for
 from graphs import access as graph_access
 from graphs import imports as graph_imports
-from graphs import language, teststate
+from graphs import language, suitestate
 from graphs import services as graph_services
 from graphs.errors import TestsRequired
 from graphs.models import Graph, GraphVersion
@@ -45,16 +45,16 @@ def _gate(*, graph: Graph, version: GraphVersion, force: bool, reason: str) -> d
     ``forced`` (with the reason). A closed gate without force is TestsRequired (409)."""
     if not graph.require_passing_tests:
         return {"required": False, "verdict": "not-required"}
-    verdict = teststate.gate_verdict(graph, version)
+    verdict = suitestate.gate_verdict(graph, version)
     if verdict is not None:
         return {"required": True, "verdict": "passed", **verdict}
     if not force:
-        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+        raise TestsRequired(graph, version, suitestate.last_passing_version(graph, {}))
     return {"required": True, "verdict": "forced", "reason": graph_services.export_reason(reason)}
 
 
 def _suite_line(version: GraphVersion) -> str:
-    tests = teststate.version_tests(version, {})
+    tests = suitestate.version_tests(version, {})
     if tests is None:
         return "no suite run"
     counts = tests.get("counts") or {}

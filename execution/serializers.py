@@ -9,11 +9,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from execution import bodies, selectors
+from execution.cases import secrets
+from execution.cases.models import GraphCase
 from execution.eventschema import RUN_EVENT_TYPES
 from execution.models import Environment, Run, RunStep
 from execution.services import environments
-from execution.testcases import secrets
-from execution.testcases.models import GraphCase
 
 
 class EnvironmentOutputSerializer(serializers.ModelSerializer):

@@ -17,7 +17,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from graphs import language, manifests, teststate
+from graphs import language, manifests, suitestate
 from graphs.access import access_graph_for_edit, access_graph_for_owner
 from graphs.errors import (
     GraphRefused,
@@ -380,9 +380,9 @@ def graph_settings_update(
         updates["require_passing_tests"] = require_passing_tests
         changes["require_passing_tests"] = [graph.require_passing_tests, require_passing_tests]
     if gate_environments is not None:
-        ids = teststate.gate_environment_ids(list(gate_environments))
+        ids = suitestate.gate_environment_ids(list(gate_environments))
         if ids != graph.gate_environments:
-            before = teststate.gate_environment_names(graph)
+            before = suitestate.gate_environment_names(graph)
             updates["gate_environments"] = ids
             changes["gate_environments"] = [before, list(dict.fromkeys(gate_environments))]
     if latency_budgets is not None:
@@ -438,15 +438,15 @@ def export_gate(*, graph: Graph, version: GraphVersion) -> dict[str, Any] | None
     """Whether ``version`` may leave without forcing; reads only (a GET export asks this).
 
     Returns None when the graph does not require passing tests, else the passing suite run that
-    opens the gate (``graphs.teststate.gate_verdict``: a verdict on the current cases, in an
+    opens the gate (``graphs.suitestate.gate_verdict``: a verdict on the current cases, in an
     environment the graph trusts, started by someone who may change the graph). Raises
     TestsRequired (409, ``code: tests_required``, with ``last_passing_version``) when there is none.
     """
     if not graph.require_passing_tests:
         return None
-    verdict = teststate.gate_verdict(graph, version)
+    verdict = suitestate.gate_verdict(graph, version)
     if verdict is None:
-        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+        raise TestsRequired(graph, version, suitestate.last_passing_version(graph, {}))
     return verdict
 
 
@@ -463,12 +463,12 @@ def export_recorded(*, graph: Graph, version: GraphVersion, actor: User, force: 
     ensure_deployable(graph, version, before="exporting")
     if not graph.require_passing_tests:
         return
-    verdict = teststate.gate_verdict(graph, version)
+    verdict = suitestate.gate_verdict(graph, version)
     if verdict is not None:
         audit(actor, "version.export", graph, version, gate="passed", **verdict)
         return
     if not force:
-        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+        raise TestsRequired(graph, version, suitestate.last_passing_version(graph, {}))
     access_graph_for_edit(
         actor, graph, f"Only the owner or an editor of {graph.name!r} may force an export past its test gate."
     )

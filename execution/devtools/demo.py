@@ -14,9 +14,9 @@ import yaml
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from execution.cases import services as test_services
+from execution.cases.models import GraphCase
 from execution.services import environments
-from execution.testcases import services as test_services
-from execution.testcases.models import GraphCase
 from graphs import services as graph_services
 from graphs.models import Graph
 

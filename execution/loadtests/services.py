@@ -32,19 +32,19 @@ from django.utils import timezone
 from config.exceptions import BadRequest
 from execution import bus
 from execution.access import access_environment_for_run
+from execution.casecore import TestSpecError, parse_case
+from execution.cases.limits import judge_limits
+from execution.cases.local import without_redacted
+from execution.cases.models import GraphCase
 from execution.engine import make_client
 from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
 from execution.engine.load import LoadOutcome, LoadStats, run_load
 from execution.errors import NotPermitted
-from execution.graphtests import TestSpecError, parse_case
 from execution.loadtests import events as load_events
 from execution.loadtests.models import LoadTest
 from execution.models import DEFAULT_STEP_TIMEOUT, Environment
 from execution.services import environments, fairshare, run_request, runs, writes
-from execution.testcases.limits import judge_limits
-from execution.testcases.local import without_redacted
-from execution.testcases.models import GraphCase
 from graphs import access as graph_access
 from graphs import language
 from graphs import services as graph_services

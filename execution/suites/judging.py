@@ -1,5 +1,5 @@
 """Judging a case from its ended run: the run's stored answer and trace read as the graph-test
-core's :class:`~execution.graphtests.Observed`, then the case's expectations evaluated on it."""
+core's :class:`~execution.casecore.Observed`, then the case's expectations evaluated on it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 
-from execution.graphtests import (
+from execution.casecore import (
     BodyExpectation,
     GraphTestCase,
     Observed,
@@ -21,9 +21,9 @@ from execution.graphtests import (
     evaluate_case,
     parse_case,
 )
+from execution.cases.limits import judge_limits
 from execution.models import Run, RunEvent
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.testcases.limits import judge_limits
 from graphs import language
 
 Outcome = SuiteCaseResult.Outcome

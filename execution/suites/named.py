@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 
+from execution.cases.local import stored_version
+from execution.cases.models import GraphCase
 from execution.errors import InvalidInput
 from execution.models import Environment
 from execution.suites.models import SuiteRun
 from execution.suites.services import suite_start
-from execution.testcases.local import stored_version
-from execution.testcases.models import GraphCase
 
 
 def suite_start_named(

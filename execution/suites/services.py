@@ -33,13 +33,16 @@ from django.utils import timezone
 
 from config.exceptions import BadRequest, Forbidden
 from execution.access import access_environment_for_run, access_suite_for_cancel, can_use_environment
-from execution.errors import InvalidInput, StateConflict
-from execution.graphtests import (
+from execution.casecore import (
     MAX_CASES,
     GraphTestCase,
     TestSpecError,
     parse_case,
 )
+from execution.cases.limits import judge_limits
+from execution.cases.local import environment_named, without_redacted
+from execution.cases.models import GraphCase
+from execution.errors import InvalidInput, StateConflict
 from execution.models import Environment, Run
 from execution.services import fairshare, recall, runs, writes
 from execution.suites import events as suite_events
@@ -47,9 +50,6 @@ from execution.suites.gate import trust_of
 from execution.suites.judging import judge_timed
 from execution.suites.latency import suite_budget_verdict
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.testcases.limits import judge_limits
-from execution.testcases.local import environment_named, without_redacted
-from execution.testcases.models import GraphCase
 from graphs import language
 from graphs import services as graph_services
 from graphs.language import issue_dict

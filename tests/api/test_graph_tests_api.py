@@ -11,7 +11,7 @@ import pytest
 import yaml
 from rest_framework.test import APIClient
 
-from execution.graphtests import load_suite
+from execution.casecore import load_suite
 from execution.models import GraphCase, Run, RunEvent
 from execution.services import environments
 from graphs.models import AuditEvent, Graph, GraphMember

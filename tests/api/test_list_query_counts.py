@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from execution.testcases.models import GraphCase
+from execution.cases.models import GraphCase
 from graphs import services
 from graphs.models import Graph
 from tests.suitekit import judged

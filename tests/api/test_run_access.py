@@ -18,10 +18,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from execution import events
+from execution.cases.models import GraphCase
 from execution.models import Environment, Run, RunStep
 from execution.services import environments
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.testcases.models import GraphCase
 from graphs import services as graph_services
 from tests.conftest import client_for
 

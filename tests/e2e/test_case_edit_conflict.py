@@ -20,8 +20,8 @@ CAT = {"instances": [{"animal": "cat", "image": "tom.jpg"}]}
 def test_a_stale_save_keeps_the_edit_and_shows_the_conflict(
     make_graph: Any, studio_user: Any, user_page: Page, open_editor: Any
 ) -> None:
+    from execution.cases import services
     from execution.models import GraphCase
-    from execution.testcases import services
 
     manifest, layout, description, _request = demo.DEMO_GRAPHS["animal-switch"]
     graph = make_graph("animal-switch", manifest["spec"]["nodes"], layout=layout, description=description)

@@ -199,8 +199,8 @@ def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problem
     per name; a file with a bad expectation is refused with its line, and nothing changes."""
     import yaml
 
+    from execution.cases import services
     from execution.models import GraphCase
-    from execution.testcases import services
 
     document = {"name": "a cat", "request": {"payload": CAT}, "expectations": [{"status": 200}]}
     services.test_case_create(graph=switch_graph, user=studio_user, document=document)
@@ -248,7 +248,7 @@ def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problem
 
 
 def add_case(graph: Any, user: Any, name: str, expectations: list[dict[str, Any]]) -> Any:
-    from execution.testcases import services
+    from execution.cases import services
 
     document = {"name": name, "request": {"payload": CAT}, "expectations": expectations}
     return services.test_case_create(graph=graph, user=user, document=document)
@@ -435,7 +435,7 @@ def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_
         "request": {"payload": {"instances": [{"animal": "dog"}]}},
         "expectations": [{"status": 200}],
     }
-    from execution.testcases import services
+    from execution.cases import services
 
     services.test_case_create(graph=switch_graph, user=studio_user, document=dog)
     page = user_page

@@ -186,8 +186,8 @@ def test_servegraph_serves_the_release_s_router(
 
 @pytest.mark.django_db
 def test_a_stored_graph_runs_as_its_environment_s_release_unless_told(steps: StepServer, user: Any) -> None:
+    from execution.cases import services as case_services
     from execution.services import environments
-    from execution.testcases import services as case_services
     from graphs import services as graph_services
     from graphs.language import parse
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
+from execution.casecore import CaseResult, load_suite, run_suite
 from execution.engine import EngineConfig
-from execution.graphtests import CaseResult, load_suite, run_suite
 from graphs import language
 
 Answer = Callable[[httpx.Request], httpx.Response]

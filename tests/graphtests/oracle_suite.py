@@ -127,7 +127,7 @@ def serve_steps(server: Any) -> None:
 
 def oracle_answers(server: Any) -> dict[str, dict[str, Any]]:
     """Each case's ``{"status", "body"}`` from KServe's router (steps on ``server``)."""
-    from execution.graphtests import load_suite
+    from execution.casecore import load_suite
     from graphs import language
 
     manifest = language.parse(GRAPH.format(url=server.url("").rstrip("/")))

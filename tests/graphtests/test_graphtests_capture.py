@@ -9,8 +9,8 @@ import random
 import httpx
 from casekit import answer, echo
 
+from execution.casecore import case_document_from_run, evaluate_case, observed_from_result, parse_case
 from execution.engine import EngineConfig, GraphResult, run_graph
-from execution.graphtests import case_document_from_run, evaluate_case, observed_from_result, parse_case
 from graphs import language
 
 GRAPH = """\

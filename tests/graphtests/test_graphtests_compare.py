@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 from casekit import Answer, answer, echo
 
+from execution.casecore import Observed, observed_from_result
+from execution.casecore.compare import compare_runs
 from execution.engine import EngineConfig, run_graph
-from execution.graphtests import Observed, observed_from_result
-from execution.graphtests.compare import compare_runs
 from graphs import language
 
 A = """\

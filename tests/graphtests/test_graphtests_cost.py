@@ -11,7 +11,7 @@ import pytest
 from casekit import answer, run_cases
 from test_graphtests_evaluate import PETS, routes
 
-from execution.graphtests import (
+from execution.casecore import (
     Budget,
     Limits,
     Observed,
@@ -151,8 +151,8 @@ def test_an_in_process_suite_stops_judging_when_its_budget_is_spent() -> None:
 
     import httpx
 
+    from execution.casecore import run_suite
     from execution.engine import EngineConfig
-    from execution.graphtests import run_suite
 
     cases = [
         parse_case({**case_with([{"path": "says", "exists": True}] * 200), "name": f"c{i}"}) for i in range(3)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from casekit import answer, echo, run_cases, ticking, verdicts
 
-from execution.graphtests import Observed, evaluate_case, parse_case
+from execution.casecore import Observed, evaluate_case, parse_case
 from graphs import language
 
 PETS = """\

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from execution.graphtests import (
+from execution.casecore import (
     MAX_BYTES,
     MAX_CASES,
     BodyExpectation,

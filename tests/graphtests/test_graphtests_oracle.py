@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from oracle_paths import CORPUS, GJSON, RECORD, record
 
-from execution.graphtests import Observed, evaluate_expectation, parse_case
+from execution.casecore import Observed, evaluate_expectation, parse_case
 from graphs import language
 
 MANIFEST = language.parse(

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from oracle_suite import GRAPH, RECORD, SUITE, oracle_answers, oracle_available, serve_steps
 
+from execution.casecore import Observed, evaluate_case, json_equal, load_suite, run_suite_sync
 from execution.engine import EngineConfig, UrlGuard
-from execution.graphtests import Observed, evaluate_case, json_equal, load_suite, run_suite_sync
 from graphs import language
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(RECORD.read_text())

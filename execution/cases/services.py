@@ -1,6 +1,6 @@
 """Writes of saved test cases: create, update, delete, import and export of test files, and
 "save run as test". Every write checks that the user may change the graph (its owner, a superuser
-or an editor), validates the case with ``execution.graphtests`` (400 with issues pinned to the
+or an editor), validates the case with ``execution.casecore`` (400 with issues pinned to the
 case, expectation and field) and against the graph's latest version (a node or step it lacks is
 refused), and stores secret header values redacted, as runs do.
 """
@@ -17,8 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from execution.errors import InvalidInput, StaleTestCase, StateConflict
-from execution.graphtests import (
+from execution.casecore import (
     API_VERSION,
     KIND,
     MAX_CASES,
@@ -30,10 +29,11 @@ from execution.graphtests import (
     parse_case,
     reference_problems,
 )
+from execution.cases import secrets
+from execution.cases.limits import judge_limits
+from execution.cases.models import GraphCase
+from execution.errors import InvalidInput, StaleTestCase, StateConflict
 from execution.models import Run, RunEvent
-from execution.testcases import secrets
-from execution.testcases.limits import judge_limits
-from execution.testcases.models import GraphCase
 from graphs import language
 from graphs import services as graph_services
 from graphs.access import access_graph_for_edit
@@ -92,7 +92,7 @@ def _reference_issues(
 
 def _redacted(document: Mapping[str, Any]) -> dict[str, Any]:
     """The case document with secret header values redacted: those runs keep secret and those any
-    environment marks secret (``execution.testcases.secrets``)."""
+    environment marks secret (``execution.cases.secrets``)."""
     return secrets.redacted_document(document, secrets.secret_header_names())
 
 
@@ -282,7 +282,7 @@ def test_cases_export(*, graph: Graph) -> str:
 
 
 def _run_events(run: Run) -> list[dict[str, Any]]:
-    """The run's engine events of its last attempt, in the shape ``execution.graphtests`` reads."""
+    """The run's engine events of its last attempt, in the shape ``execution.casecore`` reads."""
     rows = RunEvent.objects.filter(run=run, type="route.decided").order_by("seq")
     return [
         {

@@ -1,7 +1,7 @@
 """Saved test cases of a graph (they outlive its versions).
 
 A case is stored as the document the author wrote (``kind: InferenceGraphTest``'s case format, see
-``execution.graphtests``), already validated, with secret header values redacted as runs store
+``execution.casecore``), already validated, with secret header values redacted as runs store
 them. The model is registered with the ``execution`` app (the ``execution.models`` package imports it).
 """
 
@@ -13,7 +13,7 @@ from django.db import models
 
 class GraphCase(models.Model):
     """One saved request of a graph with its expectations. Written only by
-    ``execution.testcases.services``; ``name`` is unique within the graph."""
+    ``execution.cases.services``; ``name`` is unique within the graph."""
 
     graph = models.ForeignKey("graphs.Graph", on_delete=models.CASCADE, related_name="test_cases")
     name = models.CharField(max_length=200)

@@ -52,7 +52,7 @@ MAX_EXPECTATIONS: Final = 200
 MAX_DEPTH: Final = 100
 # As graphs.language.reader.MAX_VALUES: far above any real document, reached in well under a second.
 MAX_VALUES: Final = 500_000
-# The length of the GraphCase.name column (execution/testcases/models.py).
+# The length of the GraphCase.name column (execution/cases/models.py).
 MAX_NAME: Final = 200
 
 _TAG: Final = "tag:yaml.org,2002:"

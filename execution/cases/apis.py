@@ -27,9 +27,9 @@ from config.pagination import paginate, paginated
 from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
+from execution.cases import selectors, services
+from execution.cases.models import GraphCase
 from execution.serializers import TestCaseOutputSerializer
-from execution.testcases import selectors, services
-from execution.testcases.models import GraphCase
 from graphs import selectors as graph_selectors
 from graphs.language import issue_dict
 

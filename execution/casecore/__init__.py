@@ -1,4 +1,4 @@
-"""Graph tests: saved requests with expectations, judged against what a graph version did.
+"""The case core: a graph's cases (requests with expectations), judged against what a version did.
 
 Pure Python (the engine, ``graphs.language``, PyYAML, RE2); no Django, DRF or Celery, so the
 ``testgraph FILE`` command and the Celery side share one implementation. Read a test document

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
+from execution.cases.models import GraphCase
 from execution.errors import NoSuchThing
-from execution.testcases.models import GraphCase
 from graphs.models import Graph
 
 

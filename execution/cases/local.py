@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from execution.casecore import GraphTestCase, TestRequest, TestSpecError, parse_case
+from execution.cases import secrets
+from execution.cases.limits import judge_limits
+from execution.cases.models import GraphCase
 from execution.engine import EngineConfig
 from execution.errors import InvalidInput, NoSuchThing
-from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
 from execution.models import Environment
 from execution.services import environments
-from execution.testcases import secrets
-from execution.testcases.limits import judge_limits
-from execution.testcases.models import GraphCase
 from graphs import language
 from graphs import services as graph_services
 from graphs.models import Graph, GraphVersion

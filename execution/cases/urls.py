@@ -1,6 +1,6 @@
 from django.urls import path
 
-from execution.testcases import apis
+from execution.cases import apis
 
 urlpatterns = [
     path("graphs/<str:name>/tests/", apis.TestCaseListCreateApi.as_view(), name="graph-tests"),
