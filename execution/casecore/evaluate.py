@@ -26,8 +26,8 @@ from .limits import CASE_BUDGET_SETTING, DEFAULT_LIMITS, Budget, BudgetExceeded,
 from .model import (
     BodyExpectation,
     Expectation,
-    GraphTestCase,
     LatencyExpectation,
+    ParsedCase,
     PathExpectation,
     RouteExpectation,
     StatusExpectation,
@@ -125,7 +125,7 @@ class CaseResult:
 
 
 def evaluate_case(
-    case: GraphTestCase,
+    case: ParsedCase,
     observed: Observed,
     manifest: Manifest,
     *,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from execution.casecore import GraphTestCase, TestRequest, TestSpecError, parse_case
+from execution.casecore import CaseDocumentError, CaseRequest, ParsedCase, parse_case
 from execution.cases import secrets
 from execution.cases.limits import judge_limits
 from execution.cases.models import GraphCase
@@ -28,7 +28,7 @@ class EnvironmentGroup:
 
     environment: str
     config: EngineConfig
-    cases: list[GraphTestCase] = field(default_factory=list)
+    cases: list[ParsedCase] = field(default_factory=list)
     indices: list[int] = field(default_factory=list)
 
 
@@ -64,8 +64,8 @@ def _environment(name: str | None, cache: dict[str | None, Environment]) -> Envi
 
 
 def without_redacted(
-    case: GraphTestCase, notes: list[str], also_secret: Collection[str] | None = None
-) -> GraphTestCase:
+    case: ParsedCase, notes: list[str], also_secret: Collection[str] | None = None
+) -> ParsedCase:
     """Secret headers are stored redacted; sending ``Bearer ***`` would only mislead the model, so
     they are left out (as a run leaves them out when their real values are gone). ``also_secret``:
     the names environments mark secret (default: read now, ``secrets.secret_header_names``)."""
@@ -78,7 +78,7 @@ def without_redacted(
             kept.append((name, value))
     if len(kept) == len(case.request.headers):
         return case
-    request = TestRequest(body=case.request.body, content_type=case.request.content_type, headers=tuple(kept))
+    request = CaseRequest(body=case.request.body, content_type=case.request.content_type, headers=tuple(kept))
     return dataclasses.replace(case, request=request)
 
 
@@ -126,7 +126,7 @@ def prepare_stored_suite(
     for index, row in enumerate(rows):
         try:
             case = without_redacted(parse_case(row.document, limits=judge_limits()), notes, secret_names)
-        except TestSpecError as exc:
+        except CaseDocumentError as exc:
             raise InvalidInput(f"Stored test case {row.name!r} no longer reads: {exc}") from None
         env = _environment(environment or case.environment, cache)
         if env.name not in groups:

@@ -21,9 +21,9 @@ from execution.casecore import (
     API_VERSION,
     KIND,
     MAX_CASES,
-    GraphTestCase,
-    TestIssue,
-    TestSpecError,
+    CaseDocumentError,
+    CaseIssue,
+    ParsedCase,
     case_document_from_run,
     load_suite,
     parse_case,
@@ -52,7 +52,7 @@ __all__ = [
 IMPORT_MODES: Final = ("merge", "replace")
 
 
-def _issue_dict(issue: TestIssue, prefix: str = "") -> dict[str, Any]:
+def _issue_dict(issue: CaseIssue, prefix: str = "") -> dict[str, Any]:
     out = {"severity": "error", **issue.to_dict()}
     if prefix:
         out["path"] = f"{prefix}.{issue.path}" if issue.path else prefix
@@ -65,7 +65,7 @@ def _latest_manifest(graph: Graph) -> language.Manifest | None:
 
 
 def _reference_issues(
-    case: GraphTestCase, manifest: language.Manifest | None, index: int | None = None
+    case: ParsedCase, manifest: language.Manifest | None, index: int | None = None
 ) -> list[dict[str, Any]]:
     """Expectations naming a node or step the latest version does not have, as issues."""
     if manifest is None:
@@ -96,11 +96,11 @@ def _redacted(document: Mapping[str, Any]) -> dict[str, Any]:
     return secrets.redacted_document(document, secrets.secret_header_names())
 
 
-def _checked(graph: Graph, document: Any) -> tuple[GraphTestCase, dict[str, Any]]:
+def _checked(graph: Graph, document: Any) -> tuple[ParsedCase, dict[str, Any]]:
     """The parsed case and the document to store; InvalidInput with every issue otherwise."""
     try:
         case = parse_case(document, limits=judge_limits())
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
         raise InvalidInput(f"The test case has {len(issues)} problem(s).", issues=issues) from None
     issues = _reference_issues(case, _latest_manifest(graph))
@@ -226,7 +226,7 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
             limit_name="STUDIO_MAX_MANIFEST_BYTES",
             limits=judge_limits(),
         )
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
         raise InvalidInput(f"The test file has {len(issues)} problem(s).", issues=issues) from None
     if suite.graph != graph.name:

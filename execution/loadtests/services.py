@@ -32,7 +32,7 @@ from django.utils import timezone
 from config.exceptions import BadRequest
 from execution import bus
 from execution.access import access_environment_for_run
-from execution.casecore import TestSpecError, parse_case
+from execution.casecore import CaseDocumentError, parse_case
 from execution.cases.limits import judge_limits
 from execution.cases.local import without_redacted
 from execution.cases.models import GraphCase
@@ -76,7 +76,7 @@ def _bounded(value: int, setting: str, path: str) -> int:
 def _case_request(case: GraphCase) -> tuple[str, str, dict[str, str]]:
     try:
         parsed = without_redacted(parse_case(case.document, limits=judge_limits()), [])
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         message = f"The test case {case.name!r} no longer reads: {exc}"
         raise BadRequest(message, issues=[_issue("test_case", message, "load.case-invalid")]) from exc
     headers = {k: v for k, v in parsed.request.headers if k.lower() != "content-type"}

@@ -13,10 +13,10 @@ from django.core.serializers.json import DjangoJSONEncoder
 
 from execution.casecore import (
     BodyExpectation,
-    GraphTestCase,
+    CaseDocumentError,
     Observed,
+    ParsedCase,
     PathExpectation,
-    TestSpecError,
     case_budget,
     evaluate_case,
     parse_case,
@@ -77,7 +77,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, cls=DjangoJSONEncoder)
 
 
-def _reads_final_body(case: GraphTestCase) -> bool:
+def _reads_final_body(case: ParsedCase) -> bool:
     return any(
         isinstance(e, BodyExpectation) or (isinstance(e, PathExpectation) and e.step is None)
         for e in case.expectations
@@ -124,7 +124,7 @@ def _verdict(
     limits = judge_limits()
     try:
         case = parse_case(result.document, limits=limits)
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         return {**common, "outcome": Outcome.ERROR, "error": f"the stored case no longer reads: {exc}"}
     if run.response_truncated and _reads_final_body(case):
         return {

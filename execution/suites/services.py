@@ -35,8 +35,8 @@ from config.exceptions import BadRequest, Forbidden
 from execution.access import access_environment_for_run, access_suite_for_cancel, can_use_environment
 from execution.casecore import (
     MAX_CASES,
-    GraphTestCase,
-    TestSpecError,
+    CaseDocumentError,
+    ParsedCase,
     parse_case,
 )
 from execution.cases.limits import judge_limits
@@ -170,7 +170,7 @@ def suite_start(
             result.environment = where
             try:
                 parse_case(row.document, limits=judge_limits())
-            except TestSpecError as exc:
+            except CaseDocumentError as exc:
                 result.outcome, result.finished_at = Outcome.ERROR, now
                 result.error = f"the stored case no longer reads: {exc}"
         prepared.append(result)
@@ -210,7 +210,7 @@ def suite_start(
     return suite
 
 
-def _case_seed(suite: SuiteRun, case: GraphTestCase, case_ref: int) -> int:
+def _case_seed(suite: SuiteRun, case: ParsedCase, case_ref: int) -> int:
     if case.seed is not None:
         return case.seed
     return random.Random(f"{suite.seed}:{case_ref}").randrange(2**53)
@@ -242,7 +242,7 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
         # Its writes are one atomic block: a refusal leaves nothing. Not capped: the suite run holds
         # a slot of its own kind (SUITE_MAX_IN_FLIGHT_PER_USER).
         run = runs.run_create_claimed(**request) if hold else runs.run_create(**request)[0]
-    except (BadRequest, Forbidden, TestSpecError) as exc:
+    except (BadRequest, Forbidden, CaseDocumentError) as exc:
         reason = getattr(exc, "detail", None) or str(exc)
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
         return

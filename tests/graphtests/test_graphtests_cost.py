@@ -13,9 +13,9 @@ from test_graphtests_evaluate import PETS, routes
 
 from execution.casecore import (
     Budget,
+    CaseDocumentError,
     Limits,
     Observed,
-    TestSpecError,
     case_budget,
     evaluate_case,
     load_suite,
@@ -36,7 +36,7 @@ def case_with(expectations: list[dict[str, Any]]) -> dict[str, Any]:
 def test_the_pathological_pattern_is_refused_when_the_case_is_read_and_quickly() -> None:
     assert len(PATHOLOGICAL) < 4096  # under the length limit: only the program size refuses it
     started = time.monotonic()
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         parse_case(case_with([{"path": "says", "matches": PATHOLOGICAL}]))
     assert time.monotonic() - started < 2
     (issue,) = caught.value.issues
@@ -50,7 +50,7 @@ def test_the_pathological_pattern_is_refused_when_the_case_is_read_and_quickly()
 def test_the_program_bound_is_the_limits_one() -> None:
     pattern = "([ab]{1,100})" * 3  # ~600 instructions
     parse_case(case_with([{"path": "says", "matches": pattern}]))
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         parse_case(case_with([{"path": "says", "matches": pattern}]), limits=Limits(regex_program=100))
     assert caught.value.issues[0].code == "expectation.regex-cost"
 
@@ -60,7 +60,7 @@ def test_a_test_file_with_the_pathological_pattern_is_refused_with_its_position(
         "kind: InferenceGraphTest\ngraph: pets\ncases:\n- name: c\n  expectations:\n"
         f"  - {{path: says, matches: '{PATHOLOGICAL}'}}\n"
     )
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(text)
     (issue,) = caught.value.issues
     assert (issue.code, issue.case, issue.expectation, issue.line) == ("expectation.regex-cost", 0, 0, 6)

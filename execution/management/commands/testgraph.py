@@ -39,10 +39,10 @@ from config.files import FileTooLarge, read_capped
 from execution.casecore import (
     DEFAULT_CONCURRENCY,
     MAX_BYTES,
+    CaseDocumentError,
     CaseResult,
-    GraphTestCase,
-    GraphTestSuite,
-    TestSpecError,
+    ParsedCase,
+    ParsedSuite,
     compare_runs,
     junit_xml,
     load_suite,
@@ -69,7 +69,7 @@ from graphs.language.releases import Release
 EXIT_FAILED: Final = 1
 
 # (engine config, cases, their positions in the report)
-Batch = tuple[EngineConfig, list[GraphTestCase], list[int]]
+Batch = tuple[EngineConfig, list[ParsedCase], list[int]]
 
 
 class Command(BaseCommand):
@@ -248,7 +248,7 @@ class Command(BaseCommand):
         except ApplicationError as exc:
             raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
 
-    def _read_suite(self, path: str) -> GraphTestSuite:
+    def _read_suite(self, path: str) -> ParsedSuite:
         try:
             text = read_capped(path, MAX_BYTES, "MAX_BYTES of execution.casecore")
         except FileTooLarge as exc:
@@ -257,7 +257,7 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
         try:
             return load_suite(text, limits=judge_limits())
-        except TestSpecError as exc:
+        except CaseDocumentError as exc:
             for issue in exc.issues:
                 self.stderr.write(describe_issue(issue, path))
             raise CommandError(f"{path} is not a usable test file.", returncode=EXIT_INVALID) from exc
