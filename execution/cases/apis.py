@@ -141,7 +141,7 @@ def _document(request: Request) -> dict[str, Any]:
     return dict(request.data)
 
 
-class TestCaseListCreateApi(APIView):
+class CaseListCreateApi(APIView):
     @extend_schema(operation_id="graphs_tests_list", responses=paginated(TestCaseOutputSerializer))
     def get(self, request: Request, name: str) -> Response:
         """The graph's test cases (they outlive versions), by name: request, seed, environment and
@@ -165,7 +165,7 @@ class TestCaseListCreateApi(APIView):
         return _with_etag(Response(TestCaseOutputSerializer(case).data, status=status.HTTP_201_CREATED), case)
 
 
-class TestCaseDetailApi(APIView):
+class CaseDetailApi(APIView):
     @extend_schema(operation_id="graphs_tests_retrieve", responses=TestCaseOutputSerializer)
     def get(self, request: Request, name: str, pk: int) -> Response:
         """One test case with its request and expectations (secret headers redacted). The `ETag`
@@ -202,7 +202,7 @@ class TestCaseDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class TestCaseExportApi(APIView):
+class CaseExportApi(APIView):
     @extend_schema(
         operation_id="graphs_tests_export",
         responses={(200, "application/yaml"): OpenApiTypes.STR},
@@ -216,7 +216,7 @@ class TestCaseExportApi(APIView):
         return response
 
 
-class TestCaseImportApi(APIView):
+class CaseImportApi(APIView):
     parser_classes = [RawTextParser]
 
     class FilterSerializer(serializers.Serializer):
