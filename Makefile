@@ -78,7 +78,7 @@ lint: venv frontend/node_modules/.installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy .
 	$(VENV)/bin/lint-imports
-	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.spec, execution.engine, execution.graphtests, deploys.gitops; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
+	env -u DJANGO_SETTINGS_MODULE $(PY) -c "import sys, graphs.language, execution.engine, execution.casecore, deploys.gitops; assert not {'django','rest_framework','celery'} & set(sys.modules), 'a core imports Django'"
 	cd frontend && npm run --silent lint
 	bash scripts/api_types.sh --check
 	$(PYTHON) scripts/export_event_types.py --check

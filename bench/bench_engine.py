@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))  # measure this checkout's engine (the venv's edit
 
 from execution.engine import EngineConfig, UrlGuard, make_client, run_graph  # noqa: E402
 from execution.engine.tracecontext import TraceContext  # noqa: E402
-from graphs.spec.model import Manifest, Metadata, Node, Spec, Step  # noqa: E402
+from graphs.language.model import Manifest, Metadata, Node, Spec, Step  # noqa: E402
 
 
 def _serve(conn: Connection) -> None:

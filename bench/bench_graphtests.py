@@ -57,14 +57,14 @@ def _serve(conn: Connection) -> None:
 def _suite(count: int) -> Any:
     import yaml
 
-    from execution.graphtests import load_suite
+    from execution.casecore import load_suite
 
     return load_suite(yaml.safe_dump(_suite_document(count)))
 
 
 async def _once(manifest: Any, suite: Any, config: Any, judge: bool) -> float:
+    from execution.casecore import run_suite
     from execution.engine import make_client, run_graph
-    from execution.graphtests import run_suite
 
     async with make_client(guard=config.guard) as client:
         started = time.perf_counter()
@@ -114,9 +114,9 @@ def _prepare(cases: int, step_ms: int, mock_url: str) -> dict[str, Any]:
     from django.core.management import call_command
 
     import execution.tasks  # noqa: F401 - registers the tasks
+    from execution.cases import services as case_services
     from execution.devtools import demo
     from execution.models import Environment
-    from execution.testcases import services as case_services
     from graphs.models import Graph
 
     call_command("migrate", verbosity=0)
@@ -338,14 +338,14 @@ def main() -> None:
 def _in_process(args: argparse.Namespace, port: int) -> list[tuple[str, str, str]]:
     from execution.devtools import demo
     from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig, UrlGuard
-    from graphs import spec
+    from graphs import language
 
     config = EngineConfig(
         url_template=f"http://127.0.0.1:{port}/v1/models/{{name}}:predict",
         guard=UrlGuard(allow_loopback=True),
         body_cap=DEFAULT_MAX_RESPONSE_BYTES,
     )
-    manifest = spec.parse(demo.demo_manifest("face-recognition"))
+    manifest = language.parse(demo.demo_manifest("face-recognition"))
     suite = _suite(args.cases)
     asyncio.run(_once(manifest, suite, config, judge=True))  # warm-up
     judged_s: list[float] = []

@@ -39,7 +39,7 @@ from leanserver import LeanServer  # noqa: E402
 
 from execution.engine import EngineConfig, UrlGuard, make_client  # noqa: E402
 from execution.engine.load import run_load  # noqa: E402
-from graphs.spec import manifest_from_document  # noqa: E402
+from graphs.language import manifest_from_document  # noqa: E402
 
 BODY = b'{"instances": [[1.0, 2.0]]}'
 

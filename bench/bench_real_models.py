@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from execution.engine import EngineConfig, UrlGuard, make_client, run_graph  # noqa: E402
-from graphs.spec import manifest_from_document  # noqa: E402
+from graphs.language import manifest_from_document  # noqa: E402
 
 MODELS_PYTHON = ROOT / ".venv-models" / "bin" / "python"
 PHOTO = ROOT / "models" / "samples" / "astronaut.jpg"

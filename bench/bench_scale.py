@@ -9,7 +9,7 @@ gthread) in a child process. Four curves:
 1. graph size 50 -> 500 -> 5,000 nodes (4 steps each): parse (YAML -> model), validate, export
    (YAML), diff (two versions a few edits apart), save (``graph_version_create``) and load (the
    version detail API). Time per node, the best of 5; ratio = per node at the largest size / at
-   the smallest, goal <= 1.5. The product refuses graphs over ``spec.MAX_GRAPH_NODES`` (2,000)
+   the smallest, goal <= 1.5. The product refuses graphs over ``language.MAX_GRAPH_NODES`` (2,000)
    nodes, so save and load stop at 2,000; the pure core is read with the limit raised (the same
    reader) up to 5,000.
 2. history: graphs of 10, 100, 1,000 and 10,000 versions: the versions list API the editor's
@@ -109,24 +109,24 @@ def edited(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def bench_graph(quick: bool, client: Any, user: Any) -> list[Row]:
-    from graphs import services, spec
-    from graphs.spec.reader import MAX_BYTES
+    from graphs import language, services
+    from graphs.language.reader import MAX_BYTES
 
     sizes = [50, 500] if quick else [50, 500, 5000]
-    cap = spec.MAX_GRAPH_NODES
+    cap = language.MAX_GRAPH_NODES
     stored = [s for s in sizes if s <= cap] + ([cap] if sizes[-1] > cap else [])
     operations: dict[tuple[str, int], Callable[[], object]] = {}
     for size in sizes:
         document = build(size)
-        manifest = spec.manifest_from_document(document)
-        other = spec.manifest_from_document(edited(document))
-        text = spec.export_yaml(manifest)
+        manifest = language.manifest_from_document(document)
+        other = language.manifest_from_document(edited(document))
+        text = language.export_yaml(manifest)
         # the import's reader, its node cap raised past the product's 2,000
         limits = {"max_bytes": 8 * MAX_BYTES, "max_graph_nodes": 10_000, "max_steps": 100_000}
-        operations["parse (YAML -> model)", size] = lambda t=text, k=limits: spec.load_documents(t, **k)
-        operations["validate", size] = lambda m=manifest: spec.validate(m)
-        operations["export (YAML)", size] = lambda m=manifest: spec.export_yaml(m)
-        operations["diff (a few edits)", size] = lambda a=manifest, b=other: spec.diff(a, b)
+        operations["parse (YAML -> model)", size] = lambda t=text, k=limits: language.load_documents(t, **k)
+        operations["validate", size] = lambda m=manifest: language.validate(m)
+        operations["export (YAML)", size] = lambda m=manifest: language.export_yaml(m)
+        operations["diff (a few edits)", size] = lambda a=manifest, b=other: language.diff(a, b)
     for size in stored:
         graph = services.graph_create(owner=user, manifest=build(size) | {"metadata": {"name": f"g{size}"}})
         alternating = [edited(build(size)), build(size)]

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import yaml
 
-from graphs.spec import export_yaml, has_errors, manifest_from_document, parse, validate
+from graphs.language import export_yaml, has_errors, manifest_from_document, parse, validate
 
 ROUTERS = ("Switch", "Ensemble", "Splitter", "Sequence")
 REPEATS = 15  # medians: the machine is shared, single runs are noisy

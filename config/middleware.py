@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from graphs.spec.storable import unstorable
+from graphs.language.storable import unstorable
 
 
 class RequestSizeLimitMiddleware:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from graphs.spec.schema import OPENAPI_SCHEMA
+from graphs.language.schema import OPENAPI_SCHEMA
 
 ERROR_SCHEMA: Final = {
     "type": "object",

@@ -12,7 +12,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
 from config.nesting import MAX_JSON_DEPTH, nesting_exceeds, too_deep_message
-from graphs.spec.storable import unstorable
+from graphs.language.storable import unstorable
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -65,7 +65,7 @@ def loads_strict(raw: bytes | str) -> Any:
     Raises ParseError (line and column) for invalid JSON, NaN/Infinity and nesting past the
     limit, and ``BodyRefused`` (an issue with the path, line and column) for a key repeated in an
     object (which value counts would be a guess) and for a NUL character or a lone surrogate in
-    any key or string (``graphs.spec.storable``: no database column can hold them).
+    any key or string (``graphs.language.storable``: no database column can hold them).
     """
     text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     if nesting_exceeds(text):  # before json.loads, whose recursion a deep body would exhaust
@@ -196,7 +196,7 @@ class RawTextParser(BaseParser):
 
 
 class YamlTextParser(RawTextParser):
-    """A YAML body (``application/yaml``), handed over as bytes for graphs.spec's own reader, which
+    """A YAML body (``application/yaml``), handed over as bytes for graphs.language's own reader, which
     keeps every line and column; its size is checked there (``STUDIO_MAX_MANIFEST_BYTES``)."""
 
     media_type = "application/yaml"

@@ -350,7 +350,7 @@ LOAD_TEST_MAX_IN_FLIGHT_PER_USER = env.int("LOAD_TEST_MAX_IN_FLIGHT_PER_USER", d
 LOAD_TEST_MAX_REQUESTS = env.int("LOAD_TEST_MAX_REQUESTS", default=10000)
 LOAD_TEST_MAX_CONCURRENCY = env.int("LOAD_TEST_MAX_CONCURRENCY", default=64)
 LOAD_TEST_MAX_SECONDS = env.float("LOAD_TEST_MAX_SECONDS", default=600.0)
-# What judging a test case may cost (execution/graphtests/limits.py). RE2 matches in linear time,
+# What judging a test case may cost (execution/casecore/limits.py). RE2 matches in linear time,
 # but its time per byte grows with the compiled program: a valid 3.5 KB regex of counted
 # alternations compiles to ~50,000 instructions and takes ~7 s per search of 16 KiB. 2,000
 # instructions keep a search of 64 KiB under ~30 ms while every hand-written pattern we know fits

@@ -61,7 +61,7 @@ urlpatterns = [
     path("api/redoc/", login_required(redoc_page), name="api-redoc"),
     path("api/", include("graphs.urls")),
     path("api/", include("execution.urls")),
-    path("api/", include("execution.testcases.urls")),
+    path("api/", include("execution.cases.urls")),
     path("api/", include("execution.suites.urls")),
     path("api/", include("execution.loadtests.urls")),
     path("api/", include("deploys.urls")),

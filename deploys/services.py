@@ -32,8 +32,8 @@ from deploys.models import Deployment, DeployTarget
 from deploys.targets import check_host, credentials_password, issue, remote_for
 from graphs import access as graph_access
 from graphs import imports as graph_imports
+from graphs import language, suitestate
 from graphs import services as graph_services
-from graphs import spec, teststate
 from graphs.errors import TestsRequired
 from graphs.models import Graph, GraphVersion
 
@@ -52,16 +52,16 @@ def _gate(*, graph: Graph, version: GraphVersion, force: bool, reason: str) -> d
     ``forced`` (with the reason). A closed gate without force is TestsRequired (409)."""
     if not graph.require_passing_tests:
         return {"required": False, "verdict": "not-required"}
-    verdict = teststate.gate_verdict(graph, version)
+    verdict = suitestate.gate_verdict(graph, version)
     if verdict is not None:
         return {"required": True, "verdict": "passed", **verdict}
     if not force:
-        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+        raise TestsRequired(graph, version, suitestate.last_passing_version(graph, {}))
     return {"required": True, "verdict": "forced", "reason": graph_services.export_reason(reason)}
 
 
 def _suite_line(version: GraphVersion) -> str:
-    tests = teststate.version_tests(version, {})
+    tests = suitestate.version_tests(version, {})
     if tests is None:
         return "no suite run"
     counts = tests.get("counts") or {}
@@ -151,16 +151,16 @@ def _drift_of(content: bytes | None, version: GraphVersion) -> tuple[bool, dict[
     if content is None:
         return True, None, "The file is gone from the branch."
     try:
-        documents = spec.load_documents(content, max_bytes=settings.STUDIO_MAX_MANIFEST_BYTES)
-    except spec.SpecError as exc:
+        documents = language.load_documents(content, max_bytes=settings.STUDIO_MAX_MANIFEST_BYTES)
+    except language.SpecError as exc:
         return True, None, f"The file no longer reads as an InferenceGraph: {exc}"
     if len(documents) != 1:
         return True, None, f"The file holds {len(documents)} documents instead of one InferenceGraph."
-    found = spec.manifest_from_document(documents[0].document)
-    if spec.spec_hash(found) == version.spec_hash:
+    found = language.manifest_from_document(documents[0].document)
+    if language.spec_hash(found) == version.spec_hash:
         return False, None, ""
-    deployed = spec.manifest_from_document(version.manifest)
-    return True, spec.diff(deployed, found).to_dict(), "The file was changed outside the studio."
+    deployed = language.manifest_from_document(version.manifest)
+    return True, language.diff(deployed, found).to_dict(), "The file was changed outside the studio."
 
 
 def live_deployment(graph: Graph, target_id: int, path: str, *, exclude: int) -> Deployment | None:

@@ -24,7 +24,7 @@ from execution.errors import InvalidInput, NotPermitted
 from execution.models import Environment, Run
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from graphs.access import AnyUser, can_cancel
-from graphs.spec import issue_dict
+from graphs.language import issue_dict
 
 
 def _sees_all(user: AnyUser) -> bool:

@@ -9,9 +9,9 @@ class ExecutionConfig(AppConfig):
         # The graph store shows each version's suite results and gates exports on them, without
         # importing this app: it asks the provider registered here.
         from execution.suites.selectors import SuiteTestState
-        from graphs import teststate
+        from graphs import suitestate
 
-        teststate.register(SuiteTestState())
+        suitestate.register(SuiteTestState())
 
         # Every process that sends a run (the web process, commands, the worker) finds the run
         # task registered by name (execution.services.dispatch.run_task): Celery's autodiscovery

@@ -18,7 +18,7 @@ from execution.serializers import (
     EnvironmentOutputSerializer,
 )
 from execution.services import environments, probes
-from graphs.spec.releases import DEFAULT_RELEASE, release_names
+from graphs.language.releases import DEFAULT_RELEASE, release_names
 
 
 class _StringMapField(serializers.DictField):

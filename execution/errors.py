@@ -7,7 +7,7 @@ API's one error shape (``config/exceptions.py``) answers it without a view or se
 from __future__ import annotations
 
 from config.exceptions import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
-from graphs.spec import issue_dict
+from graphs.language import issue_dict
 
 
 class InvalidInput(BadRequest):

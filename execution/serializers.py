@@ -9,11 +9,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from execution import bodies, selectors
+from execution.cases import secrets
+from execution.cases.models import GraphCase
 from execution.eventschema import RUN_EVENT_TYPES
 from execution.models import Environment, Run, RunStep
 from execution.services import environments
-from execution.testcases import secrets
-from execution.testcases.models import TestCase
 
 
 class EnvironmentOutputSerializer(serializers.ModelSerializer):
@@ -173,7 +173,7 @@ class TestCaseOutputSerializer(serializers.ModelSerializer):
         help_text="The case as written (request, seed, environment, expectations)"
     )
 
-    def to_representation(self, instance: TestCase) -> dict[str, Any]:
+    def to_representation(self, instance: GraphCase) -> dict[str, Any]:
         # The document redacted with the secret names of today (a name marked secret after the
         # case was saved is not shown in clear), read once per answer however many cases it holds.
         data: dict[str, Any] = super().to_representation(instance)
@@ -186,7 +186,7 @@ class TestCaseOutputSerializer(serializers.ModelSerializer):
         return data
 
     class Meta:
-        model = TestCase
+        model = GraphCase
         fields = [
             "id",
             "graph",

@@ -77,7 +77,7 @@ class StaleVersion(Conflict):
 
 class TestsRequired(Conflict):
     """The graph requires a passing suite run before export and this version has none on the
-    current test cases (``graphs.teststate``)."""
+    current test cases (``graphs.suitestate``)."""
 
     __test__ = False  # not a pytest class, whatever its name says
 

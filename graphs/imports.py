@@ -17,11 +17,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from graphs import selectors, services, spec
+from graphs import language, selectors, services
 from graphs.access import access_graph_for_edit
 from graphs.errors import GraphRefused, ManifestTooLarge
+from graphs.language import issue_dict
 from graphs.models import Graph, GraphVersion
-from graphs.spec import issue_dict
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class ImportResult:
 class _Prepared:
     """A document ready to be written: its manifest, the document to save, the graph's name."""
 
-    manifest: spec.Manifest
+    manifest: language.Manifest
     document: dict[str, Any]
     target: str | None
     issues: list[dict[str, Any]]
@@ -106,7 +106,7 @@ def graph_version_from_text(
     )
 
 
-def _read(source: bytes | str, *, single: bool) -> list[spec.LoadedDocument]:
+def _read(source: bytes | str, *, single: bool) -> list[language.LoadedDocument]:
     """The InferenceGraph documents of ``source``, within the size and document-count limits."""
     limit = settings.STUDIO_MAX_MANIFEST_BYTES
     size = len(source.encode() if isinstance(source, str) else source)
@@ -118,8 +118,8 @@ def _read(source: bytes | str, *, single: bool) -> list[spec.LoadedDocument]:
     if not source.strip():
         raise GraphRefused("Nothing to import: the request body is empty. Send InferenceGraph YAML or JSON.")
     try:
-        documents = spec.load_documents(source, max_bytes=limit)
-    except spec.SpecError as exc:
+        documents = language.load_documents(source, max_bytes=limit)
+    except language.SpecError as exc:
         raise GraphRefused(str(exc), issues=[i.to_dict() for i in exc.issues]) from exc
     if not documents:
         raise GraphRefused("The text holds no InferenceGraph document.")
@@ -138,14 +138,16 @@ def _read(source: bytes | str, *, single: bool) -> list[spec.LoadedDocument]:
     return documents
 
 
-def _prepare(loaded: spec.LoadedDocument, *, name: str | None, renaming: bool) -> _Prepared:
+def _prepare(loaded: language.LoadedDocument, *, name: str | None, renaming: bool) -> _Prepared:
     """Validate one document (issues keep their positions); ``name`` renames a new graph."""
-    manifest = spec.manifest_from_document(loaded.document, loaded.positions)
+    manifest = language.manifest_from_document(loaded.document, loaded.positions)
     document = dict(manifest.document)
     target = name or manifest.name
     if renaming and target and manifest.name and target != manifest.name:
         document = {**document, "metadata": {**dict(document.get("metadata") or {}), "name": target}}
-    return _Prepared(manifest, document, target, [i.to_dict() for i in spec.issues_with_contracts(manifest)])
+    return _Prepared(
+        manifest, document, target, [i.to_dict() for i in language.issues_with_contracts(manifest)]
+    )
 
 
 def _add_version(

@@ -15,11 +15,11 @@ from typing import Any
 
 from django.conf import settings
 
-from graphs import spec
+from graphs import language
 from graphs.errors import GraphRefused, ManifestTooLarge
+from graphs.language import issue_dict
+from graphs.language.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 from graphs.models import GRAPH_NAME_PATTERN
-from graphs.spec import issue_dict
-from graphs.spec.validate import NAME_FORMAT_MESSAGE, NAME_REGEX
 
 NAME_RE = re.compile(GRAPH_NAME_PATTERN)
 
@@ -47,8 +47,8 @@ def check_graph_name(name: Any) -> str:
 def starter_manifest(name: str, namespace: str = "default") -> dict[str, Any]:
     """The manifest of a new, empty graph: a root Sequence without steps."""
     return {
-        "apiVersion": spec.API_VERSION,
-        "kind": spec.KIND,
+        "apiVersion": language.API_VERSION,
+        "kind": language.KIND,
         "metadata": {"name": name, "namespace": namespace},
         "spec": {"nodes": {"root": {"routerType": "Sequence", "steps": []}}},
     }
@@ -70,7 +70,7 @@ def with_name(manifest: Mapping[str, Any], name: str) -> dict[str, Any]:
     return doc
 
 
-# The reader's limit issues (graphs.spec.reader): what every way in answers a manifest over a limit.
+# The reader's limit issues (graphs.language.reader): what every way in answers a manifest over a limit.
 _LIMIT_CODES = frozenset(
     {
         "load.too-large",
@@ -87,7 +87,7 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
     """Refuse a manifest over the limits that YAML/JSON import applies, with the same issue codes.
 
     The manifest is read as its compact JSON text by the same reader as an import
-    (``spec.load_documents``): at most ``STUDIO_MAX_MANIFEST_BYTES`` bytes (ManifestTooLarge,
+    (``language.load_documents``): at most ``STUDIO_MAX_MANIFEST_BYTES`` bytes (ManifestTooLarge,
     ``load.too-large``), and the reader's nesting depth, value, graph node and step limits
     (GraphRefused, ``load.too-deep``, ``load.too-many-nodes``, …). Anything else the reader
     would refuse (another kind, say) is left to ``validate``: the manifest is saved invalid.
@@ -99,7 +99,7 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
         text = None
     if text is None:
         issue = issue_dict(
-            "load.too-deep", f"the document nests deeper than {spec.MAX_DEPTH} levels (max_depth)"
+            "load.too-deep", f"the document nests deeper than {language.MAX_DEPTH} levels (max_depth)"
         )
         raise GraphRefused(issue["message"], issues=[issue])
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -107,8 +107,8 @@ def check_manifest_limits(manifest: Mapping[str, Any]) -> None:
         message = f"the manifest is {size:,} bytes; the limit is {limit:,} bytes (STUDIO_MAX_MANIFEST_BYTES)"
         raise ManifestTooLarge(message, issues=[issue_dict("load.too-large", message)])
     try:
-        spec.load_documents(text, max_bytes=limit)
-    except spec.SpecError as exc:
+        language.load_documents(text, max_bytes=limit)
+    except language.SpecError as exc:
         issues = [issue.to_dict() for issue in exc.issues if issue.code in _LIMIT_CODES]
         if issues:
             raise GraphRefused(issues[0]["message"], issues=issues) from exc

@@ -36,7 +36,7 @@ class Graph(models.Model):
         help_text="Export a version only once a suite run of it passed on the current test cases",
     )
     # Ids, not a relation: the graph store never depends on the app that owns environments
-    # (``graphs.teststate`` asks it); an id that names no shared environment trusts nothing.
+    # (``graphs.suitestate`` asks it); an id that names no shared environment trusts nothing.
     gate_environments = models.JSONField(
         default=list,
         blank=True,

@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from graphs import spec, teststate
+from graphs import language, suitestate
 from graphs.models import ApiToken, AuditEvent, Graph, GraphMember, GraphVersion
 
 
@@ -28,10 +28,10 @@ class TestsSummarySerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
-def _memo(serializer: serializers.BaseSerializer[Any]) -> teststate.Memo:
-    """One request's cache for ``graphs.teststate`` (shared by a list's items: one root context)."""
+def _memo(serializer: serializers.BaseSerializer[Any]) -> suitestate.Memo:
+    """One request's cache for ``graphs.suitestate`` (shared by a list's items: one root context)."""
     context = serializer.context
-    return context.setdefault("teststate", {}) if isinstance(context, dict) else {}
+    return context.setdefault("suitestate", {}) if isinstance(context, dict) else {}
 
 
 class _VersionList(serializers.ListSerializer):  # type: ignore[type-arg]
@@ -39,7 +39,7 @@ class _VersionList(serializers.ListSerializer):  # type: ignore[type-arg]
 
     def to_representation(self, data: Any) -> list[Any]:
         versions = list(data.all() if hasattr(data, "all") else data)
-        teststate.prime(versions=versions, memo=_memo(self))
+        suitestate.prime(versions=versions, memo=_memo(self))
         return super().to_representation(versions)
 
 
@@ -50,7 +50,7 @@ class _GraphList(serializers.ListSerializer):  # type: ignore[type-arg]
     def to_representation(self, data: Any) -> list[Any]:
         graphs = list(data.all() if hasattr(data, "all") else data)
         latest = [g.latest_version for g in graphs if g.latest_version is not None]
-        teststate.prime(versions=latest, graphs=graphs, memo=_memo(self))
+        suitestate.prime(versions=latest, graphs=graphs, memo=_memo(self))
         return super().to_representation(graphs)
 
 
@@ -61,7 +61,7 @@ class _WithTests(serializers.Serializer):
 
     @extend_schema_field(TestsSummarySerializer(allow_null=True))
     def get_tests(self, obj: GraphVersion) -> dict[str, Any] | None:
-        return teststate.version_tests(obj, _memo(self))
+        return suitestate.version_tests(obj, _memo(self))
 
 
 class IssueSerializer(serializers.Serializer):
@@ -180,7 +180,7 @@ class GraphOutputSerializer(serializers.ModelSerializer):
     )
 
     def get_gate_environments(self, obj: Graph) -> list[str]:
-        return teststate.gate_environment_names(obj)
+        return suitestate.gate_environment_names(obj)
 
     last_passing_version = serializers.SerializerMethodField(
         help_text="The version of the newest passing suite run on the current test cases"
@@ -192,19 +192,19 @@ class GraphOutputSerializer(serializers.ModelSerializer):
     )
 
     def get_last_passing_version(self, obj: Graph) -> int | None:
-        return teststate.last_passing_version(obj, _memo(self))
+        return suitestate.last_passing_version(obj, _memo(self))
 
     @extend_schema_field(serializers.JSONField(allow_null=True))
     def get_since_last_passing(self, obj: Graph) -> dict[str, Any] | None:
-        number = teststate.last_passing_version(obj, _memo(self))
+        number = suitestate.last_passing_version(obj, _memo(self))
         latest = obj.latest_version
         if number is None or latest is None or number == latest.number:
             return None
         passed = GraphVersion.objects.filter(graph=obj, number=number).only("manifest").first()
         if passed is None:
             return None
-        changes = spec.diff(
-            spec.manifest_from_document(passed.manifest), spec.manifest_from_document(latest.manifest)
+        changes = language.diff(
+            language.manifest_from_document(passed.manifest), language.manifest_from_document(latest.manifest)
         )
         return {"from": number, "to": latest.number, **changes.to_dict()}
 

@@ -17,7 +17,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from graphs import manifests, spec, teststate
+from graphs import language, manifests, suitestate
 from graphs.access import access_graph_for_edit, access_graph_for_owner
 from graphs.errors import (
     GraphRefused,
@@ -27,6 +27,9 @@ from graphs.errors import (
     TestsRequired,
     VersionNumberTaken,
 )
+from graphs.language import budgets, issue_dict
+from graphs.language.release_rules import release_issues
+from graphs.language.releases import Release
 from graphs.manifests import (
     check_graph_name,
     check_manifest_limits,
@@ -36,9 +39,6 @@ from graphs.manifests import (
     with_name,
 )
 from graphs.models import AuditEvent, Graph, GraphMember, GraphVersion
-from graphs.spec import budgets, issue_dict
-from graphs.spec.release_rules import release_issues
-from graphs.spec.releases import Release
 
 
 @dataclass(frozen=True)
@@ -172,12 +172,12 @@ def graph_version_create(
                 )
             ],
         )
-    parsed = spec.manifest_from_document(manifest)
+    parsed = language.manifest_from_document(manifest)
     if issues is None or name is None:
-        issues = [issue.to_dict() for issue in spec.issues_with_contracts(parsed)]
+        issues = [issue.to_dict() for issue in language.issues_with_contracts(parsed)]
     valid = not any(issue["severity"] == "error" for issue in issues)
-    spec_hash = spec.spec_hash(parsed)
-    document = spec.canonical_document(parsed)
+    spec_hash = language.spec_hash(parsed)
+    document = language.canonical_document(parsed)
     layout = dict(layout or {})
 
     with transaction.atomic():
@@ -227,8 +227,8 @@ def _stale_version(graph: Graph, latest: GraphVersion | None, base_version: int)
     base = GraphVersion.objects.filter(graph=graph, number=base_version).first()
     changes: dict[str, Any] | None = None
     if base is not None and latest is not None:
-        changes = spec.diff(
-            spec.manifest_from_document(base.manifest), spec.manifest_from_document(latest.manifest)
+        changes = language.diff(
+            language.manifest_from_document(base.manifest), language.manifest_from_document(latest.manifest)
         ).to_dict()
     return StaleVersion(graph, base_version, latest, changes)
 
@@ -339,7 +339,7 @@ def version_export(
     release's errors (fields its CRD lacks) when that release would.
     """
     ensure_deployable(graph, version, before="exporting")
-    manifest = spec.manifest_from_document(version.manifest)
+    manifest = language.manifest_from_document(version.manifest)
     if release is not None:
         errors = [i.to_dict() for i in release_issues(manifest, release) if i.severity == "error"]
         if errors:
@@ -349,13 +349,13 @@ def version_export(
                 issues=errors,
             )
     if fmt == "json":
-        return spec.export_json(manifest, release=release), "application/json"
+        return language.export_json(manifest, release=release), "application/json"
     header = (
         f"InferenceGraph {graph.name}, version {version.number} ({version.spec_hash})\n"
         + (f"For KServe {release.label}.\n" if release is not None else "")
         + "Exported by Inference Graph Studio. Deploy with: kubectl apply -f <this file>"
     )
-    return spec.export_yaml(manifest, header=header, release=release), "application/yaml; charset=utf-8"
+    return language.export_yaml(manifest, header=header, release=release), "application/yaml; charset=utf-8"
 
 
 def graph_settings_update(
@@ -368,7 +368,7 @@ def graph_settings_update(
 ) -> Graph:
     """Change the graph's settings: ``require_passing_tests``, and ``gate_environments`` (the
     names of the shared environments whose suite verdicts open the export gate; [] for the
-    system's default), and ``latency_budgets`` (``graphs.spec.budgets``: p95 of the graph and per
+    system's default), and ``latency_budgets`` (``graphs.language.budgets``: p95 of the graph and per
     step, judged by load tests and suite runs; {} for none). Editors and the owner (NotPermitted
     otherwise); an environment that is not shared, or budgets that do not read, are refused
     (GraphRefused, with the issues) and nothing changes. Audited as one ``graph.settings`` event
@@ -380,9 +380,9 @@ def graph_settings_update(
         updates["require_passing_tests"] = require_passing_tests
         changes["require_passing_tests"] = [graph.require_passing_tests, require_passing_tests]
     if gate_environments is not None:
-        ids = teststate.gate_environment_ids(list(gate_environments))
+        ids = suitestate.gate_environment_ids(list(gate_environments))
         if ids != graph.gate_environments:
-            before = teststate.gate_environment_names(graph)
+            before = suitestate.gate_environment_names(graph)
             updates["gate_environments"] = ids
             changes["gate_environments"] = [before, list(dict.fromkeys(gate_environments))]
     if latency_budgets is not None:
@@ -438,15 +438,15 @@ def export_gate(*, graph: Graph, version: GraphVersion) -> dict[str, Any] | None
     """Whether ``version`` may leave without forcing; reads only (a GET export asks this).
 
     Returns None when the graph does not require passing tests, else the passing suite run that
-    opens the gate (``graphs.teststate.gate_verdict``: a verdict on the current cases, in an
+    opens the gate (``graphs.suitestate.gate_verdict``: a verdict on the current cases, in an
     environment the graph trusts, started by someone who may change the graph). Raises
     TestsRequired (409, ``code: tests_required``, with ``last_passing_version``) when there is none.
     """
     if not graph.require_passing_tests:
         return None
-    verdict = teststate.gate_verdict(graph, version)
+    verdict = suitestate.gate_verdict(graph, version)
     if verdict is None:
-        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+        raise TestsRequired(graph, version, suitestate.last_passing_version(graph, {}))
     return verdict
 
 
@@ -463,12 +463,12 @@ def export_recorded(*, graph: Graph, version: GraphVersion, actor: User, force: 
     ensure_deployable(graph, version, before="exporting")
     if not graph.require_passing_tests:
         return
-    verdict = teststate.gate_verdict(graph, version)
+    verdict = suitestate.gate_verdict(graph, version)
     if verdict is not None:
         audit(actor, "version.export", graph, version, gate="passed", **verdict)
         return
     if not force:
-        raise TestsRequired(graph, version, teststate.last_passing_version(graph, {}))
+        raise TestsRequired(graph, version, suitestate.last_passing_version(graph, {}))
     access_graph_for_edit(
         actor, graph, f"Only the owner or an editor of {graph.name!r} may force an export past its test gate."
     )

@@ -19,9 +19,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from graphs.errors import NoSuchToken, TokenRefused
+from graphs.language import issue_dict
 from graphs.models import ApiToken
 from graphs.services import audit
-from graphs.spec import issue_dict
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

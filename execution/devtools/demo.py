@@ -14,9 +14,9 @@ import yaml
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from execution.cases import services as test_services
+from execution.cases.models import GraphCase
 from execution.services import environments
-from execution.testcases import services as test_services
-from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from graphs.models import Graph
 
@@ -278,6 +278,6 @@ def seed() -> Iterator[str]:
             if name == BROKEN_DEMO:
                 _broken_then_fixed(graph, user)
                 graph = Graph.objects.select_related("latest_version", "owner").get(pk=graph.pk)
-        if not TestCase.objects.filter(graph=graph).exists():
+        if not GraphCase.objects.filter(graph=graph).exists():
             cases = test_services.test_cases_import(graph=graph, user=graph.owner, text=demo_tests(name))
             yield f"Added {len(cases)} test cases to {name!r}."

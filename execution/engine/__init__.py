@@ -1,6 +1,6 @@
 """The engine: runs an InferenceGraph on one request with KServe router semantics.
 
-Pure Python (stdlib, httpx, ``graphs.spec.model``); no Django, DRF or Celery. It gets
+Pure Python (stdlib, httpx, ``graphs.language.model``); no Django, DRF or Celery. It gets
 everything from outside (config, HTTP client, clock, random source, event callback), returns a
 :class:`GraphResult` and persists nothing.
 """

@@ -25,7 +25,7 @@ from execution.engine.runstate import (
     release_crash,
 )
 from execution.engine.transport.outbound import ServiceCallError, call_service
-from graphs.spec.model import Node, Step
+from graphs.language.model import Node, Step
 
 # Raw condition values in the trace: enough to recognise the match, not a copy of the document.
 _RAW_CAP: Final = 1024
@@ -33,7 +33,7 @@ _RAW_CAP: Final = 1024
 # 32 levels stay far below Python's default recursion limit of 1,000 frames.
 _FRESH_STACK_EVERY: Final = 32
 # Node calls nested deeper than this end the request. A graph has at most 2,000 nodes
-# (graphs.spec.MAX_GRAPH_NODES), so only a loop gets here: one fed a new input every round, which
+# (graphs.language.MAX_GRAPH_NODES), so only a loop gets here: one fed a new input every round, which
 # KServe follows until its stack overflows (a crash). 10,000 rounds is far past any loop that ends.
 MAX_CALL_DEPTH: Final = 10_000
 # go_url_error is pure and a graph calls the same few URLs over and over: parsing each URL once

@@ -10,7 +10,7 @@ from typing import Final
 from execution.engine.tracecontext import TraceContext
 from execution.engine.transport.http import DEFAULT_MAX_RESPONSE_BYTES
 from execution.engine.transport.urlguard import UrlGuard
-from graphs.spec.releases import DEFAULT_RELEASE, Release
+from graphs.language.releases import DEFAULT_RELEASE, Release
 
 __all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_URL_TEMPLATE", "REDACTED", "EngineConfig"]
 
@@ -63,7 +63,7 @@ class EngineConfig:
       naming the call's own span (replacing one the client's headers would forward) and records
       that span's id as ``span_id`` in its ``step.started``. None: no ``traceparent`` is added.
     - ``release``: the KServe release whose router the run reproduces (default the newest);
-      :mod:`graphs.spec.releases` lists what differs.
+      :mod:`graphs.language.releases` lists what differs.
     """
 
     service_urls: Mapping[str, str] = field(default_factory=_frozen_empty)

@@ -28,7 +28,7 @@ import httpx
 from execution.engine.config import EngineConfig
 from execution.engine.runner import run_graph
 from execution.engine.trace import TraceEvent
-from graphs.spec.model import Manifest
+from graphs.language.model import Manifest
 
 __all__ = [
     "GRAPH",

@@ -25,7 +25,7 @@ from execution.engine.runstate import (
     map_predictions_to_instances,
     release_crash,
 )
-from graphs.spec.model import RESPONSE_DATA, Node, Step
+from graphs.language.model import RESPONSE_DATA, Node, Step
 
 
 async def _dispatch(run: _Run, node: Node, data: bytes, where: _Where) -> tuple[bytes, int]:

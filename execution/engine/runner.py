@@ -39,7 +39,7 @@ from execution.engine.runstate import (
 )
 from execution.engine.trace import EventCallback
 from execution.engine.transport.http import make_client
-from graphs.spec.model import ROOT_NODE, Manifest
+from graphs.language.model import ROOT_NODE, Manifest
 
 __all__ = [
     "NO_MATCH",

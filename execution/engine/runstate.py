@@ -20,8 +20,8 @@ from execution.engine.goports.gojson import (
 )
 from execution.engine.headers import CompiledPatterns
 from execution.engine.trace import EventCallback, TraceEvent, body_view
-from graphs.spec.model import Manifest, Step
-from graphs.spec.releases import Release
+from graphs.language.model import Manifest, Step
+from graphs.language.releases import Release
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from execution.engine.goports.sniff import JSON_CONTENT_TYPE
 from execution.engine.runner import GraphResult, error_body, run_graph
 from execution.engine.trace import EventCallback
 from execution.engine.transport.http import make_client
-from graphs.spec.model import Manifest
+from graphs.language.model import Manifest
 
 __all__ = ["GraphServer", "serve"]
 

@@ -20,11 +20,11 @@ from config.params import MAX_DB_INT, DbIntegerField, VersionRef, VersionRefFiel
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
 from execution.apis import EventStreamRenderer, _given, event_log_page, event_log_response, event_log_schema
+from execution.cases.models import GraphCase
 from execution.eventschema import LOAD_EVENTS
 from execution.loadtests import events as load_events
 from execution.loadtests import selectors, services
 from execution.loadtests.models import LoadTest
-from execution.testcases.models import TestCase
 from graphs import selectors as graph_selectors
 
 LOAD_ID = "3c2b1a09-8f7e-4d6c-9b5a-4a3b2c1d0e9f"
@@ -236,7 +236,7 @@ class LoadTestListCreateApi(APIView):
         environment = values.get("environment")
         case = None
         if "test_case" in values:
-            case = TestCase.objects.filter(graph=graph, pk=values["test_case"]).first()
+            case = GraphCase.objects.filter(graph=graph, pk=values["test_case"]).first()
             if case is None:
                 message = f"Graph {graph.name!r} has no test case {values['test_case']}."
                 raise BadRequest(

@@ -40,7 +40,7 @@ class LoadTest(models.Model):
     environment_name = models.CharField(max_length=63)
     config = models.JSONField(help_text="The environment as it was when the load test was started")
     test_case = models.ForeignKey(
-        "execution.TestCase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "execution.GraphCase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     request_body = models.TextField()
     request_content_type = models.CharField(max_length=200, default="application/json")

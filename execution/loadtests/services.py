@@ -32,24 +32,24 @@ from django.utils import timezone
 from config.exceptions import BadRequest
 from execution import bus
 from execution.access import access_environment_for_run
+from execution.casecore import CaseDocumentError, parse_case
+from execution.cases.limits import judge_limits
+from execution.cases.local import without_redacted
+from execution.cases.models import GraphCase
 from execution.engine import make_client
 from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.engine.headers import canonical_header_key
 from execution.engine.load import LoadOutcome, LoadStats, run_load
 from execution.errors import NotPermitted
-from execution.graphtests import TestSpecError, parse_case
 from execution.loadtests import events as load_events
 from execution.loadtests.models import LoadTest
 from execution.models import DEFAULT_STEP_TIMEOUT, Environment
 from execution.services import environments, fairshare, run_request, runs, writes
-from execution.testcases.limits import judge_limits
-from execution.testcases.local import without_redacted
-from execution.testcases.models import TestCase
 from graphs import access as graph_access
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
+from graphs.language.budgets import BudgetError, check_timeouts, judge, parse_budgets
 from graphs.models import Graph, GraphVersion
-from graphs.spec.budgets import BudgetError, check_timeouts, judge, parse_budgets
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +73,10 @@ def _bounded(value: int, setting: str, path: str) -> int:
     return value
 
 
-def _case_request(case: TestCase) -> tuple[str, str, dict[str, str]]:
+def _case_request(case: GraphCase) -> tuple[str, str, dict[str, str]]:
     try:
         parsed = without_redacted(parse_case(case.document, limits=judge_limits()), [])
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         message = f"The test case {case.name!r} no longer reads: {exc}"
         raise BadRequest(message, issues=[_issue("test_case", message, "load.case-invalid")]) from exc
     headers = {k: v for k, v in parsed.request.headers if k.lower() != "content-type"}
@@ -102,7 +102,7 @@ def load_test_start(
     payload: Any = None,
     content_type: str | None = None,
     headers: Mapping[str, str] | None = None,
-    test_case: TestCase | None = None,
+    test_case: GraphCase | None = None,
     seed: int | None = None,
 ) -> LoadTest:
     """Queue a load test of ``version`` in ``environment`` (default: the system's) and send its
@@ -285,7 +285,7 @@ class _Engine:
     (a new dict: the task's thread reads ``progress`` and never the live histograms); the task's
     thread sets ``stop``."""
 
-    def __init__(self, load: LoadTest, manifest: spec.Manifest, secrets: Mapping[str, str]) -> None:
+    def __init__(self, load: LoadTest, manifest: language.Manifest, secrets: Mapping[str, str]) -> None:
         self.load = load
         self.manifest = manifest
         self.secrets = secrets
@@ -379,7 +379,7 @@ def load_test_execute(*, load_id: str) -> str:
     if load is None:
         return "not-claimed"
     try:
-        manifest = spec.manifest_from_document(load.version.manifest)
+        manifest = language.manifest_from_document(load.version.manifest)
     except Exception as exc:
         _end(load.pk, LoadTest.Status.FAILED, error=f"The version's manifest does not read: {exc}")
         return "failed"
@@ -465,7 +465,7 @@ def load_reap() -> list[str]:
 
 def budget_check(*, graph: Graph, version: GraphVersion, user: User) -> dict[str, Any]:
     """The graph's latency budgets and the p99s of ``version``'s newest finished load test that
-    ``user`` may read, against the version's timeouts (``graphs.spec.budgets.check_timeouts``)."""
+    ``user`` may read, against the version's timeouts (``graphs.language.budgets.check_timeouts``)."""
     from execution.loadtests.selectors import load_list  # selectors read; this module writes
 
     try:
@@ -486,7 +486,7 @@ def budget_check(*, graph: Graph, version: GraphVersion, user: User) -> dict[str
         graph_p99 = (summary.get("graph") or {}).get("p99_ms")
         if graph_p99 is not None:
             measured["graph"] = float(graph_p99)
-    manifest = spec.manifest_from_document(version.manifest)
+    manifest = language.manifest_from_document(version.manifest)
     issues = check_timeouts(manifest, budgets, measured or None)
     return {
         "budgets": budgets.to_dict(),

@@ -12,8 +12,8 @@ from django.core.management.base import CommandError
 from config.files import FileTooLarge, read_capped
 from execution.engine import EngineConfig, UrlGuard
 from execution.engine.headers import split_patterns
-from graphs import spec
-from graphs.spec.releases import DEFAULT_RELEASE, Release, UnknownRelease, get_release, release_names
+from graphs import language
+from graphs.language.releases import DEFAULT_RELEASE, Release, UnknownRelease, get_release, release_names
 
 # Exit status for an unusable graph file or bad arguments (docs/architecture.md: rungraph exits 2).
 EXIT_INVALID = 2
@@ -72,7 +72,7 @@ def release_option(options: dict[str, Any], option: str = "kserve_version") -> R
         raise CommandError(f"{flag}: {exc}", returncode=EXIT_INVALID) from exc
 
 
-def read_manifest(path: str, stderr: Any, release: Release | None = None) -> spec.Manifest:
+def read_manifest(path: str, stderr: Any, release: Release | None = None) -> language.Manifest:
     """Parse and validate the file (for ``release``'s CRD too, when given); print every issue to
     ``stderr``; exit 2 on errors."""
     limit = settings.STUDIO_MAX_MANIFEST_BYTES
@@ -83,20 +83,20 @@ def read_manifest(path: str, stderr: Any, release: Release | None = None) -> spe
     except OSError as exc:
         raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
     try:
-        documents = spec.load_documents(text, max_bytes=limit)
-    except spec.SpecError as exc:
+        documents = language.load_documents(text, max_bytes=limit)
+    except language.SpecError as exc:
         for issue in exc.issues:
-            stderr.write(spec.describe_issue(issue, path))
+            stderr.write(language.describe_issue(issue, path))
         raise CommandError(f"{path} is not a readable InferenceGraph.", returncode=EXIT_INVALID) from exc
     if len(documents) != 1:
         raise CommandError(
             f"{path} holds {len(documents)} graphs; give a file with exactly one.", returncode=EXIT_INVALID
         )
-    manifest = spec.manifest_from_document(documents[0].document, documents[0].positions)
-    issues = spec.validate(manifest, release)
+    manifest = language.manifest_from_document(documents[0].document, documents[0].positions)
+    issues = language.validate(manifest, release)
     for issue in issues:
-        stderr.write(spec.describe_issue(issue, path))
-    if spec.has_errors(issues):
+        stderr.write(language.describe_issue(issue, path))
+    if language.has_errors(issues):
         raise CommandError(f"{path} has errors KServe would reject.", returncode=EXIT_INVALID)
     return manifest
 

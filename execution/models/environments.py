@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 from execution.engine.config import DEFAULT_DEADLINE_S, DEFAULT_URL_TEMPLATE
-from graphs.spec.releases import DEFAULT_RELEASE, RELEASE_CHOICES
+from graphs.language.releases import DEFAULT_RELEASE, RELEASE_CHOICES
 
 # Seconds an environment gives each step call unless it says otherwise (the engine itself puts no
 # limit on a step below the run's deadline; a test run wants a stuck model to fail on its own).

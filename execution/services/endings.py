@@ -12,7 +12,7 @@ from execution import bodies, events
 from execution.engine.config import DEFAULT_DEADLINE_S
 from execution.eventschema import RUN_EVENTS
 from execution.models import Run, RunStep
-from graphs import spec
+from graphs import language
 
 
 def finished_data(
@@ -59,7 +59,7 @@ def close_pending_steps(run: Run, attempt: int, status: str, error: str) -> None
     )
 
 
-def deadline_source(manifest: spec.Manifest, config: dict[str, Any]) -> str:
+def deadline_source(manifest: language.Manifest, config: dict[str, Any]) -> str:
     """What set a run's deadline (the tighter of the environment's and the graph's
     ``routerTimeouts.serverWrite``, else KServe's default), as its error names it."""
     timeouts = manifest.spec.router_timeouts

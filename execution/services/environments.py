@@ -23,7 +23,7 @@ from execution.errors import InvalidInput, NotPermitted
 from execution.models import DEFAULT_STEP_TIMEOUT, Environment
 from execution.services.run_request import HEADER_NAME, issue
 from graphs import services as graph_services
-from graphs.spec.releases import UnknownRelease, get_release
+from graphs.language.releases import UnknownRelease, get_release
 
 LOCAL_ENVIRONMENT = "local"
 

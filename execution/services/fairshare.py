@@ -24,7 +24,7 @@ from execution.errors import TooManyInFlight
 from execution.loadtests.models import LoadTest
 from execution.models import Run
 from execution.suites.models import SuiteRun
-from graphs.spec import issue_dict
+from graphs.language import issue_dict
 
 # Seconds a refused client waits before it asks again: a test run usually ends within a few
 # seconds (its step calls), a suite run takes its cases' runs, a few at a time, so longer.

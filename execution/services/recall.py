@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from execution.models import Run, RunEvent
-from graphs import spec
+from graphs import language
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class EndedRun:
 
     run: Run
     events: tuple[RunEvent, ...]
-    manifest: spec.Manifest
+    manifest: language.Manifest
 
 
 _ENDED_HERE = threading.local()
@@ -38,7 +38,7 @@ def forget() -> None:
     _ENDED_HERE.run = None
 
 
-def remember(run: Run, stored: Iterable[list[RunEvent]], manifest: spec.Manifest) -> None:
+def remember(run: Run, stored: Iterable[list[RunEvent]], manifest: language.Manifest) -> None:
     """``run`` has ended here, its ending written by this thread; ``stored``: the events of each of
     its attempt's committed writes."""
     events = sorted((event for batch in stored for event in batch), key=lambda e: e.seq)
@@ -50,19 +50,19 @@ def remember(run: Run, stored: Iterable[list[RunEvent]], manifest: spec.Manifest
 # spec hash and save time: an id alone can be given again to another version (a flushed or restored
 # database, a reset sequence), and that version must not run the old one's manifest.
 _ManifestKey = tuple[int, str, datetime | None]
-_MANIFESTS: dict[_ManifestKey, spec.Manifest] = {}
+_MANIFESTS: dict[_ManifestKey, language.Manifest] = {}
 _MANIFESTS_LOCK = threading.Lock()
 _MANIFESTS_KEPT = 64
 
 
-def manifest_of(run: Run) -> spec.Manifest:
+def manifest_of(run: Run) -> language.Manifest:
     """The parsed manifest of ``run``'s version."""
     version = run.version
     key = (version.pk, version.spec_hash, version.created_at)
     with _MANIFESTS_LOCK:
         manifest = _MANIFESTS.get(key)
     if manifest is None:
-        manifest = spec.manifest_from_document(version.manifest)
+        manifest = language.manifest_from_document(version.manifest)
         with _MANIFESTS_LOCK:
             if len(_MANIFESTS) >= _MANIFESTS_KEPT:
                 _MANIFESTS.clear()

@@ -21,7 +21,7 @@ from config.exceptions import TooDeep
 from config.nesting import nesting_exceeds
 from execution.engine.config import REDACTED as ENGINE_REDACTED
 from execution.errors import InvalidInput
-from graphs.spec import issue_dict
+from graphs.language import issue_dict
 
 # Request headers known to carry no secret (lower case). Every other header is stored redacted: a
 # deny list by name let ``X-Credentials`` through. Content negotiation, client identification and

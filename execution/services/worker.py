@@ -33,7 +33,7 @@ from execution.eventschema import RUN_EVENTS
 from execution.models import DEFAULT_STEP_TIMEOUT, Run, RunEvent
 from execution.services import endings, engineloop, environments, memory, recall, writes
 from execution.services.steps import StepRecorder
-from graphs import spec
+from graphs import language
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -112,7 +112,7 @@ class _Execution:
     # The events each committed write stored (by write), and the run's ending once written: what
     # this attempt left, for ``recall.ended_here``.
     stored: dict[int, list[RunEvent]] = field(default_factory=dict)
-    manifest: spec.Manifest | None = None
+    manifest: language.Manifest | None = None
     ended: bool = False
     deadline_source: str = "the default deadline"  # what set the run's deadline, for its error
 
@@ -122,7 +122,7 @@ class _Execution:
     # -- engine thread ------------------------------------------------------------------------------
 
     async def _engine(
-        self, manifest: spec.Manifest, body: bytes, headers: list[tuple[str, str]], config: EngineConfig
+        self, manifest: language.Manifest, body: bytes, headers: list[tuple[str, str]], config: EngineConfig
     ) -> None:
         """The run's engine, a task of this worker thread's engine loop: reports each event, then
         its outcome, and only then closes its client (its connections' closing is no part of the

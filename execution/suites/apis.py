@@ -32,9 +32,9 @@ from execution.suites import events as suite_events
 from execution.suites import pairs, selectors, services
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from graphs import selectors as graph_selectors
+from graphs.language import issue_dict
+from graphs.language.releases import UnknownRelease, get_release
 from graphs.models import Graph, GraphVersion
-from graphs.spec import issue_dict
-from graphs.spec.releases import UnknownRelease, get_release
 
 RUN_ID = "7b0f6a4e-3f0e-4a4b-9d55-0c1e2f3a4b5c"
 SUITE_ID = "5f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"

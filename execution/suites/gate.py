@@ -24,9 +24,9 @@ from typing import Any
 
 from execution.models import Environment
 from graphs.errors import GraphRefused
+from graphs.language import issue_dict
 from graphs.models import Graph, GraphMember
-from graphs.spec import issue_dict
-from graphs.teststate import Memo
+from graphs.suitestate import Memo
 
 
 @dataclass(frozen=True)

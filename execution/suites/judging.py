@@ -1,5 +1,5 @@
 """Judging a case from its ended run: the run's stored answer and trace read as the graph-test
-core's :class:`~execution.graphtests.Observed`, then the case's expectations evaluated on it."""
+core's :class:`~execution.casecore.Observed`, then the case's expectations evaluated on it."""
 
 from __future__ import annotations
 
@@ -11,20 +11,20 @@ from typing import Any
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 
-from execution.graphtests import (
+from execution.casecore import (
     BodyExpectation,
-    GraphTestCase,
+    CaseDocumentError,
     Observed,
+    ParsedCase,
     PathExpectation,
-    TestSpecError,
     case_budget,
     evaluate_case,
     parse_case,
 )
+from execution.cases.limits import judge_limits
 from execution.models import Run, RunEvent
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.testcases.limits import judge_limits
-from graphs import spec
+from graphs import language
 
 Outcome = SuiteCaseResult.Outcome
 # The trace events a case's expectations and the step comparison read.
@@ -77,7 +77,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, cls=DjangoJSONEncoder)
 
 
-def _reads_final_body(case: GraphTestCase) -> bool:
+def _reads_final_body(case: ParsedCase) -> bool:
     return any(
         isinstance(e, BodyExpectation) or (isinstance(e, PathExpectation) and e.step is None)
         for e in case.expectations
@@ -87,7 +87,7 @@ def _reads_final_body(case: GraphTestCase) -> bool:
 def judge(
     result: SuiteCaseResult,
     run: Run | None,
-    manifests: dict[int, spec.Manifest],
+    manifests: dict[int, language.Manifest],
     stored: Iterable[RunEvent] | None = None,
 ) -> dict[str, Any]:
     """The verdict of a case whose run has ended (fields of its row). Pure but for reading the
@@ -99,7 +99,7 @@ def judge(
 def judge_timed(
     result: SuiteCaseResult,
     run: Run | None,
-    manifests: dict[int, spec.Manifest],
+    manifests: dict[int, language.Manifest],
     stored: Iterable[RunEvent] | None = None,
 ) -> tuple[dict[str, Any], float]:
     """:func:`judge`, and the CPU seconds its expectations took (for the suite run's budget,
@@ -111,7 +111,7 @@ def judge_timed(
 def _verdict(
     result: SuiteCaseResult,
     run: Run | None,
-    manifests: dict[int, spec.Manifest],
+    manifests: dict[int, language.Manifest],
     stored: Iterable[RunEvent] | None,
 ) -> dict[str, Any]:
     if run is None:
@@ -124,7 +124,7 @@ def _verdict(
     limits = judge_limits()
     try:
         case = parse_case(result.document, limits=limits)
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         return {**common, "outcome": Outcome.ERROR, "error": f"the stored case no longer reads: {exc}"}
     if run.response_truncated and _reads_final_body(case):
         return {
@@ -134,7 +134,7 @@ def _verdict(
             "a run keeps (RUN_BODY_CAP), so its body expectations cannot be judged",
         }
     if run.version_id not in manifests:
-        manifests[run.version_id] = spec.manifest_from_document(run.version.manifest)
+        manifests[run.version_id] = language.manifest_from_document(run.version.manifest)
     spent = SuiteRun.objects.filter(pk=result.suite_id).values_list("judge_seconds", flat=True).first()
     budget = case_budget(limits, spent or 0.0)
     if isinstance(budget, str):

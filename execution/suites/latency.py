@@ -1,4 +1,4 @@
-"""A suite run's latencies judged against its graph's latency budgets (``graphs.spec.budgets``):
+"""A suite run's latencies judged against its graph's latency budgets (``graphs.language.budgets``):
 each case's run is one sample of the whole graph, each of its step calls one of that step."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 from execution.engine.load import LoadStats, step_key
 from execution.models import RunStep
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from graphs.spec.budgets import BudgetError, judge, parse_budgets
+from graphs.language.budgets import BudgetError, judge, parse_budgets
 
 
 def suite_budget_verdict(suite: SuiteRun) -> dict[str, Any]:

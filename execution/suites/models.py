@@ -120,7 +120,7 @@ class SuiteCaseResult(models.Model):
     suite = models.ForeignKey(SuiteRun, on_delete=models.CASCADE, related_name="results")
     position = models.PositiveIntegerField(help_text="Its place in the suite (cases by name)")
     case = models.ForeignKey(
-        "execution.TestCase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "execution.GraphCase", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     case_ref = models.PositiveIntegerField(help_text="The case's id (kept when the case is deleted)")
     name = models.CharField(max_length=200)

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 
+from execution.cases.local import stored_version
+from execution.cases.models import GraphCase
 from execution.errors import InvalidInput
 from execution.models import Environment
 from execution.suites.models import SuiteRun
 from execution.suites.services import suite_start
-from execution.testcases.local import stored_version
-from execution.testcases.models import TestCase
 
 
 def suite_start_named(
@@ -37,7 +37,7 @@ def suite_start_named(
             raise InvalidInput(f"There is no environment {environment!r}.")
     case_ids = None
     if case_names:
-        known = dict(TestCase.objects.filter(graph=graph, name__in=case_names).values_list("name", "pk"))
+        known = dict(GraphCase.objects.filter(graph=graph, name__in=case_names).values_list("name", "pk"))
         unknown = sorted(set(case_names) - set(known))
         if unknown:
             raise InvalidInput(

@@ -1,5 +1,5 @@
 """Every read of suite runs: one, a version's list, the comparison of two, and each version's green
-state (what ``graphs`` shows and its export gate asks, through ``graphs.teststate``).
+state (what ``graphs`` shows and its export gate asks, through ``graphs.suitestate``).
 
 A suite run is readable by whoever may read every run it made and see every environment its
 cases run in (``execution.access.suites_visible_to``), and by nobody else:
@@ -19,18 +19,18 @@ from django.contrib.auth.models import User
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from execution.access import suites_visible_to
+from execution.casecore import CaseResult, DiffEntry, ExpectationResult, compare_runs
+from execution.cases.models import GraphCase
 from execution.errors import InvalidInput, NoSuchThing
-from execution.graphtests import CaseResult, DiffEntry, ExpectationResult, compare_runs
 from execution.models import Run
 from execution.suites import gate
 from execution.suites.gate import GateTrust, prime_trust, trust_of
 from execution.suites.judging import observed_from_run
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from execution.suites.services import cases_digest, current_cases_digest
-from execution.testcases.models import TestCase
-from graphs import spec
+from graphs import language
 from graphs.models import Graph, GraphVersion
-from graphs.teststate import Memo
+from graphs.suitestate import Memo
 
 
 def _suites(user: User) -> QuerySet[SuiteRun]:
@@ -77,8 +77,8 @@ def suite_pair(*, a: uuid.UUID, b: uuid.UUID, user: User) -> tuple[SuiteRun, Sui
 def suite_compare(*, a: SuiteRun, b: SuiteRun) -> dict[str, Any]:
     """Both suite runs case by case (matched by case id) and step by step, with the semantic diff
     of their versions. Call once both are terminal."""
-    old, new = (spec.manifest_from_document(s.version.manifest) for s in (a, b))
-    changes = spec.diff(old, new)
+    old, new = (language.manifest_from_document(s.version.manifest) for s in (a, b))
+    changes = language.diff(old, new)
     results_b = {r.case_ref: r for r in b.results.all()}
     runs = {
         run.pk: run
@@ -154,7 +154,7 @@ def _bounded_steps(comparison: dict[str, Any]) -> dict[str, Any]:
 
 
 def case_result(row: SuiteCaseResult) -> CaseResult:
-    """A judged case as ``execution.graphtests`` reports it (the console lines, JUnit)."""
+    """A judged case as ``execution.casecore`` reports it (the console lines, JUnit)."""
     failures = tuple(
         ExpectationResult(
             index=f["index"],
@@ -197,7 +197,7 @@ def finished_budgets(*, suite_id: uuid.UUID | str) -> dict[str, Any] | None:
     return dict(found[0] or {}) if found else None
 
 
-# --- green state (graphs.teststate) -----------------------------------------------------------------
+# --- green state (graphs.suitestate) -----------------------------------------------------------------
 # ``memo`` (one request's) holds, by key: ("digest", graph id) -> the graph's current case digest;
 # ("tests", version id) -> the version's latest suite run or None; ("passing", graph id) -> its last
 # passing version number or None. ``prime`` fills them for a whole page in a fixed number of queries.
@@ -215,7 +215,7 @@ def _prime_digests(graph_ids: set[int], memo: Memo) -> None:
     if not missing:
         return
     cases: dict[int, list[tuple[int, Any]]] = {pk: [] for pk in missing}
-    for graph_id, pk, changed in TestCase.objects.filter(graph_id__in=missing).values_list(
+    for graph_id, pk, changed in GraphCase.objects.filter(graph_id__in=missing).values_list(
         "graph_id", "pk", "updated_at"
     ):
         cases[graph_id].append((pk, changed))
@@ -245,7 +245,7 @@ def _trusted(trust: GateTrust, starter_id: int, is_superuser: bool, environment_
 
 
 class SuiteTestState:
-    """What ``graphs`` asks about tests (``graphs.teststate.TestStateProvider``). ``memo`` keeps
+    """What ``graphs`` asks about tests (``graphs.suitestate.TestStateProvider``). ``memo`` keeps
     what one request has read (each graph's current case digest: one query per graph, not per
     version; a primed page's answers)."""
 

@@ -33,13 +33,16 @@ from django.utils import timezone
 
 from config.exceptions import BadRequest, Forbidden
 from execution.access import access_environment_for_run, access_suite_for_cancel, can_use_environment
-from execution.errors import InvalidInput, StateConflict
-from execution.graphtests import (
+from execution.casecore import (
     MAX_CASES,
-    GraphTestCase,
-    TestSpecError,
+    CaseDocumentError,
+    ParsedCase,
     parse_case,
 )
+from execution.cases.limits import judge_limits
+from execution.cases.local import environment_named, without_redacted
+from execution.cases.models import GraphCase
+from execution.errors import InvalidInput, StateConflict
 from execution.models import Environment, Run
 from execution.services import fairshare, recall, runs, writes
 from execution.suites import events as suite_events
@@ -47,13 +50,10 @@ from execution.suites.gate import trust_of
 from execution.suites.judging import judge_timed
 from execution.suites.latency import suite_budget_verdict
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.testcases.limits import judge_limits
-from execution.testcases.local import environment_named, without_redacted
-from execution.testcases.models import TestCase
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
+from graphs.language import issue_dict
 from graphs.models import Graph, GraphVersion
-from graphs.spec import issue_dict
 
 logger = logging.getLogger(__name__)
 
@@ -75,14 +75,14 @@ def cases_digest(cases: Iterable[tuple[int, Any]]) -> str:
 
 
 def current_cases_digest(graph: Graph) -> str:
-    return cases_digest(TestCase.objects.filter(graph=graph).values_list("pk", "updated_at"))
+    return cases_digest(GraphCase.objects.filter(graph=graph).values_list("pk", "updated_at"))
 
 
 # --- starting --------------------------------------------------------------------------------------
 
 
-def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[TestCase]:
-    rows = list(TestCase.objects.filter(graph=graph).order_by("name", "pk"))
+def _select_cases(graph: Graph, case_ids: Sequence[int] | None) -> list[GraphCase]:
+    rows = list(GraphCase.objects.filter(graph=graph).order_by("name", "pk"))
     if not rows:
         raise StateConflict(
             f"Graph {graph.name!r} has no test cases yet: add one (or save a run as a test) first.",
@@ -170,7 +170,7 @@ def suite_start(
             result.environment = where
             try:
                 parse_case(row.document, limits=judge_limits())
-            except TestSpecError as exc:
+            except CaseDocumentError as exc:
                 result.outcome, result.finished_at = Outcome.ERROR, now
                 result.error = f"the stored case no longer reads: {exc}"
         prepared.append(result)
@@ -210,7 +210,7 @@ def suite_start(
     return suite
 
 
-def _case_seed(suite: SuiteRun, case: GraphTestCase, case_ref: int) -> int:
+def _case_seed(suite: SuiteRun, case: ParsedCase, case_ref: int) -> int:
     if case.seed is not None:
         return case.seed
     return random.Random(f"{suite.seed}:{case_ref}").randrange(2**53)
@@ -242,7 +242,7 @@ def _start_case(suite: SuiteRun, result: SuiteCaseResult, keep: list[Run] | None
         # Its writes are one atomic block: a refusal leaves nothing. Not capped: the suite run holds
         # a slot of its own kind (SUITE_MAX_IN_FLIGHT_PER_USER).
         run = runs.run_create_claimed(**request) if hold else runs.run_create(**request)[0]
-    except (BadRequest, Forbidden, TestSpecError) as exc:
+    except (BadRequest, Forbidden, CaseDocumentError) as exc:
         reason = getattr(exc, "detail", None) or str(exc)
         _record(suite, result, outcome=Outcome.ERROR, error=f"the case could not start: {reason}")
         return
@@ -443,7 +443,7 @@ def suite_advance(
         if keep is not None:
             keep.extend(kept)
 
-    manifests: dict[int, spec.Manifest] = {}
+    manifests: dict[int, language.Manifest] = {}
     judged = ended
     if not judged:
         locked(_fill_locked)

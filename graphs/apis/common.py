@@ -15,8 +15,8 @@ from config.params import parse_db_int
 from config.types import AuthedRequest as Request
 from graphs import services
 from graphs.errors import StaleVersion
+from graphs.language.releases import Release, UnknownRelease, get_release, release_names
 from graphs.serializers import VersionOutputSerializer
-from graphs.spec.releases import Release, UnknownRelease, get_release, release_names
 
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?v?([0-9]+)"?\s*$')
 

@@ -27,9 +27,9 @@ from graphs.apis.common import (
 )
 from graphs.errors import StaleVersion
 from graphs.imports import graph_import
+from graphs.language import issue_dict
+from graphs.language.releases import Release
 from graphs.serializers import ImportResultSerializer
-from graphs.spec import issue_dict
-from graphs.spec.releases import Release
 
 _EXPORT_FORMAT_HELP = "yaml (default) or json"
 

@@ -12,11 +12,11 @@ from rest_framework.views import APIView
 
 from config.params import VersionRef
 from config.types import AuthedRequest as Request
-from graphs import selectors, spec
+from graphs import language, selectors
 from graphs.apis.common import ObjectField, release_field, release_of
+from graphs.language.release_rules import release_issues, upgrade_changes
+from graphs.language.releases import DEFAULT_RELEASE, releases_between
 from graphs.serializers import IssueSerializer
-from graphs.spec.release_rules import release_issues, upgrade_changes
-from graphs.spec.releases import DEFAULT_RELEASE, releases_between
 
 
 class GraphVersionUpgradeReportApi(APIView):
@@ -68,7 +68,7 @@ class GraphVersionUpgradeReportApi(APIView):
         assert old is not None  # a required field
         graph = selectors.graph_get(name=name, user=request.user)
         version = selectors.version_get(graph=graph, number=number)
-        manifest = spec.manifest_from_document(version.manifest)
+        manifest = language.manifest_from_document(version.manifest)
         low, high = (old, new) if old.order <= new.order else (new, old)
         return Response(
             {
@@ -132,10 +132,10 @@ class ValidateApi(APIView):
         """
         data = self.ValidateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        manifest = spec.manifest_from_document(data.validated_data["manifest"])
+        manifest = language.manifest_from_document(data.validated_data["manifest"])
         services = data.validated_data.get("services")
         release = release_of(data.validated_data.get("kserve_version"))
-        issues = [i.to_dict() for i in spec.issues_with_contracts(manifest, services)]
+        issues = [i.to_dict() for i in language.issues_with_contracts(manifest, services)]
         if release is not None:
             issues += [i.to_dict() for i in release_issues(manifest, release)]
         return Response({"valid": not any(i["severity"] == "error" for i in issues), "issues": issues})

@@ -12,7 +12,7 @@ from config.pagination import paginate, paginated
 from config.params import MAX_DB_INT, DbIntegerField, VersionRef, VersionRefField
 from config.parsers import YAML_PARSERS, StrictJSONParser
 from config.types import AuthedRequest as Request
-from graphs import selectors, services, spec
+from graphs import language, selectors, services
 from graphs.apis.common import ObjectField, base_version_from, saved_response, stale_response
 from graphs.errors import StaleVersion
 from graphs.imports import graph_version_from_text
@@ -183,5 +183,7 @@ class GraphDiffApi(APIView):
         a, b = (
             selectors.version_get(graph=graph, number=query.validated_data[key]) for key in ("from", "to")
         )
-        changes = spec.diff(spec.manifest_from_document(a.manifest), spec.manifest_from_document(b.manifest))
+        changes = language.diff(
+            language.manifest_from_document(a.manifest), language.manifest_from_document(b.manifest)
+        )
         return Response({"from": a.number, "to": b.number, **changes.to_dict()})

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from execution.models import Run, TestCase
+from execution.models import GraphCase, Run
 from execution.services import fairshare
 from execution.suites.models import SuiteCaseResult, SuiteRun
 from tests.conftest import client_for
@@ -82,7 +82,7 @@ def test_a_user_past_the_suite_run_cap_is_refused_and_a_comparison_starts_both_o
     api: APIClient, bob_api: APIClient, user: Any, graph: Any, settings: Any
 ) -> None:
     settings.SUITE_MAX_IN_FLIGHT_PER_USER = 2
-    TestCase.objects.create(
+    GraphCase.objects.create(
         graph=graph,
         name="one",
         created_by=user,

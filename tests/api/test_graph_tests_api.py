@@ -11,8 +11,8 @@ import pytest
 import yaml
 from rest_framework.test import APIClient
 
-from execution.graphtests import load_suite
-from execution.models import Run, RunEvent, TestCase
+from execution.casecore import load_suite
+from execution.models import GraphCase, Run, RunEvent
 from execution.services import environments
 from graphs.models import AuditEvent, Graph, GraphMember
 
@@ -86,7 +86,7 @@ def test_a_case_is_created_listed_read_with_its_secret_headers_redacted(api: API
     }
     assert body["document"]["request"]["headers"] == {"Authorization": "Bearer ***", "X-Request-Id": "t-1"}
     assert body["document"]["expectations"] == CASE["expectations"]
-    stored = TestCase.objects.get(graph=graph, name="cat")
+    stored = GraphCase.objects.get(graph=graph, name="cat")
     assert "s3cret" not in str(stored.document)
     listed = api.get(URL).json()
     assert listed["count"] == 1 and listed["results"][0]["id"] == body["id"]
@@ -110,7 +110,7 @@ def test_a_malformed_expectation_is_refused_with_issues_pinned_to_it(api: APICli
         ("expectation.kind", 5, None, "expectations[5]"),
     ]
     assert all(i["severity"] == "error" and i["case_name"] == "cat" for i in issues)
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
 
 
 def test_an_expectation_naming_a_step_the_latest_version_lacks_is_refused(
@@ -128,7 +128,7 @@ def test_an_expectation_naming_a_step_the_latest_version_lacks_is_refused(
         ("expectation.reference", 0, "node 'root' has no step 'horse' (its steps: cat, dog)"),
         ("expectation.reference", 1, "this version of the graph has no node 'nowhere'"),
     ]
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
     assert api.post(URL, ["not", "an", "object"], format="json").status_code == 400
 
 
@@ -147,7 +147,7 @@ def test_only_the_owner_and_editors_change_cases_everyone_reads_them(
         == 403
     )
     assert bob_api.get(URL).json()["count"] == 1
-    assert list(TestCase.objects.values_list("name", flat=True)) == ["cat"]
+    assert list(GraphCase.objects.values_list("name", flat=True)) == ["cat"]
     GraphMember.objects.create(graph=graph, user=other_user, role=GraphMember.Role.EDITOR)
     assert bob_api.post(URL, other, format="json").status_code == 201
 
@@ -166,7 +166,7 @@ def test_update_rename_conflict_and_delete(api: APIClient, graph: Graph) -> None
     assert response.json()["document"] == {"name": "fish", "expectations": [{"status": 404}]}
     assert api.delete(f"{URL}{first['id']}/").status_code == 204
     assert api.get(f"{URL}{first['id']}/").status_code == 404
-    assert sorted(TestCase.objects.values_list("name", flat=True)) == ["fish"]
+    assert sorted(GraphCase.objects.values_list("name", flat=True)) == ["fish"]
     assert api.get("/api/graphs/pets/tests/99999999/").status_code == 404
 
 
@@ -183,7 +183,7 @@ def test_export_then_import_round_trips_the_cases(api: APIClient, graph: Graph) 
     assert suite.graph == "pets" and [c.name for c in suite.cases] == ["cat", "dog"]
     assert yaml.safe_load(text)["kind"] == "InferenceGraphTest"
 
-    TestCase.objects.all().delete()
+    GraphCase.objects.all().delete()
     response = api.post(f"{URL}import/", text.encode(), content_type="application/yaml")
     assert response.status_code == 201, response.data
     assert response.json()["count"] == 2
@@ -195,13 +195,13 @@ def test_import_merges_or_replaces_and_an_invalid_file_changes_nothing(api: APIC
     api.post(URL, {**CASE, "name": "old"}, format="json")
     file = "kind: InferenceGraphTest\ngraph: pets\ncases:\n- name: cat\n  expectations: [{status: 404}]\n- name: new\n"
     assert api.post(f"{URL}import/", file.encode(), content_type="application/yaml").status_code == 201
-    assert sorted(TestCase.objects.values_list("name", flat=True)) == ["cat", "new", "old"]
-    assert TestCase.objects.get(name="cat").document["expectations"] == [{"status": 404}]
+    assert sorted(GraphCase.objects.values_list("name", flat=True)) == ["cat", "new", "old"]
+    assert GraphCase.objects.get(name="cat").document["expectations"] == [{"status": 404}]
     response = api.post(f"{URL}import/?mode=replace", file.encode(), content_type="application/yaml")
     assert response.status_code == 201
-    assert sorted(TestCase.objects.values_list("name", flat=True)) == ["cat", "new"]
+    assert sorted(GraphCase.objects.values_list("name", flat=True)) == ["cat", "new"]
 
-    before = list(TestCase.objects.order_by("name").values_list("name", "document"))
+    before = list(GraphCase.objects.order_by("name").values_list("name", "document"))
     broken = file.replace("{status: 404}", "{status: 404}, {step: root/horse, status: 200}")
     response = api.post(f"{URL}import/", broken.encode(), content_type="application/yaml")
     assert response.status_code == 400
@@ -218,7 +218,7 @@ def test_import_merges_or_replaces_and_an_invalid_file_changes_nothing(api: APIC
     assert (
         api.post(f"{URL}import/?mode=wipe", file.encode(), content_type="application/yaml").status_code == 400
     )
-    assert list(TestCase.objects.order_by("name").values_list("name", "document")) == before
+    assert list(GraphCase.objects.order_by("name").values_list("name", "document")) == before
 
 
 def _finished_run(graph: Graph, user: Any, **fields: Any) -> Run:
@@ -273,7 +273,7 @@ def test_save_run_as_test_writes_status_body_subset_and_routes_of_the_last_attem
             {"route": "root", "took": "dog"},
         ],
     }
-    assert TestCase.objects.get(name="dog photo").graph == graph
+    assert GraphCase.objects.get(name="dog photo").graph == graph
     unnamed = api.post(f"/api/runs/{run.pk}/save-as-test/", {}, format="json")
     assert unnamed.status_code == 201 and unnamed.json()["name"] == f"run {str(run.pk)[:8]}"
 
@@ -288,7 +288,7 @@ def test_save_as_test_refuses_unfinished_runs_strangers_and_truncated_bodies(
     run = _finished_run(graph, user, response_truncated=True)
     assert bob_api.post(f"/api/runs/{run.pk}/save-as-test/", {}, format="json").status_code == 403
     assert api.post(f"/api/runs/{uuid.uuid4()}/save-as-test/", {}, format="json").status_code == 404
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
     response = api.post(f"/api/runs/{run.pk}/save-as-test/", {"name": "big"}, format="json")
     assert [e for e in response.json()["document"]["expectations"] if "body" in e] == []
 
@@ -321,11 +321,11 @@ def test_hostile_inputs_get_a_clear_4xx_and_nothing_is_stored(api: APIClient, gr
     huge = {**CASE, "expectations": [{"path": "says", "equals": "x" * (10 * 1024 * 1024)}]}
     response = api.post(URL, huge, format="json")
     assert response.status_code == 413
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
 
     regex = {**CASE, "expectations": [{"path": "says", "matches": "^(a+)+$"}]}
     assert api.post(URL, regex, format="json").status_code == 201
-    assert list(TestCase.objects.values_list("name", flat=True)) == ["cat"]
+    assert list(GraphCase.objects.values_list("name", flat=True)) == ["cat"]
 
 
 def test_save_as_test_previews_without_saving_and_records_only_the_kept_expectations(
@@ -342,14 +342,14 @@ def test_save_as_test_previews_without_saving_and_records_only_the_kept_expectat
         {"route": "root", "took": "dog"},
     ]
     assert preview.json()["document"]["name"] == "dog"
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
 
     kept = [{"status": 200}, {"route": "root", "took": "dog"}]
     response = api.post(
         f"/api/runs/{run.pk}/save-as-test/", {"name": "dog", "expectations": kept}, format="json"
     )
     assert response.status_code == 201, response.data
-    assert TestCase.objects.get(name="dog").document["expectations"] == kept
+    assert GraphCase.objects.get(name="dog").document["expectations"] == kept
 
     bad = api.post(
         f"/api/runs/{run.pk}/save-as-test/",
@@ -362,4 +362,4 @@ def test_save_as_test_previews_without_saving_and_records_only_the_kept_expectat
         f"/api/runs/{run.pk}/save-as-test/", {"expectations": {"status": 200}}, format="json"
     )
     assert not_a_list.status_code == 400 and "expectations" in str(not_a_list.json())
-    assert list(TestCase.objects.values_list("name", flat=True)) == ["dog"]
+    assert list(GraphCase.objects.values_list("name", flat=True)) == ["dog"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from execution.models import Environment, Run, TestCase
+from execution.models import Environment, GraphCase, Run
 from graphs.models import Graph, GraphVersion
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +75,7 @@ def test_a_39_kib_test_file_aliasing_32_kib_2000_times_is_400_with_bounded_memor
     assert issue["code"] == "load.too-large-expanded", issue
     assert "STUDIO_MAX_MANIFEST_BYTES" in issue["message"] and "alias" in issue["message"]
     assert issue["line"] and issue["column"]
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
     assert peak < 20 * MB, f"peak {peak / MB:.0f} MB"
 
 
@@ -86,7 +86,7 @@ def test_a_test_file_that_reuses_an_anchor_a_few_times_still_imports(api: APICli
         content_type="application/yaml",
     )
     assert response.status_code == 201, response.content[:300]
-    assert TestCase.objects.get().document["request"]["payload"]["instances"][2] == "x" * 32 * 1024
+    assert GraphCase.objects.get().document["request"]["payload"]["instances"][2] == "x" * 32 * 1024
 
 
 def alias_bomb_graph(copies: int) -> str:
@@ -163,7 +163,7 @@ def test_a_nul_in_a_test_case_name_or_description_is_400_naming_the_field(
         issue = only_issue(response)
         assert issue["code"] == "request.unstorable-text" and issue["path"] == field
         assert "NUL" in issue["message"] and issue["line"] == 1
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
 
 
 def test_a_nul_in_a_run_payload_is_400_and_no_run_is_stored(api: APIClient, graph: Graph) -> None:
@@ -291,7 +291,7 @@ def test_a_test_file_with_an_unknown_tag_or_a_nul_is_400_with_line_and_column(
     issue = only_issue(response)
     assert issue["code"] == code, issue
     assert (issue["line"], issue["column"]) == (5, column), issue
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
 
 
 def test_a_graph_import_with_a_nul_in_yaml_or_json_is_400_with_line_and_column(api: APIClient) -> None:
@@ -322,7 +322,7 @@ def test_every_api_endpoint_answers_400_never_500_to_unstorable_text_and_duplica
     assert graph.latest_version is not None
     run, _ = runs.run_create(graph=graph, version=graph.latest_version, user=user, payload={})
     environment = Environment.objects.create(name="mine", owner=user)
-    case = TestCase.objects.create(
+    case = GraphCase.objects.create(
         graph=graph, name="c", document={"name": "c", "expectations": []}, created_by=user
     )
     values = {

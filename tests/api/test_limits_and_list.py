@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from graphs import spec
+from graphs import language
 from graphs.models import Graph, GraphVersion
 
 pytestmark = pytest.mark.django_db
@@ -42,9 +42,9 @@ def _with_depth(manifest: dict[str, Any], depth: int) -> dict[str, Any]:
 
 
 OVER_LIMITS = [
-    pytest.param(lambda m: _with_nodes(m, spec.MAX_GRAPH_NODES + 1), "load.too-many-nodes", id="nodes"),
-    pytest.param(lambda m: _with_steps(m, spec.MAX_STEPS + 1), "load.too-many-steps", id="steps"),
-    pytest.param(lambda m: _with_depth(m, spec.MAX_DEPTH), "load.too-deep", id="depth"),
+    pytest.param(lambda m: _with_nodes(m, language.MAX_GRAPH_NODES + 1), "load.too-many-nodes", id="nodes"),
+    pytest.param(lambda m: _with_steps(m, language.MAX_STEPS + 1), "load.too-many-steps", id="steps"),
+    pytest.param(lambda m: _with_depth(m, language.MAX_DEPTH), "load.too-deep", id="depth"),
 ]
 
 
@@ -75,13 +75,13 @@ def test_create_save_and_import_refuse_the_same_manifests_with_the_same_code(
 def test_a_manifest_at_the_limits_is_accepted_by_every_way_in(
     api: APIClient, manifest: dict[str, Any]
 ) -> None:
-    at_limit = _with_nodes(manifest, spec.MAX_GRAPH_NODES)
+    at_limit = _with_nodes(manifest, language.MAX_GRAPH_NODES)
     assert api.post("/api/graphs/", {"manifest": at_limit}, format="json").status_code == 201
     other = copy.deepcopy(at_limit)
     other["metadata"]["name"] = "imported"
     assert _import(api, other).status_code == 201
     version = GraphVersion.objects.get(graph__name="model-chainer")
-    assert (version.node_count, version.step_count) == (spec.MAX_GRAPH_NODES, 2)
+    assert (version.node_count, version.step_count) == (language.MAX_GRAPH_NODES, 2)
 
 
 def test_a_manifest_over_the_byte_limit_is_413_by_every_way_in(

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from execution.testcases.models import TestCase
+from execution.cases.models import GraphCase
 from graphs import services
 from graphs.models import Graph
 from tests.suitekit import judged
@@ -28,7 +28,7 @@ def _graph(user: Any, manifest: dict[str, Any], name: str, versions: int) -> Gra
         services.graph_version_create(
             graph=graph, manifest=doc, layout={}, author=user, message="", base_version=None
         )
-    TestCase.objects.create(graph=graph, name="a case", document={}, created_by=user)
+    GraphCase.objects.create(graph=graph, name="a case", document={}, created_by=user)
     return graph
 
 

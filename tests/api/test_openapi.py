@@ -11,7 +11,7 @@ import yaml
 from openapischema import json_schema
 from rest_framework.test import APIClient
 
-from graphs.spec.schema import OPENAPI_SCHEMA
+from graphs.language.schema import OPENAPI_SCHEMA
 
 pytestmark = pytest.mark.django_db
 

@@ -18,10 +18,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from execution import events
+from execution.cases.models import GraphCase
 from execution.models import Environment, Run, RunStep
 from execution.services import environments
 from execution.suites.models import SuiteCaseResult, SuiteRun
-from execution.testcases.models import TestCase
 from graphs import services as graph_services
 from tests.conftest import client_for
 
@@ -101,12 +101,12 @@ def test_a_run_in_a_private_environment_is_read_only_by_who_may_see_the_environm
     assert listing.json()["count"] == 0 and by_env.json()["count"] == 0
     assert client.get(f"/api/runs/{run_id}/events/", HTTP_ACCEPT="text/event-stream").status_code == 404
     # nothing may be done with it either: rerun, cancel, save as a test case
-    before = (Run.objects.count(), TestCase.objects.count())
+    before = (Run.objects.count(), GraphCase.objects.count())
     assert client.post(f"/api/runs/{run_id}/rerun/").status_code == 404
     assert client.post(f"/api/runs/{run_id}/cancel/").status_code == 404
     saved = client.post(f"/api/runs/{run_id}/save-as-test/", {"name": "borrowed"}, format="json")
     assert saved.status_code == 404
-    assert (Run.objects.count(), TestCase.objects.count()) == before
+    assert (Run.objects.count(), GraphCase.objects.count()) == before
     assert Run.objects.get(pk=run_id).status == "queued"
 
 
@@ -196,7 +196,7 @@ def test_naming_another_users_private_environment_is_answered_as_naming_none(
     one that does not exist gets (with the reference in place of the other)."""
     mine = str(lab.pk) if ref == "lab-id" else ref
     missing = str(lab.pk + 1000) if ref == "lab-id" else "no-such-lab"
-    TestCase.objects.create(
+    GraphCase.objects.create(
         graph=graph, name="a case", document={"request": {"payload": {"instances": [[1]]}}}, created_by=user
     )
     for who in ("bob", "carol"):
@@ -220,7 +220,7 @@ def test_a_case_naming_another_users_private_environment_errors_as_for_a_missing
     cast: dict[str, APIClient], lab: Environment, graph: Any, user: Any
 ) -> None:
     for name, environment in (("private", "alices-lab"), ("missing", "no-such-lab")):
-        TestCase.objects.create(
+        GraphCase.objects.create(
             graph=graph, name=name, created_by=user,
             document={"request": {"payload": {"instances": [[1]]}}, "environment": environment},
         )  # fmt: skip

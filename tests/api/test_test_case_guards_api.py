@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from execution.models import TestCase
+from execution.models import GraphCase
 from graphs.models import Graph
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +63,7 @@ def test_a_costly_regex_is_refused_at_save_pinned_to_its_expectation(api: APICli
     assert issue["expectation"] == 1
     assert issue["path"] == "expectations[1].matches"
     assert "GRAPH_TEST_REGEX_MAX_PROGRAM" in issue["message"]
-    assert not TestCase.objects.exists()
+    assert not GraphCase.objects.exists()
 
 
 def test_a_normal_regex_is_saved(api: APIClient, graph: Graph) -> None:
@@ -170,7 +170,7 @@ def test_a_header_an_environment_marks_secret_is_stored_and_shown_redacted(
     secret_env(user)
     response = api.post(URL, with_headers({"X-Request-Id": "tenant-42", "Accept": "a/b"}), format="json")
     assert response.status_code == 201, response.data
-    stored = TestCase.objects.get().document["request"]["headers"]
+    stored = GraphCase.objects.get().document["request"]["headers"]
     assert stored == {"X-Request-Id": "***", "Accept": "a/b"}
     assert "tenant-42" not in response.content.decode()
     export = api.get(f"{URL}export/")
@@ -196,5 +196,5 @@ def test_an_import_redacts_what_an_environment_marks_secret(api: APIClient, grap
         "  expectations:\n  - status: 200\n"
     )
     assert api.post(f"{URL}import/", text, content_type="application/yaml").status_code == 201
-    stored = TestCase.objects.get().document["request"]["headers"]
+    stored = GraphCase.objects.get().document["request"]["headers"]
     assert stored == {"X-Request-Id": "***", "Authorization": "Bearer ***"}

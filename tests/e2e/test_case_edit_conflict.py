@@ -20,8 +20,8 @@ CAT = {"instances": [{"animal": "cat", "image": "tom.jpg"}]}
 def test_a_stale_save_keeps_the_edit_and_shows_the_conflict(
     make_graph: Any, studio_user: Any, user_page: Page, open_editor: Any
 ) -> None:
-    from execution.models import TestCase
-    from execution.testcases import services
+    from execution.cases import services
+    from execution.models import GraphCase
 
     manifest, layout, description, _request = demo.DEMO_GRAPHS["animal-switch"]
     graph = make_graph("animal-switch", manifest["spec"]["nodes"], layout=layout, description=description)
@@ -51,4 +51,4 @@ def test_a_stale_save_keeps_the_edit_and_shows_the_conflict(
     expect(page.get_by_role("list", name="Test cases")).to_contain_text("routes to cat")
     case.refresh_from_db()
     assert (case.description, case.revision) == ("mine", 3)
-    assert TestCase.objects.count() == 1
+    assert GraphCase.objects.count() == 1

@@ -8,7 +8,7 @@ import pytest
 from canvaskit import card, connect_step, drop_node, drop_step, save, set_field, step_row, wait_checked
 from playwright.sync_api import expect
 
-from graphs import spec
+from graphs import language
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -90,7 +90,7 @@ def test_person_draws_face_recognition_pipeline_from_empty_canvas(
         f"{live_server.url}/api/graphs/face-recognition/versions/{number}/export/?format=yaml"
     )
     assert exported.ok, exported.text()
-    manifest = spec.parse(exported.text())
-    issues = spec.validate(manifest)
-    assert not spec.has_errors(issues), [i.to_dict() for i in issues]
-    assert [i for i in issues if i.severity == spec.WARNING] == []
+    manifest = language.parse(exported.text())
+    issues = language.validate(manifest)
+    assert not language.has_errors(issues), [i.to_dict() for i in issues]
+    assert [i for i in issues if i.severity == language.WARNING] == []

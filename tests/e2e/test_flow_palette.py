@@ -20,8 +20,8 @@ from canvaskit import palette
 from playwright.sync_api import Locator, Page, expect
 from test_flow_view import box, bring_into_view, demo_graph, open_flow, yaml_text
 
+from graphs import language
 from graphs import manifests as graph_manifests
-from graphs import spec
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -297,7 +297,7 @@ def draw_seed_pipeline(page: Page, names: dict[str, str], tmp_path: Any, shot: A
     target = tmp_path / "seed.yaml"
     info.value.save_as(target)
     exported = target.read_text()
-    assert not spec.has_errors(spec.validate(spec.parse(exported)))
+    assert not language.has_errors(language.validate(language.parse(exported)))
     return exported
 
 

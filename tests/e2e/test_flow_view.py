@@ -20,7 +20,7 @@ from test_console_rough_edges import SOFT_ENSEMBLE
 from test_draw_pipeline import FACE_RECOGNITION
 
 from execution.devtools import demo
-from graphs import spec
+from graphs import language
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -490,7 +490,7 @@ def test_a_new_user_builds_the_seed_pipeline_with_eight_clicks(
     assert version["valid"] is True
     exported = page.request.get(f"{live_server.url}/api/graphs/seed/versions/{number}/export/?format=yaml")
     assert exported.ok, exported.text()
-    assert spec.parse(exported.text()).document["spec"]["nodes"] == SEED_PIPELINE
+    assert language.parse(exported.text()).document["spec"]["nodes"] == SEED_PIPELINE
 
 
 def rendered_font_px(locator: Locator) -> float:

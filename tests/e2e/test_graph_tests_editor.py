@@ -61,7 +61,7 @@ def test_a_finished_run_is_saved_as_a_case_with_the_expectations_the_user_kept(
 ) -> None:
     """The dialog lists the status, the body subset and the route; the removed one is not saved;
     the case shows up in the Tests tab."""
-    from execution.models import TestCase
+    from execution.models import GraphCase
 
     page = cat_run
     # The final body is a JSON tree now: its values are rows with their GJSON path.
@@ -86,7 +86,7 @@ def test_a_finished_run_is_saved_as_a_case_with_the_expectations_the_user_kept(
     cases = page.get_by_role("list", name="Test cases")
     expect(cases.locator(".case-item.highlight")).to_contain_text("a cat photo")
     expect(cases).to_contain_text('Node root routed to step "cat"')
-    case = TestCase.objects.get(graph=switch_graph, name="a cat photo")
+    case = GraphCase.objects.get(graph=switch_graph, name="a cat photo")
     assert case.document["expectations"] == [{"status": 200}, {"route": "root", "took": "cat"}]
     assert case.document["request"]["payload"] == CAT
 
@@ -97,7 +97,7 @@ def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_is
     """Add expectation → pick from a step's response → click the value: the path, the step and the
     value fill the form, and the save stores them. A step the graph lacks comes back as the
     server's issue on that expectation, and nothing is saved."""
-    from execution.models import TestCase
+    from execution.models import GraphCase
 
     page = cat_run
     breed = json.loads(console(page).locator('.run-final [data-path="predictions.0"] .jt-value').inner_text())
@@ -131,12 +131,12 @@ def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_is
     expect(third.locator(".field-error")).to_contain_text("horse")
     expect(third).to_have_class(re.compile(r"\bhas-issue\b"))
     expect(second).not_to_have_class(re.compile(r"\bhas-issue\b"))
-    assert not TestCase.objects.filter(graph=switch_graph).exists()
+    assert not GraphCase.objects.filter(graph=switch_graph).exists()
 
     third.get_by_role("button", name="Remove expectation 3").click()
     editor.get_by_role("button", name="Save test case").click()
     expect(page.get_by_role("list", name="Test cases")).to_contain_text("cat breed")
-    case = TestCase.objects.get(graph=switch_graph, name="cat breed")
+    case = GraphCase.objects.get(graph=switch_graph, name="cat breed")
     assert case.document["expectations"] == [
         {"status": 200},
         {"path": "predictions.0", "step": "root/cat", "equals": breed},
@@ -146,7 +146,7 @@ def test_an_expectation_is_written_by_clicking_a_value_of_a_step_response_and_is
 def test_the_json_tree_and_the_case_list_work_from_the_keyboard(cat_run: Page, switch_graph: Any) -> None:
     """Arrows move through the tree and open and close containers, Enter picks the value; Edit,
     Duplicate and Delete are buttons reached with Tab."""
-    from execution.models import TestCase
+    from execution.models import GraphCase
 
     page = cat_run
     final_tree = console(page).locator(".run-final").get_by_role("tree")
@@ -189,7 +189,7 @@ def test_the_json_tree_and_the_case_list_work_from_the_keyboard(cat_run: Page, s
         "Enter"
     )
     expect(page.get_by_role("status").filter(has_text="Deleted “keyboard (copy)”.")).to_be_visible()
-    assert list(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == ["keyboard"]
+    assert list(GraphCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == ["keyboard"]
 
 
 def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problems(
@@ -199,8 +199,8 @@ def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problem
     per name; a file with a bad expectation is refused with its line, and nothing changes."""
     import yaml
 
-    from execution.models import TestCase
-    from execution.testcases import services
+    from execution.cases import services
+    from execution.models import GraphCase
 
     document = {"name": "a cat", "request": {"payload": CAT}, "expectations": [{"status": 200}]}
     services.test_case_create(graph=switch_graph, user=studio_user, document=document)
@@ -225,7 +225,7 @@ def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problem
         page.get_by_role("status").filter(has_text="Imported 2 cases from pets.tests.yaml.")
     ).to_be_visible()
     expect(page.get_by_role("list", name="Test cases")).to_contain_text("a dog")
-    assert sorted(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == [
+    assert sorted(GraphCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == [
         "a cat",
         "a dog",
     ]
@@ -241,14 +241,14 @@ def test_the_test_file_is_exported_and_imported_and_a_bad_file_shows_its_problem
     dialog.get_by_role("button", name="Replace all cases").click()
     expect(dialog.get_by_role("alert")).to_contain_text("line 6")
     expect(dialog.get_by_role("alert")).to_contain_text("regex")
-    assert sorted(TestCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == [
+    assert sorted(GraphCase.objects.filter(graph=switch_graph).values_list("name", flat=True)) == [
         "a cat",
         "a dog",
     ]
 
 
 def add_case(graph: Any, user: Any, name: str, expectations: list[dict[str, Any]]) -> Any:
-    from execution.testcases import services
+    from execution.cases import services
 
     document = {"name": name, "request": {"payload": CAT}, "expectations": expectations}
     return services.test_case_create(graph=graph, user=user, document=document)
@@ -435,7 +435,7 @@ def test_comparing_two_versions_marks_the_changed_step_on_the_canvas_beside_the_
         "request": {"payload": {"instances": [{"animal": "dog"}]}},
         "expectations": [{"status": 200}],
     }
-    from execution.testcases import services
+    from execution.cases import services
 
     services.test_case_create(graph=switch_graph, user=studio_user, document=dog)
     page = user_page

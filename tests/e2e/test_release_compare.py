@@ -27,7 +27,7 @@ GATED = {
 def test_a_version_compared_with_itself_under_two_releases(
     stack: Any, make_graph: Any, studio_user: Any, user_page: Page, open_editor: Any
 ) -> None:
-    from execution.testcases import services
+    from execution.cases import services
 
     graph = make_graph("gated", nodes=GATED)
     services.test_case_create(

@@ -1,6 +1,6 @@
-"""Build ``graphs.spec.model.Manifest`` objects from KServe-shaped dicts, for engine tests.
+"""Build ``graphs.language.model.Manifest`` objects from KServe-shaped dicts, for engine tests.
 
-A deliberately tiny stand-in for the real parser (``graphs.spec``): it maps the KServe keys the
+A deliberately tiny stand-in for the real parser (``graphs.language``): it maps the KServe keys the
 engine reads onto the dataclasses and nothing more, so engine tests do not depend on parsing.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphs.spec.model import Manifest, Metadata, Node, RouterTimeouts, Spec, Step
+from graphs.language.model import Manifest, Metadata, Node, RouterTimeouts, Spec, Step
 
 _STEP_KEYS = {
     "name": "name",

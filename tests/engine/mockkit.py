@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from execution.engine import EngineConfig, GraphResult, TraceEvent, run_graph
-from graphs.spec.model import Manifest
+from graphs.language.model import Manifest
 
 Handler = Callable[[httpx.Request], httpx.Response | Awaitable[httpx.Response]]
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-from graphs.spec.releases import RELEASES, Release
+from graphs.language.releases import RELEASES, Release
 from tests.engine.differential.harness import ORACLE_DIR, Oracle, oracle_binary
 
 DATA: Final = Path(__file__).resolve().parent / "data" / "oracle_releases.json"

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from graphs.spec.releases import DEFAULT_RELEASE, RELEASES, Release
+from graphs.language.releases import DEFAULT_RELEASE, RELEASES, Release
 from tests.engine.differential.generator import (
     CALL_MS,
     GAP_MS,

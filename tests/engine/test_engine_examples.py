@@ -19,7 +19,7 @@ from graphkit import manifest
 from stepserver import Dynamic, Recorded, Reply, StepServer
 
 from execution.engine import EngineConfig, UrlGuard, run_graph_sync
-from graphs.spec.releases import DEFAULT_RELEASE, get_release
+from graphs.language.releases import DEFAULT_RELEASE, get_release
 
 EXAMPLES = sorted((Path(__file__).parent / "examples").glob("*.yaml"))
 RUNS = [

@@ -22,8 +22,8 @@ from stepserver import StepServer
 
 from execution.engine.server import GraphServer
 from execution.management.cli import engine_config
-from graphs.spec import API_VERSION, KIND, manifest_from_document
-from graphs.spec.releases import (
+from graphs.language import API_VERSION, KIND, manifest_from_document
+from graphs.language.releases import (
     DEFAULT_RELEASE,
     RELEASES,
     UnknownRelease,

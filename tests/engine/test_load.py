@@ -14,7 +14,7 @@ from stepserver import Dynamic, Recorded, Reply, StepServer
 
 from execution.engine import EngineConfig, UrlGuard, make_client
 from execution.engine.load import GRAPH, Histogram, compare_summaries, run_load
-from graphs.spec import manifest_from_document
+from graphs.language import manifest_from_document
 
 
 def exact(values: list[float], q: float) -> float:

@@ -186,10 +186,10 @@ def test_servegraph_serves_the_release_s_router(
 
 @pytest.mark.django_db
 def test_a_stored_graph_runs_as_its_environment_s_release_unless_told(steps: StepServer, user: Any) -> None:
+    from execution.cases import services as case_services
     from execution.services import environments
-    from execution.testcases import services as case_services
     from graphs import services as graph_services
-    from graphs.spec import parse
+    from graphs.language import parse
 
     base = steps.url("").rstrip("/")
     graph = graph_services.graph_create(owner=user, manifest=parse(GATED.format(url=base)).document)
@@ -238,7 +238,7 @@ def test_loadgraph_loads_a_stored_graph_as_its_environment_s_release_unless_told
 ) -> None:
     from execution.services import environments
     from graphs import services as graph_services
-    from graphs.spec import parse
+    from graphs.language import parse
 
     base = steps.url("").rstrip("/")
     graph_services.graph_create(owner=user, manifest=parse(GATED.format(url=base)).document)
@@ -257,7 +257,7 @@ def test_a_stored_graph_with_a_field_its_environment_s_release_lacks_is_not_load
 ) -> None:
     from execution.services import environments
     from graphs import services as graph_services
-    from graphs.spec import parse
+    from graphs.language import parse
 
     timed = GATED.replace("  nodes:", "  routerTimeouts: {{serviceClient: 5}}\n  nodes:")
     graph_services.graph_create(
@@ -281,8 +281,8 @@ def test_a_load_test_runs_as_its_environment_s_release(steps: StepServer, user: 
     from execution.loadtests.models import LoadTest
     from execution.services import environments
     from graphs import services as graph_services
+    from graphs.language import parse
     from graphs.models import GraphVersion
-    from graphs.spec import parse
 
     graph = graph_services.graph_create(
         owner=user, manifest=parse(GATED.format(url=steps.url("").rstrip("/"))).document

@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from execution.cases import services as case_services
 from execution.services import environments
-from execution.testcases import services as case_services
 from graphs import services as graph_services
 from tests.graphtests.junitschema import validate
 from tests.stepserver import Reply, StepServer

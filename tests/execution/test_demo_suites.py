@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from execution.devtools import demo
-from execution.models import TestCase
+from execution.models import GraphCase
 from graphs.models import Graph
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def seeded(mock_server: Any) -> list[str]:
 def test_every_demo_graph_has_a_suite_that_passes_on_its_latest_version(seeded: list[str]) -> None:
     expected = {"face-recognition": 3, "cat-dog-breed": 2, "animal-switch": 3, "canary": 2}
     for name, count in expected.items():
-        assert TestCase.objects.filter(graph__name=name).count() == count
+        assert GraphCase.objects.filter(graph__name=name).count() == count
         assert f"Added {count} test cases to {name!r}." in seeded
         out, code = run(name)
         assert code == 0, out
@@ -63,10 +63,10 @@ def test_the_broken_demo_version_fails_the_dog_case_with_the_reason(seeded: list
 
 
 def test_seeding_again_adds_nothing(seeded: list[str]) -> None:
-    cases = TestCase.objects.count()
+    cases = GraphCase.objects.count()
     versions = Graph.objects.get(name="cat-dog-breed").versions.count()
     assert list(demo.seed()) == []
-    assert TestCase.objects.count() == cases
+    assert GraphCase.objects.count() == cases
     assert Graph.objects.get(name="cat-dog-breed").versions.count() == versions == 3
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from execution.models import Run
 from execution.services import recall
-from graphs import spec
+from graphs import language
 from graphs.models import GraphVersion
 
 
@@ -28,13 +28,13 @@ def run_of(version_id: int, document: dict[str, Any], saved_at: datetime) -> Run
     version = GraphVersion(
         id=version_id,
         manifest=document,
-        spec_hash=spec.spec_hash(spec.manifest_from_document(document)),
+        spec_hash=language.spec_hash(language.manifest_from_document(document)),
         created_at=saved_at,
     )
     return Run(version=version)
 
 
-def service_of(manifest: spec.Manifest) -> str | None:
+def service_of(manifest: language.Manifest) -> str | None:
     return manifest.spec.nodes["root"].steps[0].service_name
 
 
@@ -54,8 +54,8 @@ def test_a_version_id_given_again_does_not_bring_back_the_old_manifest() -> None
 def test_one_version_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     run = run_of(900_002, manifest("once", "a-model"), datetime(2026, 12, 1, 4, 0, tzinfo=UTC))
     parsed = []
-    real = recall.spec.manifest_from_document
-    monkeypatch.setattr(recall.spec, "manifest_from_document", lambda doc: parsed.append(1) or real(doc))
+    real = recall.language.manifest_from_document
+    monkeypatch.setattr(recall.language, "manifest_from_document", lambda doc: parsed.append(1) or real(doc))
     first = recall.manifest_of(run)
     assert recall.manifest_of(run) is first
     assert parsed == [1]

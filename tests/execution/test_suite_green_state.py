@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from execution.devtools import demo
-from graphs import teststate
+from graphs import suitestate
 from graphs.models import Graph
 from tests import suitekit
 
@@ -33,7 +33,7 @@ def judged(graph: Graph, number: int, status: str, minutes_ago: int, digest: str
 def test_the_last_passing_version_is_the_highest_green_one(graph: Graph) -> None:
     judged(graph, 3, "passed", minutes_ago=30)
     judged(graph, 1, "passed", minutes_ago=5)  # an older version checked again later
-    assert teststate.last_passing_version(graph, {}) == 3
+    assert suitestate.last_passing_version(graph, {}) == 3
 
 
 def test_a_version_whose_latest_verdict_failed_is_not_green(graph: Graph) -> None:
@@ -41,12 +41,12 @@ def test_a_version_whose_latest_verdict_failed_is_not_green(graph: Graph) -> Non
     judged(graph, 3, "failed", minutes_ago=5)
     judged(graph, 1, "passed", minutes_ago=40)
     judged(graph, 1, "cancelled", minutes_ago=1)  # a cancelled run says nothing about the version
-    assert teststate.last_passing_version(graph, {}) == 1
-    assert teststate.version_passed(graph, graph.versions.get(number=3)) is False
-    assert teststate.version_passed(graph, graph.versions.get(number=1)) is True
+    assert suitestate.last_passing_version(graph, {}) == 1
+    assert suitestate.version_passed(graph, graph.versions.get(number=3)) is False
+    assert suitestate.version_passed(graph, graph.versions.get(number=1)) is True
 
 
 def test_a_pass_on_another_case_set_does_not_count(graph: Graph) -> None:
     judged(graph, 3, "passed", minutes_ago=5, digest="0" * 64)
-    assert teststate.last_passing_version(graph, {}) is None
-    assert teststate.version_passed(graph, graph.versions.get(number=3)) is False
+    assert suitestate.last_passing_version(graph, {}) is None
+    assert suitestate.version_passed(graph, graph.versions.get(number=3)) is False

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from execution.devtools import demo
-from execution.models import Environment, Run, TestCase
+from execution.models import Environment, GraphCase, Run
 from execution.suites.models import SuiteEvent, SuiteRun
 from execution.tasks.runs import run_graph_task
 from graphs.models import AuditEvent, Graph, GraphMember
@@ -77,7 +77,7 @@ def test_ten_thousand_case_ids_are_refused_with_the_limit(demo_api: APIClient) -
 def test_a_ten_megabyte_expectation_is_refused_and_nothing_is_lost(
     demo_api: APIClient, settings: Any
 ) -> None:
-    before = list(TestCase.objects.order_by("pk").values("pk", "name", "document"))
+    before = list(GraphCase.objects.order_by("pk").values("pk", "name", "document"))
     huge = {
         "name": "huge",
         "request": {"payload": {"instances": [{"animal": "cat"}]}},
@@ -89,7 +89,7 @@ def test_a_ten_megabyte_expectation_is_refused_and_nothing_is_lost(
     refused = demo_api.post(f"/api/graphs/{GRAPH}/tests/", huge, format="json")
     assert refused.status_code == 400
     assert refused.json()["issues"][0]["expectation"] == 0
-    assert list(TestCase.objects.order_by("pk").values("pk", "name", "document")) == before
+    assert list(GraphCase.objects.order_by("pk").values("pk", "name", "document")) == before
     assert start(demo_api).status_code == 202  # the suite still runs on what was there
 
 
@@ -161,9 +161,9 @@ def test_a_case_whose_environment_is_gone_errors_and_the_others_run(
     demo_api: APIClient, enqueued: list[dict[str, Any]]
 ) -> None:
     Environment.objects.create(name="gone-soon", visibility="shared")
-    case = TestCase.objects.filter(graph__name=GRAPH).order_by("name").first()
+    case = GraphCase.objects.filter(graph__name=GRAPH).order_by("name").first()
     assert case is not None
-    TestCase.objects.filter(pk=case.pk).update(document={**case.document, "environment": "gone-soon"})
+    GraphCase.objects.filter(pk=case.pk).update(document={**case.document, "environment": "gone-soon"})
     Environment.objects.filter(name="gone-soon").delete()
     suite = start(demo_api).json()
     assert suite["environment"] == "local"  # every case that runs, runs there

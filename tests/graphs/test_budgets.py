@@ -1,4 +1,4 @@
-"""Latency budgets (graphs/spec/budgets.py): reading them, judging a summary, and the static check
+"""Latency budgets (graphs/language/budgets.py): reading them, judging a summary, and the static check
 of budgets against a graph's own timeouts, on hand-written graphs."""
 
 from __future__ import annotations
@@ -7,8 +7,15 @@ from typing import Any
 
 import pytest
 
-from graphs.spec import manifest_from_document
-from graphs.spec.budgets import BudgetError, Budgets, check_timeouts, critical_path_ms, judge, parse_budgets
+from graphs.language import manifest_from_document
+from graphs.language.budgets import (
+    BudgetError,
+    Budgets,
+    check_timeouts,
+    critical_path_ms,
+    judge,
+    parse_budgets,
+)
 
 
 def graph(nodes: dict[str, Any], **spec: Any) -> Any:

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
+from execution.casecore import CaseResult, load_suite, run_suite
 from execution.engine import EngineConfig
-from execution.graphtests import CaseResult, load_suite, run_suite
-from graphs import spec
+from graphs import language
 
 Answer = Callable[[httpx.Request], httpx.Response]
 
@@ -38,7 +38,7 @@ def run_cases(
     clock: Callable[[], float] | None = None,
 ) -> list[CaseResult]:
     """Every case of ``tests_yaml`` against ``manifest_yaml``; steps answered by ``routes`` (by URL)."""
-    manifest = spec.parse(manifest_yaml)
+    manifest = language.parse(manifest_yaml)
     suite = load_suite(tests_yaml)
 
     def handle(request: httpx.Request) -> httpx.Response:

@@ -127,10 +127,10 @@ def serve_steps(server: Any) -> None:
 
 def oracle_answers(server: Any) -> dict[str, dict[str, Any]]:
     """Each case's ``{"status", "body"}`` from KServe's router (steps on ``server``)."""
-    from execution.graphtests import load_suite
-    from graphs import spec
+    from execution.casecore import load_suite
+    from graphs import language
 
-    manifest = spec.parse(GRAPH.format(url=server.url("").rstrip("/")))
+    manifest = language.parse(GRAPH.format(url=server.url("").rstrip("/")))
     graph = json.loads(json.dumps(manifest.document["spec"]))
     answers: dict[str, dict[str, Any]] = {}
     with OracleRouter(graph) as router:

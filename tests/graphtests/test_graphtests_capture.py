@@ -9,9 +9,9 @@ import random
 import httpx
 from casekit import answer, echo
 
+from execution.casecore import case_document_from_run, evaluate_case, observed_from_result, parse_case
 from execution.engine import EngineConfig, GraphResult, run_graph
-from execution.graphtests import case_document_from_run, evaluate_case, observed_from_result, parse_case
-from graphs import spec
+from graphs import language
 
 GRAPH = """\
 apiVersion: serving.kserve.io/v1alpha1
@@ -45,7 +45,7 @@ ROUTES = {
 }
 
 
-def run(manifest: spec.Manifest, body: bytes, seed: int) -> GraphResult:
+def run(manifest: language.Manifest, body: bytes, seed: int) -> GraphResult:
     def handle(request: httpx.Request) -> httpx.Response:
         return ROUTES[str(request.url)](request)
 
@@ -60,7 +60,7 @@ def run(manifest: spec.Manifest, body: bytes, seed: int) -> GraphResult:
 
 
 def test_a_saved_run_becomes_a_case_that_passes_on_the_same_graph() -> None:
-    manifest = spec.parse(GRAPH)
+    manifest = language.parse(GRAPH)
     body = b'{"animal":"cat"}'
     result = run(manifest, body, seed=0)  # Random(0).randrange(100) == 49: "stable"
     document = case_document_from_run(
@@ -98,7 +98,7 @@ def test_a_saved_run_becomes_a_case_that_passes_on_the_same_graph() -> None:
 
 
 def test_an_unnamed_step_is_taken_by_index_and_a_text_request_stays_text() -> None:
-    manifest = spec.parse(GRAPH)
+    manifest = language.parse(GRAPH)
     result = run(manifest, b'{"animal":"dog"}', seed=0)
     document = case_document_from_run(
         name="dog",

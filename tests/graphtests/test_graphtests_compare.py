@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 from casekit import Answer, answer, echo
 
+from execution.casecore import Observed, observed_from_result
+from execution.casecore.compare import compare_runs
 from execution.engine import EngineConfig, run_graph
-from execution.graphtests import Observed, observed_from_result
-from execution.graphtests.compare import compare_runs
-from graphs import spec
+from graphs import language
 
 A = """\
 apiVersion: serving.kserve.io/v1alpha1
@@ -43,7 +43,7 @@ ROUTES: dict[str, Answer] = {
 
 
 def observe(manifest_yaml: str, body: Any, routes: Mapping[str, Answer] = ROUTES) -> Observed:
-    manifest = spec.parse(manifest_yaml)
+    manifest = language.parse(manifest_yaml)
 
     def handle(request: httpx.Request) -> httpx.Response:
         return routes[str(request.url)](request)
@@ -155,7 +155,7 @@ def test_labels_of_a_deep_loop_stay_bounded_and_match_between_two_runs() -> None
         return {"http://count.test/": lambda _request: httpx.Response(200, json={"n": next(calls)})}
 
     def run() -> Observed:
-        manifest = spec.parse(LOOP)
+        manifest = language.parse(LOOP)
         routes = counting()
 
         async def main() -> Observed:

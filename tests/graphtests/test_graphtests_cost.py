@@ -11,17 +11,17 @@ import pytest
 from casekit import answer, run_cases
 from test_graphtests_evaluate import PETS, routes
 
-from execution.graphtests import (
+from execution.casecore import (
     Budget,
+    CaseDocumentError,
     Limits,
     Observed,
-    TestSpecError,
     case_budget,
     evaluate_case,
     load_suite,
     parse_case,
 )
-from graphs import spec
+from graphs import language
 
 # Hundreds of counted classes: valid RE2, 3.5 KB, ~54,000 instructions; against 16 KiB of a's
 # and b's RE2's DFA gives up and its NFA takes seconds per search.
@@ -36,7 +36,7 @@ def case_with(expectations: list[dict[str, Any]]) -> dict[str, Any]:
 def test_the_pathological_pattern_is_refused_when_the_case_is_read_and_quickly() -> None:
     assert len(PATHOLOGICAL) < 4096  # under the length limit: only the program size refuses it
     started = time.monotonic()
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         parse_case(case_with([{"path": "says", "matches": PATHOLOGICAL}]))
     assert time.monotonic() - started < 2
     (issue,) = caught.value.issues
@@ -50,7 +50,7 @@ def test_the_pathological_pattern_is_refused_when_the_case_is_read_and_quickly()
 def test_the_program_bound_is_the_limits_one() -> None:
     pattern = "([ab]{1,100})" * 3  # ~600 instructions
     parse_case(case_with([{"path": "says", "matches": pattern}]))
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         parse_case(case_with([{"path": "says", "matches": pattern}]), limits=Limits(regex_program=100))
     assert caught.value.issues[0].code == "expectation.regex-cost"
 
@@ -60,7 +60,7 @@ def test_a_test_file_with_the_pathological_pattern_is_refused_with_its_position(
         "kind: InferenceGraphTest\ngraph: pets\ncases:\n- name: c\n  expectations:\n"
         f"  - {{path: says, matches: '{PATHOLOGICAL}'}}\n"
     )
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(text)
     (issue,) = caught.value.issues
     assert (issue.code, issue.case, issue.expectation, issue.line) == ("expectation.regex-cost", 0, 0, 6)
@@ -103,8 +103,8 @@ def test_a_value_longer_than_the_input_bound_is_not_searched() -> None:
     assert f"{64 * 1024 + 1} bytes" in failure.message
 
 
-def manifest() -> spec.Manifest:
-    return spec.parse(PETS)
+def manifest() -> language.Manifest:
+    return language.parse(PETS)
 
 
 def observed(says: str) -> Observed:
@@ -151,8 +151,8 @@ def test_an_in_process_suite_stops_judging_when_its_budget_is_spent() -> None:
 
     import httpx
 
+    from execution.casecore import run_suite
     from execution.engine import EngineConfig
-    from execution.graphtests import run_suite
 
     cases = [
         parse_case({**case_with([{"path": "says", "exists": True}] * 200), "name": f"c{i}"}) for i in range(3)

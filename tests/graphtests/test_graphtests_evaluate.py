@@ -10,8 +10,8 @@ import httpx
 import pytest
 from casekit import answer, echo, run_cases, ticking, verdicts
 
-from execution.graphtests import Observed, evaluate_case, parse_case
-from graphs import spec
+from execution.casecore import Observed, evaluate_case, parse_case
+from graphs import language
 
 PETS = """\
 apiVersion: serving.kserve.io/v1alpha1
@@ -263,7 +263,7 @@ def test_an_expectation_naming_what_the_version_lacks_fails_with_that_reason(
 def test_a_stored_run_is_judged_from_its_events_alone() -> None:
     """Evaluation needs no engine: an Observed built from stored events (as the Celery side keeps
     them) is judged the same way; a truncated step response is a reasoned failure."""
-    manifest = spec.parse(PETS)
+    manifest = language.parse(PETS)
     view = {"body": '{"animal":"c', "encoding": "utf-8", "size": 40, "truncated": True}
     events = (
         {"type": "step.finished", "node": "root", "step_index": 0, "data": {"status": 200, "response": view}},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from execution.graphtests import json_diff, json_equal, json_subset
-from execution.graphtests.jsondiff import drop_paths, parse_ignore_path
+from execution.casecore import json_diff, json_equal, json_subset
+from execution.casecore.jsondiff import drop_paths, parse_ignore_path
 
 
 @pytest.mark.parametrize(

@@ -7,19 +7,19 @@ import json
 
 import pytest
 
-from execution.graphtests import (
+from execution.casecore import (
     MAX_BYTES,
     MAX_CASES,
     BodyExpectation,
-    GraphTestCase,
+    CaseDocumentError,
+    CaseIssue,
+    CaseRequest,
     LatencyExpectation,
+    ParsedCase,
     PathExpectation,
     RouteExpectation,
     StatusExpectation,
     StepExpectation,
-    TestIssue,
-    TestRequest,
-    TestSpecError,
     load_suite,
     parse_case,
     suite_from_document,
@@ -54,10 +54,10 @@ def test_a_full_document_becomes_frozen_typed_cases() -> None:
     suite = load_suite(FULL)
     assert suite.graph == "pets"
     cat, raw = suite.cases
-    assert cat == GraphTestCase(
+    assert cat == ParsedCase(
         name="cat",
         description="a cat photo goes to the cat model",
-        request=TestRequest(
+        request=CaseRequest(
             body=b'{"animal":"cat","taken":"2024-01-01"}',
             content_type="application/json",
             headers=(("Content-Type", "application/json"), ("X-Request-Id", "abc"), ("X-Retries", "3")),
@@ -116,7 +116,7 @@ cases:
 
 
 def test_every_problem_is_reported_at_once_pinned_to_case_expectation_field_and_line() -> None:
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(BROKEN)
     found = [(i.code, i.case, i.expectation, i.field, i.line, i.column) for i in caught.value.issues]
     assert found == [
@@ -168,7 +168,7 @@ def test_every_problem_is_reported_at_once_pinned_to_case_expectation_field_and_
     ],
 )
 def test_malformed_documents_are_refused_with_a_stable_code(text: str | bytes, code: str) -> None:
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(text)
     assert code in [issue.code for issue in caught.value.issues]
 
@@ -178,13 +178,13 @@ def test_a_billion_laughs_document_is_refused_before_it_is_expanded() -> None:
     for level in range(1, 10):
         lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 10) + "]")
     text = "kind: InferenceGraphTest\ngraph: g\n" + "\n".join(lines) + "\ncases: []\n"
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(text)
     assert [issue.code for issue in caught.value.issues] == ["load.too-many-values"]
 
 
 def test_a_recursive_alias_is_refused() -> None:
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(
             "kind: InferenceGraphTest\ngraph: g\ncases: &loop [{name: a, request: {payload: *loop}}]\n"
         )
@@ -197,19 +197,19 @@ def test_too_many_cases_a_huge_expectation_and_a_huge_file_are_refused() -> None
         "graph": "g",
         "cases": [{"name": str(i)} for i in range(MAX_CASES + 1)],
     }
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         suite_from_document(many)
     assert [i.code for i in caught.value.issues] == ["suite.too-many-cases"]
 
     ten_mb = "x" * (10 * 1024 * 1024)
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         parse_case({"name": "big", "expectations": [{"path": "a", "equals": ten_mb}, {"body": [ten_mb]}]})
     assert [(i.code, i.expectation, i.field) for i in caught.value.issues] == [
         ("expectation.too-large", 0, "equals"),
         ("expectation.too-large", 1, "body"),
     ]
 
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(b" " * (MAX_BYTES + 1))
     assert [i.code for i in caught.value.issues] == ["load.too-large"]
 
@@ -218,16 +218,16 @@ def test_too_many_cases_a_huge_expectation_and_a_huge_file_are_refused() -> None
 def test_deep_nesting_is_refused_not_a_crash(depth: int, code: str) -> None:
     """Past 100 levels we refuse; far past it the YAML parser's own depth limit trips first."""
     text = "kind: InferenceGraphTest\ngraph: g\ncases: " + "[" * depth + "]" * depth + "\n"
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         load_suite(text)
     assert [i.code for i in caught.value.issues] == [code]
 
 
 def test_parse_case_pins_issues_relative_to_the_case() -> None:
-    with pytest.raises(TestSpecError) as caught:
+    with pytest.raises(CaseDocumentError) as caught:
         parse_case({"name": "a", "expectations": [{"status": 200}, {"path": "", "lt": 3}]})
     (issue,) = caught.value.issues
-    assert issue == TestIssue(
+    assert issue == CaseIssue(
         code="expectation.path",
         message="path is a non-empty GJSON path",
         expectation=1,

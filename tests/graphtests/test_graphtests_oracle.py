@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from oracle_paths import CORPUS, GJSON, RECORD, record
 
-from execution.graphtests import Observed, evaluate_expectation, parse_case
-from graphs import spec
+from execution.casecore import Observed, evaluate_expectation, parse_case
+from graphs import language
 
-MANIFEST = spec.parse(
+MANIFEST = language.parse(
     {
         "apiVersion": "serving.kserve.io/v1alpha1",
         "kind": "InferenceGraph",

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from oracle_suite import GRAPH, RECORD, SUITE, oracle_answers, oracle_available, serve_steps
 
+from execution.casecore import Observed, evaluate_case, json_equal, load_suite, run_suite_sync
 from execution.engine import EngineConfig, UrlGuard
-from execution.graphtests import Observed, evaluate_case, json_equal, load_suite, run_suite_sync
-from graphs import spec
+from graphs import language
 
 RECORDED: dict[str, dict[str, Any]] = json.loads(RECORD.read_text())
 
@@ -23,7 +23,7 @@ def steps(server: Any) -> Any:
 
 
 def test_every_expectation_has_the_same_verdict_on_the_engine_and_on_kserves_router(steps: Any) -> None:
-    manifest = spec.parse(GRAPH.format(url=steps.url("").rstrip("/")))
+    manifest = language.parse(GRAPH.format(url=steps.url("").rstrip("/")))
     suite = load_suite(SUITE)
     config = EngineConfig(guard=UrlGuard(allow_loopback=True))
     engine = run_suite_sync(manifest, suite.cases, config=config)

@@ -13,7 +13,7 @@ from runhelpers import parse_sse
 
 from execution.devtools import demo, mockmodels
 from execution.loadtests.models import LoadTest, LoadTestEvent
-from execution.models import Environment, TestCase
+from execution.models import Environment, GraphCase
 from tests.conftest import client_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -43,7 +43,7 @@ def wait_for(api: APIClient, load_id: str, timeout: float = 90.0) -> dict[str, A
 
 
 def first_case(graph: str = GRAPH) -> int:
-    return TestCase.objects.filter(graph__name=graph).order_by("name").values_list("pk", flat=True)[0]
+    return GraphCase.objects.filter(graph__name=graph).order_by("name").values_list("pk", flat=True)[0]
 
 
 def slow_env(mock: mockmodels.MockModelServer, name: str, latency_ms: int) -> Environment:

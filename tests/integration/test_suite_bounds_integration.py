@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from runhelpers import wait_for_run
 from stepserver import Reply, StepServer
 
-from execution.models import Environment, Run, TestCase
+from execution.models import Environment, GraphCase, Run
 from execution.suites.models import SuiteRun
 from tests.conftest import client_for
 
@@ -50,7 +50,7 @@ def test_an_environments_secret_header_is_applied_to_a_cases_run(worker: Any, ru
         }
         created = api.post("/api/graphs/vaulted/tests/", case, format="json")
         assert created.status_code == 201, created.json()
-        assert TestCase.objects.get().document["request"]["headers"] == {
+        assert GraphCase.objects.get().document["request"]["headers"] == {
             "X-Request-Id": "***",
             "X-Correlation-Id": "c-1",
         }

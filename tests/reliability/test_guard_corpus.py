@@ -36,7 +36,7 @@ import pytest
 from faultkit import stepserver
 
 from execution.engine import EngineConfig, UrlGuard, run_graph_sync
-from graphs.spec import manifest_from_document
+from graphs.language import manifest_from_document
 
 ALLOWED_IP = "127.0.0.2"
 ALLOWED_NAME = "steps.allowed.test"

@@ -46,8 +46,8 @@ from execution.management.cli import (
     read_manifest,
     release_option,
 )
-from graphs.spec import Manifest
-from graphs.spec.budgets import BudgetError, Budgets, judge, parse_budgets
+from graphs.language import Manifest
+from graphs.language.budgets import BudgetError, Budgets, judge, parse_budgets
 
 EXIT_EXCEEDED: Final = 1
 
@@ -160,7 +160,7 @@ class Command(BaseCommand):
     def _stored(self, name: str, opts: dict[str, Any]) -> tuple[Manifest, EngineConfig, Budgets]:
         from execution.models import Environment
         from execution.services import environments
-        from graphs import spec
+        from graphs import language
         from graphs.models import Graph, GraphVersion
 
         graph = Graph.objects.filter(name=name).first()
@@ -187,12 +187,12 @@ class Command(BaseCommand):
             environment, kserve_version=release_option(opts).name if opts["kserve_version"] else None
         )
         config = environments.engine_config(snapshot, graph_namespace=graph.namespace)
-        manifest = spec.manifest_from_document(version.manifest)
-        issues = spec.validate(manifest, config.release)
+        manifest = language.manifest_from_document(version.manifest)
+        issues = language.validate(manifest, config.release)
         for issue in issues:
             if issue.severity == "error":
-                self.stderr.write(spec.describe_issue(issue, f"{name} v{version.number}"))
-        if spec.has_errors(issues):
+                self.stderr.write(language.describe_issue(issue, f"{name} v{version.number}"))
+        if language.has_errors(issues):
             raise CommandError(
                 f"Version {version.number} of {name!r} has errors KServe {config.release.name} would reject.",
                 returncode=EXIT_INVALID,

@@ -36,22 +36,23 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config.exceptions import ApplicationError
 from config.files import FileTooLarge, read_capped
-from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig
-from execution.graphtests import (
+from execution.casecore import (
     DEFAULT_CONCURRENCY,
     MAX_BYTES,
+    CaseDocumentError,
     CaseResult,
-    GraphTestCase,
-    GraphTestSuite,
-    TestSpecError,
+    ParsedCase,
+    ParsedSuite,
     compare_runs,
     junit_xml,
     load_suite,
     observed_from_result,
     run_suite_sync,
 )
-from execution.graphtests.latency import CaseLatencies
-from execution.graphtests.report import case_lines, comparison_lines, describe_issue, summary_line
+from execution.casecore.latency import CaseLatencies
+from execution.casecore.report import case_lines, comparison_lines, describe_issue, summary_line
+from execution.cases.limits import judge_limits
+from execution.engine import DEFAULT_MAX_RESPONSE_BYTES, EngineConfig
 from execution.management.cli import (
     EXIT_INVALID,
     add_engine_options,
@@ -59,17 +60,16 @@ from execution.management.cli import (
     read_manifest,
     release_option,
 )
-from execution.testcases.limits import judge_limits
-from graphs.spec import Manifest
-from graphs.spec.budgets import BudgetError, Budgets, parse_budgets
-from graphs.spec.release_rules import upgrade_changes
-from graphs.spec.releases import Release
+from graphs.language import Manifest
+from graphs.language.budgets import BudgetError, Budgets, parse_budgets
+from graphs.language.release_rules import upgrade_changes
+from graphs.language.releases import Release
 
 # Exit status when a case failed or errored (docs/graph-tests.md: testgraph exits 1).
 EXIT_FAILED: Final = 1
 
 # (engine config, cases, their positions in the report)
-Batch = tuple[EngineConfig, list[GraphTestCase], list[int]]
+Batch = tuple[EngineConfig, list[ParsedCase], list[int]]
 
 
 class Command(BaseCommand):
@@ -202,7 +202,7 @@ class Command(BaseCommand):
         return suite.graph, manifest, [(config, cases, list(range(len(cases))))], len(cases)
 
     def _stored(self, opts: dict[str, Any]) -> tuple[str, Manifest, list[Batch], int]:
-        from execution.testcases.local import prepare_stored_suite  # the database only in this mode
+        from execution.cases.local import prepare_stored_suite  # the database only in this mode
 
         if opts["service"] or opts["url_template"] or opts["propagate_headers"] is not None:
             raise CommandError(
@@ -235,7 +235,7 @@ class Command(BaseCommand):
         return prepared.graph.name, prepared.manifest, batches, prepared.count
 
     def _stored_against(self, opts: dict[str, Any]) -> Manifest | None:
-        from execution.testcases.local import version_manifest
+        from execution.cases.local import version_manifest
 
         if opts["against"] is None:
             return None
@@ -248,16 +248,16 @@ class Command(BaseCommand):
         except ApplicationError as exc:
             raise CommandError(exc.detail, returncode=EXIT_INVALID) from exc
 
-    def _read_suite(self, path: str) -> GraphTestSuite:
+    def _read_suite(self, path: str) -> ParsedSuite:
         try:
-            text = read_capped(path, MAX_BYTES, "MAX_BYTES of execution.graphtests")
+            text = read_capped(path, MAX_BYTES, "MAX_BYTES of execution.casecore")
         except FileTooLarge as exc:
             raise CommandError(str(exc), returncode=EXIT_INVALID) from exc
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}", returncode=EXIT_INVALID) from exc
         try:
             return load_suite(text, limits=judge_limits())
-        except TestSpecError as exc:
+        except CaseDocumentError as exc:
             for issue in exc.issues:
                 self.stderr.write(describe_issue(issue, path))
             raise CommandError(f"{path} is not a usable test file.", returncode=EXIT_INVALID) from exc

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from config.exceptions import ApplicationError
 from config.files import FileTooLarge, read_capped
 from graphs.imports import graph_import
-from graphs.spec import Issue, describe_issue
+from graphs.language import Issue, describe_issue
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from graphs.spec.releases import DEFAULT_RELEASE, RELEASES, Release, UnknownRelease, get_release
+from graphs.language.releases import DEFAULT_RELEASE, RELEASES, Release, UnknownRelease, get_release
 from tests.engine.differential.generator import Case
 from tests.engine.differential.harness import Environment, compare_case, oracle_binary
 from tests.engine.differential.report import render_example, signature

@@ -39,8 +39,8 @@ from typing import Any, Final, Literal
 
 from execution.engine.server import GraphServer
 from execution.management.cli import engine_config
-from graphs.spec import API_VERSION, KIND, manifest_from_document
-from graphs.spec.releases import DEFAULT_RELEASE, Release
+from graphs.language import API_VERSION, KIND, manifest_from_document
+from graphs.language.releases import DEFAULT_RELEASE, Release
 from tests.engine.differential.generator import Case, Request, materialize, oracle_spec
 
 __all__ = [

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from graphs.spec.releases import DEFAULT_RELEASE, Release
+from graphs.language.releases import DEFAULT_RELEASE, Release
 from tests.engine.differential.conditions import ConditionDivergence, check_conditions
 from tests.engine.differential.generator import Case, deviation_cases, normal_cases
 from tests.engine.differential.harness import ORACLE_DIR, Comparison, Environment, compare_case, oracle_binary

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from graphs.spec import canonical_document, parse, spec_hash
+from graphs.language import canonical_document, parse, spec_hash
 
 YAML_TEXT = """\
 # comment

@@ -1,12 +1,12 @@
-"""Edge contracts (``graphs.spec.contracts``): a Sequence step fed the previous answer
+"""Edge contracts (``graphs.language.contracts``): a Sequence step fed the previous answer
 (``data: $response``) is warned when that answer cannot be its request; pure, on hand-written graphs."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from graphs.spec import edge_contracts, manifest_from_document, url_protocol, validate
-from graphs.spec.contracts import MAP_FIELD_SUPPORTED
+from graphs.language import edge_contracts, manifest_from_document, url_protocol, validate
+from graphs.language.contracts import MAP_FIELD_SUPPORTED
 
 V1_A = "http://a.default.svc/v1/models/a:predict"
 V1_B = "http://b.default.svc/v1/models/b:predict"

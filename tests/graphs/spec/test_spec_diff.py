@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphs.spec import diff, manifest_from_document
+from graphs.language import diff, manifest_from_document
 
 
 def manifest(nodes: dict[str, Any], **spec: Any) -> Any:

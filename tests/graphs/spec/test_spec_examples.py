@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.spec import export_yaml, has_errors, parse, validate
+from graphs.language import export_yaml, has_errors, parse, validate
 
 EXAMPLES = Path(__file__).parent / "examples"
 VALID = sorted((EXAMPLES / "valid").glob("*.yaml"))

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from graphs.spec import (
+from graphs.language import (
     canonical_document,
     export_json,
     export_yaml,
@@ -21,7 +21,7 @@ from graphs.spec import (
     to_kserve_document,
     validate,
 )
-from graphs.spec.schema import OPENAPI_SCHEMA
+from graphs.language.schema import OPENAPI_SCHEMA
 
 EXAMPLES = sorted((Path(__file__).parent / "examples" / "valid").glob("*.yaml"))
 

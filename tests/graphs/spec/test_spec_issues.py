@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphs.spec import Issue, describe_issue
+from graphs.language import Issue, describe_issue
 
 
 def test_an_issue_with_a_position_reads_like_a_compiler_message() -> None:

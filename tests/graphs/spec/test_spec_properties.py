@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from graphs.spec import (
+from graphs.language import (
     canonical_document,
     diff,
     export_yaml,
@@ -237,7 +237,7 @@ def test_diff_reports_every_mutation(document: dict[str, Any], mutation: str, da
 
 
 # Any text a database can store: no lone surrogates (Cs) and no NUL (the reader refuses both,
-# graphs/spec/storable.py).
+# graphs/language/storable.py).
 ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20)
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from graphs.spec import (
+from graphs.language import (
     Issue,
     SpecError,
     load_documents,

@@ -1,12 +1,12 @@
-"""Validation, export and the upgrade rules per KServe release (graphs/spec/release_rules.py)."""
+"""Validation, export and the upgrade rules per KServe release (graphs/language/release_rules.py)."""
 
 from __future__ import annotations
 
 import json
 
-from graphs.spec import export_json, parse, validate
-from graphs.spec.release_rules import release_issues, upgrade_changes
-from graphs.spec.releases import MASTER, get_release
+from graphs.language import export_json, parse, validate
+from graphs.language.release_rules import release_issues, upgrade_changes
+from graphs.language.releases import MASTER, get_release
 
 TIMEOUTS = """
 apiVersion: serving.kserve.io/v1alpha1

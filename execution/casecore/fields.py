@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .limits import DEFAULT_LIMITS, Limits
-from .model import TestIssue
+from .model import CaseIssue
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
@@ -34,7 +34,7 @@ class Issues:
     def __init__(self, positions: Mapping[Path, Position], limits: Limits = DEFAULT_LIMITS) -> None:
         self.positions = positions
         self.limits = limits
-        self.items: list[TestIssue] = []
+        self.items: list[CaseIssue] = []
 
     def add(
         self,
@@ -54,7 +54,7 @@ class Issues:
         names = [part for part in path if isinstance(part, str) and part not in ("cases", "expectations")]
         last = names[-1] if names and path[-1] not in ("cases", "expectations") else None
         self.items.append(
-            TestIssue(
+            CaseIssue(
                 code=code,
                 message=message,
                 case=case,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from execution.engine import GraphResult, evaluate_condition, is_valid_json
-from graphs.spec.model import Manifest, Node, Step
+from graphs.language.model import Manifest, Node, Step
 
 from .expectations import compile_pattern
 from .jsondiff import DiffEntry, drop_paths, json_diff, json_equal, json_subset, parse_ignore_path
@@ -26,8 +26,8 @@ from .limits import CASE_BUDGET_SETTING, DEFAULT_LIMITS, Budget, BudgetExceeded,
 from .model import (
     BodyExpectation,
     Expectation,
-    GraphTestCase,
     LatencyExpectation,
+    ParsedCase,
     PathExpectation,
     RouteExpectation,
     StatusExpectation,
@@ -125,7 +125,7 @@ class CaseResult:
 
 
 def evaluate_case(
-    case: GraphTestCase,
+    case: ParsedCase,
     observed: Observed,
     manifest: Manifest,
     *,

@@ -62,7 +62,7 @@ def validate(manifest: Manifest, release: Release | None = None) -> list[Issue]:
     """All issues of ``manifest`` (errors and warnings), in a deterministic order. Pure.
 
     With ``release``, also what that KServe release's CRD and router make of it
-    (:func:`~graphs.spec.release_rules.release_issues`), after everything else.
+    (:func:`~graphs.language.release_rules.release_issues`), after everything else.
     """
     issues = _Validator(manifest).run()
     if release is not None:

@@ -31,7 +31,7 @@ _RANGES: Final = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)
 
 
 def _load_crd() -> Mapping[str, Any]:
-    text = resources.files("graphs.spec").joinpath("data", CRD_FILE).read_text(encoding="utf-8")
+    text = resources.files("graphs.language").joinpath("data", CRD_FILE).read_text(encoding="utf-8")
     crd = yaml.safe_load(text)
     version = API_VERSION.rsplit("/", 1)[1]
     for entry in crd["spec"]["versions"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from execution.engine.load import LoadStats, step_key
-from graphs.spec.budgets import Budgets, judge
+from graphs.language.budgets import Budgets, judge
 
 from .evaluate import CaseResult
 

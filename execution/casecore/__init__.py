@@ -1,6 +1,6 @@
-"""Graph tests: saved requests with expectations, judged against what a graph version did.
+"""The case core: a graph's cases (requests with expectations), judged against what a version did.
 
-Pure Python (the engine, ``graphs.spec``, PyYAML, RE2); no Django, DRF or Celery, so the
+Pure Python (the engine, ``graphs.language``, PyYAML, RE2); no Django, DRF or Celery, so the
 ``testgraph FILE`` command and the Celery side share one implementation. Read a test document
 (``load_suite``), run it in-process (``run_suite``) or judge a stored run (``evaluate_case``),
 report it (``junit_xml``), write a case from a run (``case_document_from_run``), and compare two
@@ -36,17 +36,17 @@ from .model import (
     KIND,
     OPERATORS,
     BodyExpectation,
+    CaseDocumentError,
+    CaseIssue,
+    CaseRequest,
     Expectation,
-    GraphTestCase,
-    GraphTestSuite,
     LatencyExpectation,
+    ParsedCase,
+    ParsedSuite,
     PathExpectation,
     RouteExpectation,
     StatusExpectation,
     StepExpectation,
-    TestIssue,
-    TestRequest,
-    TestSpecError,
 )
 from .runner import DEFAULT_CONCURRENCY, run_case, run_suite, run_suite_sync
 
@@ -64,15 +64,18 @@ __all__ = [
     "BodyExpectation",
     "Budget",
     "BudgetExceeded",
+    "CaseDocumentError",
+    "CaseIssue",
+    "CaseRequest",
     "CaseResult",
     "DiffEntry",
     "Expectation",
     "ExpectationResult",
-    "GraphTestCase",
-    "GraphTestSuite",
     "LatencyExpectation",
     "Limits",
     "Observed",
+    "ParsedCase",
+    "ParsedSuite",
     "PathExpectation",
     "RouteChange",
     "RouteExpectation",
@@ -80,9 +83,6 @@ __all__ = [
     "StatusExpectation",
     "StepComparison",
     "StepExpectation",
-    "TestIssue",
-    "TestRequest",
-    "TestSpecError",
     "case_budget",
     "case_document_from_run",
     "compare_runs",

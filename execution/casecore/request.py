@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 from .fields import At
-from .model import TestRequest
+from .model import CaseRequest
 
 
-def read_request(at: At, raw: Any) -> TestRequest | None:
+def read_request(at: At, raw: Any) -> CaseRequest | None:
     """The request ``raw`` describes (absent: an empty JSON request), or None with its problems filed."""
     if raw is None:
         raw = {}
@@ -27,7 +27,7 @@ def read_request(at: At, raw: Any) -> TestRequest | None:
         return None
     if content_type and not any(name.lower() == "content-type" for name, _ in headers):
         headers.insert(0, ("Content-Type", content_type))
-    return TestRequest(body=body, content_type=content_type, headers=tuple(headers))
+    return CaseRequest(body=body, content_type=content_type, headers=tuple(headers))
 
 
 def _body(at: At, raw: dict[str, Any]) -> bytes:

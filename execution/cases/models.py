@@ -1,23 +1,19 @@
 """Saved test cases of a graph (they outlive its versions).
 
 A case is stored as the document the author wrote (``kind: InferenceGraphTest``'s case format, see
-``execution.graphtests``), already validated, with secret header values redacted as runs store
+``execution.casecore``), already validated, with secret header values redacted as runs store
 them. The model is registered with the ``execution`` app (the ``execution.models`` package imports it).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from django.conf import settings
 from django.db import models
 
 
-class TestCase(models.Model):
+class GraphCase(models.Model):
     """One saved request of a graph with its expectations. Written only by
-    ``execution.testcases.services``; ``name`` is unique within the graph."""
-
-    __test__: ClassVar[bool] = False  # a model, not a pytest class
+    ``execution.cases.services``; ``name`` is unique within the graph."""
 
     graph = models.ForeignKey("graphs.Graph", on_delete=models.CASCADE, related_name="test_cases")
     name = models.CharField(max_length=200)

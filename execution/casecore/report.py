@@ -8,7 +8,7 @@ from typing import Final
 
 from .compare import RunComparison
 from .evaluate import CaseResult
-from .model import TestIssue
+from .model import CaseIssue
 
 __all__ = ["case_lines", "comparison_lines", "describe_issue", "summary_line"]
 
@@ -44,7 +44,7 @@ def summary_line(results: Sequence[CaseResult], seconds: float) -> str:
     )
 
 
-def describe_issue(issue: TestIssue, source: str) -> str:
+def describe_issue(issue: CaseIssue, source: str) -> str:
     """``tests.yaml:12:7: error: [expectation.regex] … (case 2 'cat', expectation 0)``, as
     compilers write it, so editors and CI logs link to the line."""
     where = f"{source}:{issue.line}:{issue.column or 1}" if issue.line else source

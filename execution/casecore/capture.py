@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from execution.engine import is_valid_json
-from graphs.spec.model import Manifest
+from graphs.language.model import Manifest
 
 __all__ = ["case_document_from_run"]
 

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from graphs.spec.issues import Issue
-from graphs.spec.model import Manifest, Node, Step
+from graphs.language.issues import Issue
+from graphs.language.model import Manifest, Node, Step
 
 __all__ = [
     "BudgetError",

@@ -3,7 +3,7 @@
 The shape is the common subset those readers share (the Ant JUnit schema): ``<testsuites>`` holding
 one ``<testsuite name tests failures errors skipped time timestamp>``, one ``<testcase name
 classname time>`` per case, with a ``<failure message type>`` or ``<error message type>`` child
-whose text lists every failed expectation. With a latency budget verdict (``graphs.spec.budgets``:
+whose text lists every failed expectation. With a latency budget verdict (``graphs.language.budgets``:
 ``{passed, checks}``) each budget is one more ``<testcase>``: a ``<failure>`` when exceeded,
 ``<skipped>`` when the step was never called.
 """

@@ -27,16 +27,16 @@ from config.pagination import paginate, paginated
 from config.parsers import RawTextParser
 from config.types import AuthedRequest as Request
 from execution import selectors as run_selectors
+from execution.cases import selectors, services
+from execution.cases.models import GraphCase
 from execution.serializers import TestCaseOutputSerializer
-from execution.testcases import selectors, services
-from execution.testcases.models import TestCase
 from graphs import selectors as graph_selectors
-from graphs.spec import issue_dict
+from graphs.language import issue_dict
 
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?r([0-9]{1,9})"?\s*$')
 
 
-def case_etag(case: TestCase) -> str:
+def case_etag(case: GraphCase) -> str:
     """A case's ETag: its revision, which every change raises (``"r{n}"``)."""
     return f'"r{case.revision}"'
 
@@ -52,7 +52,7 @@ def base_revision_from(request: Request) -> int | None:
     return int(match.group(1))
 
 
-def _with_etag(response: Response, case: TestCase) -> Response:
+def _with_etag(response: Response, case: GraphCase) -> Response:
     response["ETag"] = case_etag(case)
     return response
 
@@ -141,7 +141,7 @@ def _document(request: Request) -> dict[str, Any]:
     return dict(request.data)
 
 
-class TestCaseListCreateApi(APIView):
+class CaseListCreateApi(APIView):
     @extend_schema(operation_id="graphs_tests_list", responses=paginated(TestCaseOutputSerializer))
     def get(self, request: Request, name: str) -> Response:
         """The graph's test cases (they outlive versions), by name: request, seed, environment and
@@ -165,7 +165,7 @@ class TestCaseListCreateApi(APIView):
         return _with_etag(Response(TestCaseOutputSerializer(case).data, status=status.HTTP_201_CREATED), case)
 
 
-class TestCaseDetailApi(APIView):
+class CaseDetailApi(APIView):
     @extend_schema(operation_id="graphs_tests_retrieve", responses=TestCaseOutputSerializer)
     def get(self, request: Request, name: str, pk: int) -> Response:
         """One test case with its request and expectations (secret headers redacted). The `ETag`
@@ -202,7 +202,7 @@ class TestCaseDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class TestCaseExportApi(APIView):
+class CaseExportApi(APIView):
     @extend_schema(
         operation_id="graphs_tests_export",
         responses={(200, "application/yaml"): OpenApiTypes.STR},
@@ -216,7 +216,7 @@ class TestCaseExportApi(APIView):
         return response
 
 
-class TestCaseImportApi(APIView):
+class CaseImportApi(APIView):
     parser_classes = [RawTextParser]
 
     class FilterSerializer(serializers.Serializer):

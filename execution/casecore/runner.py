@@ -15,12 +15,12 @@ from typing import Final
 import httpx
 
 from execution.engine import EngineConfig, make_client, run_graph
-from graphs.spec.model import Manifest
+from graphs.language.model import Manifest
 
 from .cause import failure_cause
 from .evaluate import CaseResult, evaluate_case, observed_from_result
 from .limits import DEFAULT_LIMITS, Budget, Limits, case_budget
-from .model import GraphTestCase
+from .model import ParsedCase
 
 __all__ = ["DEFAULT_CONCURRENCY", "run_case", "run_suite", "run_suite_sync"]
 
@@ -33,7 +33,7 @@ CaseCallback = Callable[[int, CaseResult], None]
 
 async def run_case(
     manifest: Manifest,
-    case: GraphTestCase,
+    case: ParsedCase,
     *,
     config: EngineConfig,
     client: httpx.AsyncClient,
@@ -84,7 +84,7 @@ async def run_case(
 
 async def run_suite(
     manifest: Manifest,
-    cases: Sequence[GraphTestCase],
+    cases: Sequence[ParsedCase],
     *,
     config: EngineConfig,
     client: httpx.AsyncClient,
@@ -115,7 +115,7 @@ async def run_suite(
             budgets.append(allowed)
         return allowed
 
-    async def one(i: int, case: GraphTestCase) -> CaseResult:
+    async def one(i: int, case: ParsedCase) -> CaseResult:
         async with gate:
             result = await run_case(
                 manifest,
@@ -136,7 +136,7 @@ async def run_suite(
 
 def run_suite_sync(
     manifest: Manifest,
-    cases: Sequence[GraphTestCase],
+    cases: Sequence[ParsedCase],
     *,
     config: EngineConfig,
     concurrency: int = DEFAULT_CONCURRENCY,

@@ -1,6 +1,6 @@
 """Writes of saved test cases: create, update, delete, import and export of test files, and
 "save run as test". Every write checks that the user may change the graph (its owner, a superuser
-or an editor), validates the case with ``execution.graphtests`` (400 with issues pinned to the
+or an editor), validates the case with ``execution.casecore`` (400 with issues pinned to the
 case, expectation and field) and against the graph's latest version (a node or step it lacks is
 refused), and stores secret header values redacted, as runs do.
 """
@@ -17,28 +17,28 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from execution.errors import InvalidInput, StaleTestCase, StateConflict
-from execution.graphtests import (
+from execution.casecore import (
     API_VERSION,
     KIND,
     MAX_CASES,
-    GraphTestCase,
-    TestIssue,
-    TestSpecError,
+    CaseDocumentError,
+    CaseIssue,
+    ParsedCase,
     case_document_from_run,
     load_suite,
     parse_case,
     reference_problems,
 )
+from execution.cases import secrets
+from execution.cases.limits import judge_limits
+from execution.cases.models import GraphCase
+from execution.errors import InvalidInput, StaleTestCase, StateConflict
 from execution.models import Run, RunEvent
-from execution.testcases import secrets
-from execution.testcases.limits import judge_limits
-from execution.testcases.models import TestCase
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
 from graphs.access import access_graph_for_edit
+from graphs.language import issue_dict
 from graphs.models import Graph
-from graphs.spec import issue_dict
 
 __all__ = [
     "test_case_create",
@@ -52,20 +52,20 @@ __all__ = [
 IMPORT_MODES: Final = ("merge", "replace")
 
 
-def _issue_dict(issue: TestIssue, prefix: str = "") -> dict[str, Any]:
+def _issue_dict(issue: CaseIssue, prefix: str = "") -> dict[str, Any]:
     out = {"severity": "error", **issue.to_dict()}
     if prefix:
         out["path"] = f"{prefix}.{issue.path}" if issue.path else prefix
     return out
 
 
-def _latest_manifest(graph: Graph) -> spec.Manifest | None:
+def _latest_manifest(graph: Graph) -> language.Manifest | None:
     version = graph.latest_version
-    return spec.parse(version.manifest) if version is not None else None
+    return language.parse(version.manifest) if version is not None else None
 
 
 def _reference_issues(
-    case: GraphTestCase, manifest: spec.Manifest | None, index: int | None = None
+    case: ParsedCase, manifest: language.Manifest | None, index: int | None = None
 ) -> list[dict[str, Any]]:
     """Expectations naming a node or step the latest version does not have, as issues."""
     if manifest is None:
@@ -92,15 +92,15 @@ def _reference_issues(
 
 def _redacted(document: Mapping[str, Any]) -> dict[str, Any]:
     """The case document with secret header values redacted: those runs keep secret and those any
-    environment marks secret (``execution.testcases.secrets``)."""
+    environment marks secret (``execution.cases.secrets``)."""
     return secrets.redacted_document(document, secrets.secret_header_names())
 
 
-def _checked(graph: Graph, document: Any) -> tuple[GraphTestCase, dict[str, Any]]:
+def _checked(graph: Graph, document: Any) -> tuple[ParsedCase, dict[str, Any]]:
     """The parsed case and the document to store; InvalidInput with every issue otherwise."""
     try:
         case = parse_case(document, limits=judge_limits())
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
         raise InvalidInput(f"The test case has {len(issues)} problem(s).", issues=issues) from None
     issues = _reference_issues(case, _latest_manifest(graph))
@@ -119,7 +119,7 @@ def _lock(graph: Graph) -> None:
 
 def _check_count(graph: Graph) -> None:
     """Inside the writing transaction: refuse (and so roll back) more than MAX_CASES cases."""
-    count = TestCase.objects.filter(graph=graph).count()
+    count = GraphCase.objects.filter(graph=graph).count()
     if count > MAX_CASES:
         raise InvalidInput(
             f"A graph holds at most {MAX_CASES} test cases ({count} with this change); nothing was saved.",
@@ -134,7 +134,7 @@ def _name_taken(graph: Graph, name: str) -> StateConflict:
     )
 
 
-def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
+def test_case_create(*, graph: Graph, user: User, document: Any) -> GraphCase:
     """Save a new case of ``graph``. Refused (403) unless ``user`` may change the graph,
     InvalidInput (400) for a malformed case, StateConflict (409) for a name the graph already uses."""
     access_graph_for_edit(user, graph)
@@ -142,7 +142,7 @@ def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
     try:
         with transaction.atomic():
             _lock(graph)
-            row = TestCase.objects.create(
+            row = GraphCase.objects.create(
                 graph=graph, name=case.name, description=case.description, document=stored, created_by=user
             )
             _check_count(graph)
@@ -153,8 +153,8 @@ def test_case_create(*, graph: Graph, user: User, document: Any) -> TestCase:
 
 
 def test_case_update(
-    *, test_case: TestCase, user: User, document: Any, base_revision: int | None = None
-) -> TestCase:
+    *, test_case: GraphCase, user: User, document: Any, base_revision: int | None = None
+) -> GraphCase:
     """Replace a case's document (its name may change); its revision goes up by one. With
     ``base_revision`` (the client's ``If-Match``) the write happens only if the case is still at
     that revision, else StaleTestCase (409) with the case as it is now, and nothing is saved.
@@ -164,7 +164,7 @@ def test_case_update(
     case, stored = _checked(graph, document)
     try:
         with transaction.atomic():
-            rows = TestCase.objects.filter(pk=test_case.pk)
+            rows = GraphCase.objects.filter(pk=test_case.pk)
             if base_revision is not None:
                 rows = rows.filter(revision=base_revision)
             # updated_at by hand: a queryset update skips auto_now, and suite runs tell a changed
@@ -177,7 +177,7 @@ def test_case_update(
                 revision=F("revision") + 1,
             )
             if not updated:
-                current = TestCase.objects.filter(pk=test_case.pk).first()
+                current = GraphCase.objects.filter(pk=test_case.pk).first()
                 if current is None:
                     raise StateConflict(f"Test case {test_case.pk} was deleted meanwhile.")
                 assert base_revision is not None  # an unconditional update only misses a deleted row
@@ -189,7 +189,7 @@ def test_case_update(
     return test_case
 
 
-def _current(row: TestCase) -> dict[str, Any]:
+def _current(row: GraphCase) -> dict[str, Any]:
     """What a stale editor is shown of the case as it is now (its stored, redacted document)."""
     return {
         "id": row.pk,
@@ -201,15 +201,15 @@ def _current(row: TestCase) -> dict[str, Any]:
     }
 
 
-def test_case_delete(*, test_case: TestCase, user: User) -> None:
+def test_case_delete(*, test_case: GraphCase, user: User) -> None:
     """Delete a case (idempotent: deleting one already gone does nothing)."""
     access_graph_for_edit(user, test_case.graph)
     with transaction.atomic():
-        TestCase.objects.filter(pk=test_case.pk).delete()
+        GraphCase.objects.filter(pk=test_case.pk).delete()
         graph_services.audit(user, "test_case.delete", test_case.graph, name=test_case.name)
 
 
-def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str = "merge") -> list[TestCase]:
+def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str = "merge") -> list[GraphCase]:
     """Import a ``kind: InferenceGraphTest`` file into ``graph``, all or nothing.
 
     ``merge``: cases are added, and those with a name the graph has replace it; ``replace``: the
@@ -226,7 +226,7 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
             limit_name="STUDIO_MAX_MANIFEST_BYTES",
             limits=judge_limits(),
         )
-    except TestSpecError as exc:
+    except CaseDocumentError as exc:
         issues = [_issue_dict(issue) for issue in exc.issues]
         raise InvalidInput(f"The test file has {len(issues)} problem(s).", issues=issues) from None
     if suite.graph != graph.name:
@@ -244,20 +244,20 @@ def test_cases_import(*, graph: Graph, user: User, text: str | bytes, mode: str 
         _lock(graph)
         names = secrets.secret_header_names()
         if mode == "replace":
-            TestCase.objects.filter(graph=graph).exclude(
+            GraphCase.objects.filter(graph=graph).exclude(
                 name__in=[case.name for case in suite.cases]
             ).delete()
-        rows: list[TestCase] = []
+        rows: list[GraphCase] = []
         for case in suite.cases:
             stored = secrets.redacted_document(case.document, names)
-            row, created = TestCase.objects.update_or_create(
+            row, created = GraphCase.objects.update_or_create(
                 graph=graph,
                 name=case.name,
                 defaults={"description": case.description, "document": stored},
                 create_defaults={"description": case.description, "document": stored, "created_by": user},
             )
             if not created:  # an import changes the case as an edit does: an editor's If-Match goes stale
-                TestCase.objects.filter(pk=row.pk).update(revision=F("revision") + 1)
+                GraphCase.objects.filter(pk=row.pk).update(revision=F("revision") + 1)
                 row.revision += 1
             rows.append(row)
         _check_count(graph)
@@ -275,14 +275,14 @@ def test_cases_export(*, graph: Graph) -> str:
         # Redacted again: a name marked secret after a case was saved is not exported in clear.
         "cases": [
             secrets.redacted_document(row.document, names)
-            for row in TestCase.objects.filter(graph=graph).order_by("name")
+            for row in GraphCase.objects.filter(graph=graph).order_by("name")
         ],
     }
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _run_events(run: Run) -> list[dict[str, Any]]:
-    """The run's engine events of its last attempt, in the shape ``execution.graphtests`` reads."""
+    """The run's engine events of its last attempt, in the shape ``execution.casecore`` reads."""
     rows = RunEvent.objects.filter(run=run, type="route.decided").order_by("seq")
     return [
         {
@@ -309,7 +309,7 @@ def test_case_document_from_run(*, run: Run, name: str | None = None) -> dict[st
         body = run.response_body.encode()
     return case_document_from_run(
         name=name or f"run {str(run.pk)[:8]}",
-        manifest=spec.parse(run.version.manifest),
+        manifest=language.parse(run.version.manifest),
         request_body=run.request_body.encode(),
         request_headers=list((run.request_headers or {}).items()),
         content_type=run.request_content_type or None,
@@ -324,7 +324,7 @@ def test_case_document_from_run(*, run: Run, name: str | None = None) -> dict[st
 
 def test_case_from_run(
     *, run: Run, user: User, name: str | None = None, expectations: list[Any] | None = None
-) -> TestCase:
+) -> GraphCase:
     """A new case of the run's graph from a finished run (:func:`test_case_document_from_run`).
 
     ``expectations``, when given, replaces the captured ones (the author kept only some of them);

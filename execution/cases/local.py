@@ -9,16 +9,16 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from execution.casecore import CaseDocumentError, CaseRequest, ParsedCase, parse_case
+from execution.cases import secrets
+from execution.cases.limits import judge_limits
+from execution.cases.models import GraphCase
 from execution.engine import EngineConfig
 from execution.errors import InvalidInput, NoSuchThing
-from execution.graphtests import GraphTestCase, TestRequest, TestSpecError, parse_case
 from execution.models import Environment
 from execution.services import environments
-from execution.testcases import secrets
-from execution.testcases.limits import judge_limits
-from execution.testcases.models import TestCase
+from graphs import language
 from graphs import services as graph_services
-from graphs import spec
 from graphs.models import Graph, GraphVersion
 
 
@@ -28,7 +28,7 @@ class EnvironmentGroup:
 
     environment: str
     config: EngineConfig
-    cases: list[GraphTestCase] = field(default_factory=list)
+    cases: list[ParsedCase] = field(default_factory=list)
     indices: list[int] = field(default_factory=list)
 
 
@@ -36,7 +36,7 @@ class EnvironmentGroup:
 class PreparedSuite:
     graph: Graph
     version: GraphVersion
-    manifest: spec.Manifest
+    manifest: language.Manifest
     groups: list[EnvironmentGroup]
     notes: list[str]
     count: int
@@ -64,8 +64,8 @@ def _environment(name: str | None, cache: dict[str | None, Environment]) -> Envi
 
 
 def without_redacted(
-    case: GraphTestCase, notes: list[str], also_secret: Collection[str] | None = None
-) -> GraphTestCase:
+    case: ParsedCase, notes: list[str], also_secret: Collection[str] | None = None
+) -> ParsedCase:
     """Secret headers are stored redacted; sending ``Bearer ***`` would only mislead the model, so
     they are left out (as a run leaves them out when their real values are gone). ``also_secret``:
     the names environments mark secret (default: read now, ``secrets.secret_header_names``)."""
@@ -78,7 +78,7 @@ def without_redacted(
             kept.append((name, value))
     if len(kept) == len(case.request.headers):
         return case
-    request = TestRequest(body=case.request.body, content_type=case.request.content_type, headers=tuple(kept))
+    request = CaseRequest(body=case.request.body, content_type=case.request.content_type, headers=tuple(kept))
     return dataclasses.replace(case, request=request)
 
 
@@ -111,7 +111,7 @@ def prepare_stored_suite(
     """
     graph, version = stored_version(graph_name=graph_name, number=number)
     graph_services.ensure_deployable(graph, version, before="running it")
-    rows = list(TestCase.objects.filter(graph=graph).order_by("name"))
+    rows = list(GraphCase.objects.filter(graph=graph).order_by("name"))
     if case_names:
         unknown = sorted(set(case_names) - {row.name for row in rows})
         if unknown:
@@ -126,7 +126,7 @@ def prepare_stored_suite(
     for index, row in enumerate(rows):
         try:
             case = without_redacted(parse_case(row.document, limits=judge_limits()), notes, secret_names)
-        except TestSpecError as exc:
+        except CaseDocumentError as exc:
             raise InvalidInput(f"Stored test case {row.name!r} no longer reads: {exc}") from None
         env = _environment(environment or case.environment, cache)
         if env.name not in groups:
@@ -140,11 +140,11 @@ def prepare_stored_suite(
             groups[env.name] = EnvironmentGroup(environment=env.name, config=config)
         groups[env.name].cases.append(case)
         groups[env.name].indices.append(index)
-    manifest = spec.parse(version.manifest)
+    manifest = language.parse(version.manifest)
     return PreparedSuite(graph, version, manifest, list(groups.values()), notes, len(rows))
 
 
-def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
+def version_manifest(*, graph_name: str, number: int) -> language.Manifest:
     """Version ``number`` of ``graph_name`` as a manifest; NotFound when there is none,
     NotDeployable (422) for one KServe would reject."""
     graph = Graph.objects.filter(name=graph_name).first()
@@ -152,4 +152,4 @@ def version_manifest(*, graph_name: str, number: int) -> spec.Manifest:
     if graph is None or version is None:
         raise NoSuchThing(f"Graph {graph_name!r} has no version {number}.")
     graph_services.ensure_deployable(graph, version, before="running it")
-    return spec.parse(version.manifest)
+    return language.parse(version.manifest)

@@ -30,17 +30,17 @@ __all__ = [
     "OPERATORS",
     "STEP_STATES",
     "BodyExpectation",
+    "CaseDocumentError",
+    "CaseIssue",
+    "CaseRequest",
     "Expectation",
-    "GraphTestCase",
-    "GraphTestSuite",
     "LatencyExpectation",
+    "ParsedCase",
+    "ParsedSuite",
     "PathExpectation",
     "RouteExpectation",
     "StatusExpectation",
     "StepExpectation",
-    "TestIssue",
-    "TestRequest",
-    "TestSpecError",
 ]
 
 API_VERSION: Final = "tests.inferencegraph.studio/v1alpha1"
@@ -63,15 +63,13 @@ STEP_STATES: Final[tuple[StepState, ...]] = ("skipped", "not-reached", "error")
 
 
 @dataclass(frozen=True, slots=True)
-class TestIssue:
+class CaseIssue:
     """One problem in a test document, pinned as precisely as it is known.
 
     ``case`` and ``expectation`` are 0-based indices; ``field`` the key at fault; ``path`` the
     whole location (``cases[2].expectations[0].matches``); ``line``/``column`` 1-based positions
     in the source text when there was one.
     """
-
-    __test__: ClassVar[bool] = False  # not a pytest class, whatever its name says
 
     code: str
     message: str
@@ -93,12 +91,10 @@ class TestIssue:
         return out
 
 
-class TestSpecError(ValueError):
+class CaseDocumentError(ValueError):
     """A test document could not be read; ``issues`` holds every problem found (all at once)."""
 
-    __test__: ClassVar[bool] = False
-
-    def __init__(self, issues: list[TestIssue]) -> None:
+    def __init__(self, issues: list[CaseIssue]) -> None:
         self.issues = list(issues)
         super().__init__("; ".join(issue.message for issue in self.issues) or "invalid test document")
 
@@ -178,11 +174,9 @@ def _no_headers() -> tuple[tuple[str, str], ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class TestRequest:
+class CaseRequest:
     """What the case sends: ``body`` bytes (the encoded ``payload``, or ``raw`` text as given),
     its content type and the client's headers (``Content-Type`` among them)."""
-
-    __test__: ClassVar[bool] = False
 
     body: bytes = b""
     content_type: str | None = "application/json"
@@ -194,11 +188,11 @@ def _empty_document() -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class GraphTestCase:
+class ParsedCase:
     """One saved request with its expectations. ``document`` is the case as written."""
 
     name: str
-    request: TestRequest
+    request: CaseRequest
     expectations: tuple[Expectation, ...]
     description: str = ""
     seed: int | None = None
@@ -207,9 +201,9 @@ class GraphTestCase:
 
 
 @dataclass(frozen=True, slots=True)
-class GraphTestSuite:
+class ParsedSuite:
     """A test file: the graph it is for and its cases (names unique)."""
 
     graph: str
-    cases: tuple[GraphTestCase, ...]
+    cases: tuple[ParsedCase, ...]
     document: Mapping[str, Any] = field(default_factory=_empty_document, compare=False, repr=False)

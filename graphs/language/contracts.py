@@ -243,6 +243,6 @@ def _edge(
 
 
 def issues_with_contracts(manifest: Manifest, services: Mapping[str, Any] | None = None) -> list[Issue]:
-    """What the editor, the API and stored versions show: :func:`~graphs.spec.validate.validate`'s
+    """What the editor, the API and stored versions show: :func:`~graphs.language.validate.validate`'s
     issues, then the edge-contract warnings (which never change validity)."""
     return [*validate(manifest), *edge_contracts(manifest, services)]

@@ -1,10 +1,10 @@
-"""The graph-test cost bounds (``execution.graphtests.Limits``) as the settings set them."""
+"""The graph-test cost bounds (``execution.casecore.Limits``) as the settings set them."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
-from execution.graphtests import Limits
+from execution.casecore import Limits
 
 
 def judge_limits() -> Limits:

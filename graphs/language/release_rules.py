@@ -6,7 +6,7 @@ into (a Splitter that drops requests, a condition whose unmet answer is 500, gjs
 conditions) is a warning saying what that release does.
 
 :func:`upgrade_changes` is the upgrade report's static half: every rule of
-:mod:`graphs.spec.releases` that changes how *this* graph answers between release ``a`` and release
+:mod:`graphs.language.releases` that changes how *this* graph answers between release ``a`` and release
 ``b`` (either direction), with the release where it changed. Pure.
 """
 

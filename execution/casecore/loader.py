@@ -1,9 +1,9 @@
-"""Reading test documents: YAML or JSON text (or an already decoded mapping) → :class:`GraphTestSuite`.
+"""Reading test documents: YAML or JSON text (or an already decoded mapping) → :class:`ParsedSuite`.
 
 Text is read with PyYAML's safe loader (only mappings, lists, strings, numbers, booleans and null
 are ever built) and bounded before anything is expanded: the size of the text, the nesting depth
 and the number of values after alias expansion (a "billion laughs" document is refused, not
-expanded). Every problem is collected and raised at once in :class:`TestSpecError`, each pinned to
+expanded). Every problem is collected and raised at once in :class:`CaseDocumentError`, each pinned to
 its case, expectation and field, with the line and column of the source text.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Final, cast
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from graphs.spec.storable import unstorable
+from graphs.language.storable import unstorable
 
 from .expectations import read_expectation
 from .fields import At, Issues, Path, Position, format_path, is_int
@@ -25,11 +25,11 @@ from .limits import DEFAULT_LIMITS, Limits
 from .model import (
     API_VERSION,
     KIND,
+    CaseDocumentError,
+    CaseIssue,
     Expectation,
-    GraphTestCase,
-    GraphTestSuite,
-    TestIssue,
-    TestSpecError,
+    ParsedCase,
+    ParsedSuite,
 )
 from .request import read_request
 
@@ -48,11 +48,11 @@ __all__ = [
 MAX_BYTES: Final = 16 * 1024 * 1024
 MAX_CASES: Final = 1000
 MAX_EXPECTATIONS: Final = 200
-# As graphs.spec.reader.MAX_DEPTH: JSON payloads of real models nest a handful of levels.
+# As graphs.language.reader.MAX_DEPTH: JSON payloads of real models nest a handful of levels.
 MAX_DEPTH: Final = 100
-# As graphs.spec.reader.MAX_VALUES: far above any real document, reached in well under a second.
+# As graphs.language.reader.MAX_VALUES: far above any real document, reached in well under a second.
 MAX_VALUES: Final = 500_000
-# The length of the TestCase.name column (execution/testcases/models.py).
+# The length of the GraphCase.name column (execution/cases/models.py).
 MAX_NAME: Final = 200
 
 _TAG: Final = "tag:yaml.org,2002:"
@@ -78,7 +78,7 @@ _Loader.yaml_implicit_resolvers = {
 
 
 class _Refused(Exception):
-    def __init__(self, issue: TestIssue) -> None:
+    def __init__(self, issue: CaseIssue) -> None:
         super().__init__(issue.message)
         self.issue = issue
 
@@ -93,10 +93,10 @@ def _read_text(text: str, max_bytes: int, limit_name: str) -> tuple[Any, dict[Pa
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
         problem = exc.problem or exc.context or "invalid YAML"
         raise _Refused(
-            TestIssue("load.syntax", f"not valid YAML: {problem}", line=line, column=column)
+            CaseIssue("load.syntax", f"not valid YAML: {problem}", line=line, column=column)
         ) from None
     except yaml.YAMLError as exc:
-        raise _Refused(TestIssue("load.syntax", f"not valid YAML: {exc}")) from None
+        raise _Refused(CaseIssue("load.syntax", f"not valid YAML: {exc}")) from None
     finally:
         loader.dispose()
     if root is None:
@@ -105,7 +105,7 @@ def _read_text(text: str, max_bytes: int, limit_name: str) -> tuple[Any, dict[Pa
     if values > MAX_VALUES:
         line, column = root.start_mark.line + 1, root.start_mark.column + 1
         raise _Refused(
-            TestIssue(
+            CaseIssue(
                 "load.too-many-values",
                 f"the document expands to more than {MAX_VALUES} values (aliases included)",
                 line=line,
@@ -114,7 +114,7 @@ def _read_text(text: str, max_bytes: int, limit_name: str) -> tuple[Any, dict[Pa
         )
     if over is not None:
         raise _Refused(
-            TestIssue(
+            CaseIssue(
                 "load.too-large-expanded",
                 f"the document expands to more than {max_bytes:,} bytes once its aliases are copied "
                 f"out ({limit_name}: a test file may hold no more than its text may; alias expansion "
@@ -185,7 +185,7 @@ class _Builder:
         pos = (node.start_mark.line + 1, node.start_mark.column + 1)
         if self.values > MAX_VALUES:
             raise _Refused(
-                TestIssue(
+                CaseIssue(
                     "load.too-many-values",
                     f"the document expands to more than {MAX_VALUES} values (aliases included)",
                     line=pos[0],
@@ -194,7 +194,7 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Refused(
-                TestIssue(
+                CaseIssue(
                     "load.too-deep", f"nesting deeper than {MAX_DEPTH} levels", line=pos[0], column=pos[1]
                 )
             )
@@ -212,7 +212,7 @@ class _Builder:
                 kpos = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 if not isinstance(key_node, ScalarNode) or key_node.tag == _MERGE:
                     raise _Refused(
-                        TestIssue(
+                        CaseIssue(
                             "load.key",
                             "mapping keys must be plain text (no merge keys, lists or mappings)",
                             path=format_path(path) or None,
@@ -224,7 +224,7 @@ class _Builder:
                 _check_text(key, path, kpos)
                 if key in out:
                     raise _Refused(
-                        TestIssue(
+                        CaseIssue(
                             "load.duplicate-key",
                             f"duplicate key {key!r}",
                             path=format_path(path) or None,
@@ -251,7 +251,7 @@ class _Builder:
         if isinstance(scalar, float) and math.isfinite(scalar):
             return scalar
         raise _Refused(
-            TestIssue(
+            CaseIssue(
                 "load.not-json",
                 f"{node.value!r} is not a JSON value (tag {node.tag})",
                 path=format_path(path) or None,
@@ -261,8 +261,8 @@ class _Builder:
         )
 
 
-def _tag_issue(node: Node, path: Path, pos: Position) -> TestIssue:
-    return TestIssue(
+def _tag_issue(node: Node, path: Path, pos: Position) -> CaseIssue:
+    return CaseIssue(
         "load.tag",
         f"tag {node.tag} is not supported: a test file holds only JSON values",
         path=format_path(path) or None,
@@ -272,12 +272,12 @@ def _tag_issue(node: Node, path: Path, pos: Position) -> TestIssue:
 
 
 def _check_text(text: str, path: Path, pos: Position) -> None:
-    """Refuse a key or string no database can store (``graphs.spec.storable``)."""
+    """Refuse a key or string no database can store (``graphs.language.storable``)."""
     if "\x00" in text or not text.isascii():
         problem = unstorable(text)
         if problem is not None:
             raise _Refused(
-                TestIssue(
+                CaseIssue(
                     "load.unstorable-text",
                     f"the text holds {problem}",
                     path=format_path(path) or None,
@@ -293,42 +293,44 @@ def load_suite(
     max_bytes: int = MAX_BYTES,
     limit_name: str = "MAX_BYTES",
     limits: Limits = DEFAULT_LIMITS,
-) -> GraphTestSuite:
+) -> ParsedSuite:
     """Read one ``kind: InferenceGraphTest`` document from YAML or JSON text.
 
-    Raises :class:`TestSpecError` with every problem found (syntax, limits, structure, each
+    Raises :class:`CaseDocumentError` with every problem found (syntax, limits, structure, each
     malformed case and expectation). Pure; safe on hostile input (bounded work and memory).
     ``max_bytes`` bounds the text and the document its aliases expand to; ``limit_name`` is how
     messages name it (the setting that chose it).
     """
     if len(source) > max_bytes:
-        raise TestSpecError(
-            [TestIssue("load.too-large", f"the test file is larger than {max_bytes:,} bytes ({limit_name})")]
+        raise CaseDocumentError(
+            [CaseIssue("load.too-large", f"the test file is larger than {max_bytes:,} bytes ({limit_name})")]
         )
     if isinstance(source, bytes):
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise TestSpecError([TestIssue("load.encoding", f"not UTF-8 text (byte {exc.start})")]) from None
+            raise CaseDocumentError(
+                [CaseIssue("load.encoding", f"not UTF-8 text (byte {exc.start})")]
+            ) from None
     try:
         document, positions = _read_text(source, max_bytes, limit_name)
     except _Refused as exc:
-        raise TestSpecError([exc.issue]) from None
+        raise CaseDocumentError([exc.issue]) from None
     return suite_from_document(document, positions, limits=limits)
 
 
 def suite_from_document(
     document: Any, positions: Mapping[Path, Position] | None = None, *, limits: Limits = DEFAULT_LIMITS
-) -> GraphTestSuite:
+) -> ParsedSuite:
     """Build a suite from decoded data (``positions`` as :func:`load_suite` records them).
 
-    Raises :class:`TestSpecError` with every problem found.
+    Raises :class:`CaseDocumentError` with every problem found.
     """
     issues = Issues(positions or {}, limits)
     at = At(issues, (), {})
     if not isinstance(document, dict):
         at.add("suite.not-mapping", "a test document is a mapping with kind, graph and cases")
-        raise TestSpecError(issues.items)
+        raise CaseDocumentError(issues.items)
     at.unknown(document, {"apiVersion", "kind", "metadata", "graph", "cases"})
     kind = document.get("kind")
     if kind != KIND:
@@ -342,11 +344,11 @@ def suite_from_document(
         graph = ""
     cases = _cases(issues, document.get("cases"))
     if issues.items:
-        raise TestSpecError(issues.items)
-    return GraphTestSuite(graph=graph, cases=tuple(cases), document=document)
+        raise CaseDocumentError(issues.items)
+    return ParsedSuite(graph=graph, cases=tuple(cases), document=document)
 
 
-def _cases(issues: Issues, raw_cases: Any) -> list[GraphTestCase]:
+def _cases(issues: Issues, raw_cases: Any) -> list[ParsedCase]:
     """The cases of a document; a name used twice is filed at its second use."""
     at = At(issues, ("cases",), {})
     if not isinstance(raw_cases, list):
@@ -355,7 +357,7 @@ def _cases(issues: Issues, raw_cases: Any) -> list[GraphTestCase]:
     if len(raw_cases) > MAX_CASES:
         at.add("suite.too-many-cases", f"{len(raw_cases)} cases; at most {MAX_CASES} per file")
         return []
-    cases: list[GraphTestCase] = []
+    cases: list[ParsedCase] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(raw_cases):
         case = _case(issues, raw, ("cases", i), i)
@@ -372,17 +374,17 @@ def _cases(issues: Issues, raw_cases: Any) -> list[GraphTestCase]:
     return cases
 
 
-def parse_case(raw: Any, *, limits: Limits = DEFAULT_LIMITS) -> GraphTestCase:
-    """One case from decoded data (the REST API's input). Raises :class:`TestSpecError`; the
+def parse_case(raw: Any, *, limits: Limits = DEFAULT_LIMITS) -> ParsedCase:
+    """One case from decoded data (the REST API's input). Raises :class:`CaseDocumentError`; the
     issues' paths start at the case (``expectations[1].gt``)."""
     issues = Issues({}, limits)
     case = _case(issues, raw, (), None)
     if issues.items or case is None:
-        raise TestSpecError(issues.items)
+        raise CaseDocumentError(issues.items)
     return case
 
 
-def _case(issues: Issues, raw: Any, path: Path, index: int | None) -> GraphTestCase | None:
+def _case(issues: Issues, raw: Any, path: Path, index: int | None) -> ParsedCase | None:
     if not isinstance(raw, dict):
         At(issues, path, {"case": index}).add(
             "case.not-mapping", "a case is a mapping with name, request and expectations"
@@ -409,7 +411,7 @@ def _case(issues: Issues, raw: Any, path: Path, index: int | None) -> GraphTestC
     expectations = _expectations(at, raw.get("expectations", []))
     if at.count() > before or request is None:
         return None
-    return GraphTestCase(
+    return ParsedCase(
         name=cast(str, name),
         request=request,
         expectations=tuple(expectations),
