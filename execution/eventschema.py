@@ -358,7 +358,7 @@ CASE_OUTCOME: Final = one_of("passed", "failed", "error", "cancelled")
 
 BUDGET_CHECK: Final = Shape(
     "BudgetCheck",
-    "One latency budget against what was measured (graphs/spec/budgets.py).",
+    "One latency budget against what was measured (graphs/language/budgets.py).",
     (
         Field("target", STR, "`graph`, or the step as `node/step` (its name, else its index)"),
         Field("budget_ms", FLOAT, "the p95 the graph states"),

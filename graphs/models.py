@@ -46,7 +46,7 @@ class Graph(models.Model):
     latency_budgets = models.JSONField(
         default=dict,
         blank=True,
-        help_text="p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.spec.budgets)",
+        help_text="p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.language.budgets)",
     )
 
     class Meta:

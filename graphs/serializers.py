@@ -55,7 +55,7 @@ class _GraphList(serializers.ListSerializer):  # type: ignore[type-arg]
 
 
 class _WithTests(serializers.Serializer):
-    """Adds ``tests``: the version's green state (``graphs.teststate``)."""
+    """Adds ``tests``: the version's green state (``graphs.suitestate``)."""
 
     tests = serializers.SerializerMethodField()
 

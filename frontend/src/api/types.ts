@@ -55,7 +55,7 @@ export interface FieldChange {
 }
 
 /**
- * The semantic diff of the spec core, as graphs/spec/diff.py writes it. The schema says only
+ * The semantic diff of the spec core, as graphs/language/diff.py writes it. The schema says only
  * "an object" for it, so this shape is written by hand and read defensively.
  */
 export interface Diff {
@@ -80,7 +80,7 @@ export interface Diff {
 
 export type ValidationResult = Schemas["ValidateResult"];
 
-/** One behaviour of a graph that differs between two KServe releases (graphs/spec/release_rules.py). */
+/** One behaviour of a graph that differs between two KServe releases (graphs/language/release_rules.py). */
 export interface UpgradeChange {
   code: string;
   release: string;

@@ -11,7 +11,7 @@ import type { Issue } from "../graph/types";
 /** The URL KServe itself calls for a step's serviceName (DEFAULT_URL_TEMPLATE in execution/engine/config.py). */
 export const KSERVE_URL_TEMPLATE = "http://{name}.{namespace}.svc.cluster.local/v1/models/{name}:predict";
 
-/** The KServe releases whose router runs can reproduce, newest first (graphs/spec/releases.py): the
+/** The KServe releases whose router runs can reproduce, newest first (graphs/language/releases.py): the
  * value stored, and the tags that ship the same router. */
 export const KSERVE_RELEASES: readonly { value: KserveVersion; label: string }[] = [
   { value: "master", label: "master (also v0.19.0, v0.20.0): the newest" },

@@ -1542,7 +1542,7 @@ export interface components {
             readonly latest_version: components["schemas"]["VersionBrief"] | null;
             /** @description Export a version only once a suite run of it passed on the current test cases */
             require_passing_tests: boolean;
-            /** @description p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.spec.budgets) */
+            /** @description p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.language.budgets) */
             latency_budgets: unknown;
             /** @description The version of the newest passing suite run on the current test cases */
             readonly last_passing_version: number | null;
@@ -1565,7 +1565,7 @@ export interface components {
             require_passing_tests: boolean;
             /** @description The shared environments whose suite verdicts open the export gate, by name; empty: the system's default environment */
             readonly gate_environments: string[];
-            /** @description p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.spec.budgets) */
+            /** @description p95 budgets in ms: {graph_p95_ms, steps: {'node/step': ms}} (graphs.language.budgets) */
             latency_budgets: unknown;
             /** @description The version of the newest passing suite run on the current test cases */
             readonly last_passing_version: number | null;
@@ -2615,7 +2615,7 @@ export interface components {
             };
             readonly tests: components["schemas"]["TestsSummary"] | null;
         };
-        /** @description Adds ``tests``: the version's green state (``graphs.teststate``). */
+        /** @description Adds ``tests``: the version's green state (``graphs.suitestate``). */
         VersionOutput: {
             /** Format: int64 */
             number: number;

@@ -85,7 +85,7 @@ export interface ExpectationFailure {
   diff: unknown[];
 }
 
-/** One latency budget against what was measured (graphs/spec/budgets.py). */
+/** One latency budget against what was measured (graphs/language/budgets.py). */
 export interface BudgetCheck {
   /** `graph`, or the step as `node/step` (its name, else its index) */
   target: string;

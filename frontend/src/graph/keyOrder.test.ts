@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { inExportOrder } from "./keyOrder";
 import type { JsonObject } from "./types";
 
-// What the server sends back: every key sorted (graphs/spec/canonical.py).
+// What the server sends back: every key sorted (graphs/language/canonical.py).
 const CANONICAL: JsonObject = {
   apiVersion: "serving.kserve.io/v1alpha1",
   kind: "InferenceGraph",

@@ -1,5 +1,5 @@
 /**
- * The key order people write (and the export prints, graphs/spec/export.py) for a manifest the
+ * The key order people write (and the export prints, graphs/language/export.py) for a manifest the
  * server sends back. The server stores a canonical document with its keys sorted; shown as it
  * is, the YAML panel would read `dependency, name, serviceName` where the export reads `name,
  * serviceName, dependency`. Known keys go first in that order; any others

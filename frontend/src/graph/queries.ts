@@ -5,7 +5,7 @@ import { TARGET_KINDS } from "./types";
 
 export const ROOT = "root";
 
-/** KServe's name rule for the graph (metadata.name); the server checks the same (`NAME_REGEX` in graphs/spec/validate.py). */
+/** KServe's name rule for the graph (metadata.name); the server checks the same (`NAME_REGEX` in graphs/language/validate.py). */
 export const GRAPH_NAME_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 export function nodeByName(state: GraphState, name: string): NodeState | undefined {

@@ -2,7 +2,7 @@
  * The latency budgets form of the graph's test settings, without the DOM: the stored budgets
  * (`{graph_p95_ms, steps: {"node/step": ms}}`) as editable text, the text back as the PATCH body
  * with an error per field that does not read (the server checks the same, see
- * graphs/spec/budgets.py), and the steps of a manifest as the names a budget may take.
+ * graphs/language/budgets.py), and the steps of a manifest as the names a budget may take.
  */
 
 /** The most a budget may be (a day: above it is a typo, not a latency target). */
