@@ -2,13 +2,14 @@
  * The suite run the Tests panel shows, owned by the editor so that it keeps streaming while
  * another tab is open: start one, follow its events (the browser reconnects by itself with
  * Last-Event-ID; a stream that cannot be read falls back to reading the suite run every second),
- * cancel it, or show the latest one of a version.
+ * cancel it, or show the latest one of a version. The stream is followed by the editor's one
+ * event-log follower (../common/useEventLog.ts), as the run console and the Load panel do.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api } from "../api";
 import { describeApiError } from "../common/ui";
+import { useEventLog } from "../common/useEventLog";
 import { SUITE_EVENT_TYPES } from "../generated/events";
-import { parseEventData } from "../panels/run/events";
 import { isTerminalSuite, progressOf, reduceSuiteEvent, type SuiteProgress, type SuiteRun } from "./suite";
 
 const POLL_MS = 1000;
@@ -32,15 +33,15 @@ export function useSuiteRun(api: Api, graph: string): SuiteController {
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [polling, setPolling] = useState(false);
-  const live = useRef<{ id: string | null; state: SuiteProgress | null; source: EventSource | null; timer: ReturnType<typeof setTimeout> | null }>({ id: null, state: null, source: null, timer: null });
+  const live = useRef<{ id: string | null; state: SuiteProgress | null; timer: ReturnType<typeof setTimeout> | null }>({ id: null, state: null, timer: null });
+  const log = useEventLog();
 
   const stop = useCallback(() => {
+    log.close();
     const l = live.current;
-    l.source?.close();
-    l.source = null;
     if (l.timer) clearTimeout(l.timer);
     l.timer = null;
-  }, []);
+  }, [log]);
 
   const commit = useCallback((state: SuiteProgress) => {
     live.current.state = state;
@@ -71,30 +72,26 @@ export function useSuiteRun(api: Api, graph: string): SuiteController {
       setPolling(false);
       commit(progressOf(run));
       if (isTerminalSuite(run.status)) return;
-      const source = api.suiteEvents(run.id);
-      l.source = source;
-      const onEvent = (msg: MessageEvent<string>) => {
-        if (l.source !== source || !l.state) return;
-        const event = parseEventData(msg.data);
-        if (!event) return;
-        const next = reduceSuiteEvent(l.state, { seq: event.seq, type: event.type, data: event.data });
-        if (next === l.state) return;
-        commit(next);
-        if (event.type === "suite.finished") {
+      log.follow({
+        connect: (after) => api.suiteEvents(run.id, after),
+        types: SUITE_EVENT_TYPES,
+        finalType: "suite.finished",
+        onEvent: (event) => {
+          if (!l.state) return;
+          const next = reduceSuiteEvent(l.state, { seq: event.seq, type: event.type, data: event.data });
+          if (next === l.state) return;
+          commit(next);
+          if (event.type === "suite.finished") void settle(run.id); // the stream is closed by now
+        },
+        onFailed: () => {
+          // The stream cannot be read (the browser gave up, or the server refused it).
           stop();
+          setPolling(true);
           void settle(run.id);
-        }
-      };
-      for (const type of SUITE_EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
-      source.onmessage = onEvent;
-      source.onerror = () => {
-        if (l.source !== source || source.readyState !== EventSource.CLOSED) return; // the browser retries
-        stop();
-        setPolling(true);
-        void settle(run.id);
-      };
+        },
+      });
     },
-    [api, commit, settle, stop],
+    [api, commit, log, settle, stop],
   );
 
   useEffect(() => stop, [stop]);

@@ -10,7 +10,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api, Environment, LoadTest, LoadTestSummary, TestCaseRow } from "../../api";
 import { describeApiError, Spinner } from "../../common/ui";
 import { LOAD_TEST_EVENT_TYPES } from "../../generated/events";
-import { parseEventData } from "../run/events";
+import { useEventLog } from "../../common/useEventLog";
 import { headersObject, loadLastPayload, safeStorage } from "../run/samples";
 import { LoadHeaders } from "./LoadHeaders";
 import { fractionDone, isTerminalLoad, liveOf, ms, percent, reduceLoadEvent, seriesRows, summaryOf, type BudgetCheckRow, type Comparison, type CompareRow, type HistogramBin, type LiveLoad } from "./loadTest";
@@ -234,7 +234,8 @@ export function LoadTestsPanel({ api, graph, version, environments, readOnly }: 
   const [error, setError] = useState<string | null>(null);
   const [pick, setPick] = useState<Pick>({ a: "", b: "" });
   const [compared, setCompared] = useState<Compared | null>(null);
-  const stream = useRef<{ id: string | null; source: EventSource | null; timer: ReturnType<typeof setTimeout> | null; state: LiveLoad | null }>({ id: null, source: null, timer: null, state: null });
+  const stream = useRef<{ id: string | null; timer: ReturnType<typeof setTimeout> | null; state: LiveLoad | null }>({ id: null, timer: null, state: null });
+  const log = useEventLog();
 
   const refreshHistory = useCallback(() => {
     api.listLoadTests(graph).then(
@@ -244,12 +245,11 @@ export function LoadTestsPanel({ api, graph, version, environments, readOnly }: 
   }, [api, graph]);
 
   const stop = useCallback(() => {
+    log.close();
     const s = stream.current;
-    s.source?.close();
-    s.source = null;
     if (s.timer) clearTimeout(s.timer);
     s.timer = null;
-  }, []);
+  }, [log]);
 
   /** The stored load test is the truth at the end (its summary); read again until it has ended. */
   const settle = useCallback(
@@ -280,29 +280,25 @@ export function LoadTestsPanel({ api, graph, version, environments, readOnly }: 
       setShown(load);
       setLive(s.state);
       if (isTerminalLoad(load.status)) return;
-      const source = api.loadTestEvents(load.id);
-      s.source = source;
-      const onEvent = (msg: MessageEvent<string>) => {
-        if (s.source !== source || !s.state) return;
-        const event = parseEventData(msg.data);
-        if (!event) return;
-        const next = reduceLoadEvent(s.state, { seq: event.seq, type: event.type, data: event.data });
-        if (next === s.state) return;
-        s.state = next;
-        setLive(next);
-        if (event.type === "load.finished") {
+      log.follow({
+        connect: (after) => api.loadTestEvents(load.id, after),
+        types: LOAD_TEST_EVENT_TYPES,
+        finalType: "load.finished",
+        onEvent: (event) => {
+          if (!s.state) return;
+          const next = reduceLoadEvent(s.state, { seq: event.seq, type: event.type, data: event.data });
+          if (next === s.state) return;
+          s.state = next;
+          setLive(next);
+          if (event.type === "load.finished") void settle(load.id); // the stream is closed by now
+        },
+        onFailed: () => {
           stop();
           void settle(load.id);
-        }
-      };
-      for (const type of LOAD_TEST_EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
-      source.onerror = () => {
-        if (s.source !== source || source.readyState !== EventSource.CLOSED) return; // the browser retries
-        stop();
-        void settle(load.id);
-      };
+        },
+      });
     },
-    [api, settle, stop],
+    [api, log, settle, stop],
   );
 
   useEffect(() => stop, [stop]);

@@ -4,20 +4,18 @@
  * their loosely typed `data` read into typed values (a field of the wrong type reads as missing).
  */
 import type { BodyView } from "../../api";
+import { parseEvent, parseEventData, type LogEvent } from "../../common/eventLog";
 import type { RunResponse } from "../../generated/events";
 import type { ConditionResult, RouteDecision } from "../../graph/runMarks";
 
 /**
- * One event as the SSE `data:` line and the JSON listing carry it. `type` is a string, not the
- * generated `RunEventType`: an event the console does not know is shown, not dropped.
+ * One event as the SSE `data:` line and the JSON listing carry it (the same for every event log).
+ * `type` is a string, not the generated `RunEventType`: an event the console does not know is
+ * shown, not dropped.
  */
-export interface RunEventMsg {
-  seq: number;
-  type: string;
-  run?: string;
-  created_at?: string | null;
-  data: Record<string, unknown>;
-}
+export type RunEventMsg = LogEvent;
+
+export { parseEvent, parseEventData };
 
 export function str(v: unknown): string | null {
   return typeof v === "string" ? v : null;
@@ -95,23 +93,6 @@ export function runResponse(v: unknown): RunResponse | null {
     truncated: o.truncated === true,
     ...(str(o.note) !== null ? { note: str(o.note)! } : {}),
   };
-}
-
-/** Parses an SSE `data:` payload; null for anything that is not an event. */
-export function parseEventData(text: string): RunEventMsg | null {
-  try {
-    return parseEvent(JSON.parse(text) as unknown);
-  } catch {
-    return null;
-  }
-}
-
-/** An event from its JSON value; null for anything that is not an event. */
-export function parseEvent(v: unknown): RunEventMsg | null {
-  if (!v || typeof v !== "object") return null;
-  const o = v as Record<string, unknown>;
-  if (typeof o.seq !== "number" || typeof o.type !== "string") return null;
-  return { seq: o.seq, type: o.type, run: str(o.run) ?? undefined, created_at: str(o.created_at), data: o.data && typeof o.data === "object" ? (o.data as Record<string, unknown>) : {} };
 }
 
 /** A page of the JSON listing of a run's stored events (`GET /api/runs/{id}/events/?format=json`). */

@@ -2,7 +2,9 @@
  * The run being shown and its console, folded from the run's stored events by one reducer.
  *
  * Live: one EventSource per run, subscribed to every declared event type (generated from
- * execution/eventschema.py). The browser reconnects by itself sending Last-Event-ID; the reducer
+ * execution/eventschema.py), followed by the editor's one event-log follower
+ * (../../common/useEventLog.ts, as the suite run and the load test are). The browser reconnects by
+ * itself sending Last-Event-ID, and the follower drops what it has already handed on; the reducer
  * drops repeated events and holds back events after a gap, in which case the stream is reopened
  * from the last event applied. The stream is closed after `run.finished`, which carries the
  * graph's answer: nothing is fetched afterwards. Events that arrive together are folded together
@@ -19,11 +21,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Api, Run } from "../../api";
 import { describeApiError } from "../../common/ui";
+import { useEventLog } from "../../common/useEventLog";
 import { RUN_EVENT_TYPES } from "../../generated/events";
 import type { RunMarks } from "../../graph/runMarks";
 import { emptyConsole, hasGap, reduceEvents, skipGap, type ConsoleState } from "./console";
 import { runMarks } from "./consoleMarks";
-import { parseEventData, parseEventLog, type RunEventMsg } from "./events";
+import { parseEventLog, type RunEventMsg } from "./events";
 import { readEventPages } from "./eventPages";
 import { rememberRun, rememberedRun, safeStorage } from "./samples";
 
@@ -59,11 +62,9 @@ export interface RunStream {
 
 interface Live {
   runId: string | null;
-  source: EventSource | null;
   state: ConsoleState;
   retry: ReturnType<typeof setTimeout> | null;
   reopenedAt: number;
-  errors: number;
   /** Live events waiting to be folded together, and the timer that will. */
   queued: RunEventMsg[];
   flush: ReturnType<typeof setTimeout> | null;
@@ -78,18 +79,18 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
   const [loading, setLoading] = useState<Loading | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
 
-  const live = useRef<Live>({ runId: null, source: null, state: emptyConsole(), retry: null, reopenedAt: -1, errors: 0, queued: [], flush: null });
+  const live = useRef<Live>({ runId: null, state: emptyConsole(), retry: null, reopenedAt: -1, queued: [], flush: null });
+  const log = useEventLog();
 
   const close = useCallback(() => {
+    log.close();
     const l = live.current;
-    l.source?.close();
-    l.source = null;
     if (l.retry) clearTimeout(l.retry);
     l.retry = null;
     if (l.flush) clearTimeout(l.flush);
     l.flush = null;
     l.queued = [];
-  }, []);
+  }, [log]);
 
   const commit = useCallback((next: ConsoleState) => {
     live.current.state = next;
@@ -155,8 +156,6 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
       const l = live.current;
       if (l.runId !== runId) return;
       setConnection(after > 0 ? "reconnecting" : "connecting");
-      const source = api.runEvents(runId, after);
-      l.source = source;
 
       /** The stored events decide: done when the run ended, else the stream goes on after `wait` ms. */
       const fromStorage = (wait: number) => {
@@ -168,7 +167,6 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
             setConnection("closed");
             return;
           }
-          l.errors = 0;
           l.retry = setTimeout(() => open(runId, live.current.state.lastSeq), wait);
         });
       };
@@ -177,7 +175,7 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
         l.flush = null;
         const events = l.queued;
         l.queued = [];
-        if (l.source !== source || !events.length) return;
+        if (!events.length) return; // (closing the stream drops the queue and this timer)
         const next = reduceEvents(l.state, events);
         if (next === l.state) return;
         commit(next);
@@ -198,31 +196,26 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
         }
       };
 
-      const onEvent = (msg: MessageEvent<string>) => {
-        if (l.source !== source) return;
-        const event = parseEventData(msg.data);
-        if (!event) return;
-        l.errors = 0;
-        l.queued.push(event);
-        if (!l.flush) l.flush = setTimeout(flush, LIVE_BATCH_MS);
-      };
-      for (const type of RUN_EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
-      source.onmessage = onEvent; // an event without an `event:` name
-      source.onopen = () => {
-        if (l.source === source) setConnection("open");
-      };
-      source.onerror = () => {
-        if (l.source !== source) return;
-        l.errors += 1;
-        if (source.readyState === EventSource.CLOSED || l.errors >= 3) {
+      log.follow(
+        {
+          connect: (from) => api.runEvents(runId, from),
+          types: RUN_EVENT_TYPES,
+          finalType: "run.finished",
+          // A stream the browser keeps losing at once is given up, as one the server refused.
+          maxErrors: 3,
+          onEvent: (event) => {
+            l.queued.push(event);
+            if (!l.flush) l.flush = setTimeout(flush, LIVE_BATCH_MS);
+          },
+          onOpen: () => setConnection("open"),
+          onRetrying: () => setConnection("reconnecting"), // the browser retries by itself with Last-Event-ID
           // The server refused the stream (or keeps closing it at once): read the stored events.
-          fromStorage(RETRY_MS);
-        } else {
-          setConnection("reconnecting"); // the browser retries by itself with Last-Event-ID
-        }
-      };
+          onFailed: () => fromStorage(RETRY_MS),
+        },
+        after,
+      );
     },
-    [api, close, commit, replayStored],
+    [api, close, commit, log, replayStored],
   );
 
   const attach = useCallback(
@@ -231,7 +224,6 @@ export function useRunStream({ api, graph }: { api: Api; graph: string }): RunSt
       const l = live.current;
       l.runId = runId;
       l.reopenedAt = -1;
-      l.errors = 0;
       commit(emptyConsole(runId));
       setRunState(options.run ?? null);
       setReplay(!!options.replay);
